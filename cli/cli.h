@@ -1,0 +1,63 @@
+/*
+ * cli.h - helpers shared by the smpatch subcommands. The CLI uses only the
+ * public header smpatch.h; nothing here reaches into the library's insides.
+ */
+#ifndef SMP_CLI_H
+#define SMP_CLI_H
+
+#include "smpatch.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Exit codes, the same for every command (docs/CLI.md). */
+enum {
+	CLI_OK = 0,        /* success */
+	CLI_DIFF = 1,      /* differences found (diff-like output) */
+	CLI_USAGE = 2,     /* bad command line */
+	CLI_INVALID = 3,   /* invalid input, patch or schema */
+	CLI_CONFLICT = 4,  /* conflict or failed precondition */
+	CLI_INTERNAL = 5   /* out of memory, I/O failure, bug */
+};
+
+/* Maps an SMP_E... code to an exit code. */
+int cli_exit_code(int smp_code);
+
+/* Prints "smpatch: file:line:col: error: message" to stderr and returns the
+ * exit code for err->code. */
+int cli_fail(const smp_error *err);
+
+/* Prints "smpatch <cmd>: message" and a hint to use --help; returns CLI_USAGE. */
+int cli_usage(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+/* Writes all of buf to stdout; false (after a message) on failure. */
+bool cli_write(const char *buf, size_t len);
+
+/* Flushes and closes stdout; returns CLI_INTERNAL with a message on failure,
+ * else `code`. Call once, at the end of main. */
+int cli_finish(int code);
+
+/* Parses an output format name ("json", "yaml"); false when unknown. */
+bool cli_parse_output(const char *name, smp_output *out);
+
+/* Parses "true"/"false" for --flag=VALUE options. */
+bool cli_parse_bool(const char *s, bool *out);
+
+/* Prints one value as the chosen output; JSON gets a newline, YAML
+ * documents after the first are preceded by "---". */
+int cli_print_value(const smp_value *v, smp_output out, bool sort_keys, bool first,
+                    smp_error *err);
+
+/* The subcommands. argv[0] is the subcommand name. */
+int cmd_convert(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_patch(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+int cmd_last_applied(int argc, char **argv);
+
+#endif

@@ -1,0 +1,138 @@
+/*
+ * common.c - error reporting, exit codes and output for the subcommands.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int cli_exit_code(int code)
+{
+	switch (code) {
+	case SMP_OK:
+		return CLI_OK;
+	case SMP_EINVAL:
+		return CLI_USAGE;
+	case SMP_EPARSE:
+	case SMP_EPATCH:
+	case SMP_ESCHEMA:
+	case SMP_ELIMIT:
+	case SMP_EINVALOBJ:
+		return CLI_INVALID;
+	case SMP_ECONFLICT:
+	case SMP_EPRECOND:
+		return CLI_CONFLICT;
+	case SMP_EIO:
+		/* A file that cannot be read is bad input from the user's side. */
+		return CLI_INVALID;
+	default:
+		return CLI_INTERNAL;
+	}
+}
+
+int cli_fail(const smp_error *err)
+{
+	char line[SMP_ERROR_MESSAGE_MAX + SMP_ERROR_FILE_MAX + SMP_ERROR_PATH_MAX + 64];
+	smp_error e = *err;
+
+	/* smp_error_format puts the location first; "error:" goes after it. */
+	if (e.file[0]) {
+		char loc[SMP_ERROR_FILE_MAX + 32];
+		if (e.line && e.column)
+			snprintf(loc, sizeof(loc), "%s:%u:%u", e.file, e.line, e.column);
+		else if (e.line)
+			snprintf(loc, sizeof(loc), "%s:%u", e.file, e.line);
+		else
+			snprintf(loc, sizeof(loc), "%s", e.file);
+		e.file[0] = '\0';
+		smp_error_format(line, sizeof(line), &e);
+		fprintf(stderr, "smpatch: %s: error: %s\n", loc, line);
+	} else {
+		smp_error_format(line, sizeof(line), &e);
+		fprintf(stderr, "smpatch: error: %s\n", line);
+	}
+	return cli_exit_code(err->code);
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "smpatch %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'smpatch %s --help'.\n", cmd);
+	return CLI_USAGE;
+}
+
+bool cli_write(const char *buf, size_t len)
+{
+	if (len && fwrite(buf, 1, len, stdout) != len) {
+		fprintf(stderr, "smpatch: error: writing output: %s\n", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+int cli_finish(int code)
+{
+	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+		fprintf(stderr, "smpatch: error: writing output: %s\n", strerror(errno));
+		return CLI_INTERNAL;
+	}
+	return code;
+}
+
+bool cli_parse_output(const char *name, smp_output *out)
+{
+	if (strcmp(name, "json") == 0)
+		*out = SMP_OUT_JSON_INDENT;
+	else if (strcmp(name, "yaml") == 0)
+		*out = SMP_OUT_YAML;
+	else
+		return false;
+	return true;
+}
+
+bool cli_parse_bool(const char *s, bool *out)
+{
+	if (strcmp(s, "true") == 0)
+		*out = true;
+	else if (strcmp(s, "false") == 0)
+		*out = false;
+	else
+		return false;
+	return true;
+}
+
+int cli_print_value(const smp_value *v, smp_output out, bool sort_keys, bool first,
+                    smp_error *err)
+{
+	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	po.output = out;
+	po.sort_keys = sort_keys;
+	rc = smp_print(&text, &len, v, &po, err);
+	if (rc)
+		return rc;
+	if (out == SMP_OUT_YAML && !first && !cli_write("---\n", 4))
+		rc = SMP_EIO;
+	if (!rc && !cli_write(text, len))
+		rc = SMP_EIO;
+	if (!rc && out == SMP_OUT_JSON && !cli_write("\n", 1))
+		rc = SMP_EIO;
+	smp_free(text);
+	if (rc == SMP_EIO && err) {
+		err->code = SMP_EIO;
+		snprintf(err->message, sizeof(err->message), "writing output failed");
+		err->file[0] = err->path[0] = '\0';
+		err->line = err->column = 0;
+	}
+	return rc;
+}

@@ -1,0 +1,813 @@
+/*
+ * value.c - arena, value constructors, equality, hashing, errors, buffers.
+ */
+#include "value.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- arena ---- */
+
+struct smp_arena_block {
+	smp_arena_block *prev;
+	size_t size, off;
+	/* data follows, 16-byte aligned by the header size below */
+	max_align_t data[];
+};
+
+#define ARENA_FIRST_BLOCK 4096u
+#define ARENA_MAX_BLOCK (1u << 20)
+
+void smp_arena_init(smp_arena *a)
+{
+	a->head = NULL;
+	a->block_size = ARENA_FIRST_BLOCK;
+	a->used = 0;
+}
+
+void smp_arena_release(smp_arena *a)
+{
+	smp_arena_block *b = a->head;
+
+	while (b) {
+		smp_arena_block *prev = b->prev;
+		free(b);
+		b = prev;
+	}
+	a->head = NULL;
+	a->used = 0;
+}
+
+void *smp_arena_alloc(smp_arena *a, size_t size)
+{
+	smp_arena_block *b = a->head;
+	size_t need = (size + 15u) & ~(size_t)15u;
+
+	if (need < size)
+		return NULL;
+	if (!b || b->size - b->off < need) {
+		size_t bsize = a->block_size;
+		/* Large requests get a block of their own so small blocks stay dense. */
+		if (need > bsize / 4) {
+			bsize = need;
+		} else if (a->block_size < ARENA_MAX_BLOCK) {
+			a->block_size *= 2;
+		}
+		if (bsize > SIZE_MAX - sizeof(*b))
+			return NULL;
+		smp_arena_block *nb = malloc(sizeof(*nb) + bsize);
+		if (!nb)
+			return NULL;
+		nb->size = bsize;
+		nb->off = 0;
+		if (b && need == bsize && b->size - b->off > 64) {
+			/* Keep the partly used block on top: slip the big one under it. */
+			nb->prev = b->prev;
+			b->prev = nb;
+			nb->off = need;
+			a->used += need;
+			return (char *)nb->data;
+		}
+		nb->prev = b;
+		a->head = b = nb;
+	}
+	void *p = (char *)b->data + b->off;
+	b->off += need;
+	a->used += need;
+	return p;
+}
+
+char *smp_arena_strndup(smp_arena *a, const char *s, size_t len)
+{
+	char *p = smp_arena_alloc(a, len + 1);
+
+	if (!p)
+		return NULL;
+	if (len)
+		memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+/* ---- documents ---- */
+
+smp_doc *smp_doc_alloc(void)
+{
+	smp_doc *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	smp_arena_init(&d->arena);
+	return d;
+}
+
+int smp_doc_push_root(smp_doc *doc, smp_value *v)
+{
+	if (doc->nroots == doc->cap) {
+		size_t ncap = doc->cap ? doc->cap * 2 : 4;
+		smp_value **n = realloc(doc->roots, ncap * sizeof(*n));
+		if (!n)
+			return SMP_ENOMEM;
+		doc->roots = n;
+		doc->cap = ncap;
+	}
+	doc->roots[doc->nroots++] = v;
+	return 0;
+}
+
+void smp_doc_free(smp_doc *doc)
+{
+	if (!doc)
+		return;
+	smp_arena_release(&doc->arena);
+	free(doc->roots);
+	free(doc);
+}
+
+int smp_doc_new(smp_doc **out, smp_error *err)
+{
+	*out = smp_doc_alloc();
+	if (!*out)
+		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+	return 0;
+}
+
+int smp_doc_add_copy(const smp_value **out, smp_doc *doc, const smp_value *v,
+                     smp_error *err)
+{
+	smp_value *c = smpv_copy(&doc->arena, v);
+
+	if (out)
+		*out = NULL;
+	if (!c || smp_doc_push_root(doc, c))
+		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+	if (out)
+		*out = c;
+	return 0;
+}
+
+size_t smp_doc_count(const smp_doc *doc)
+{
+	return doc ? doc->nroots : 0;
+}
+
+const smp_value *smp_doc_root(const smp_doc *doc, size_t i)
+{
+	return doc && i < doc->nroots ? doc->roots[i] : NULL;
+}
+
+/* ---- constructors ---- */
+
+static smp_value *new_value(smp_arena *a, smp_type t)
+{
+	smp_value *v = smp_arena_alloc(a, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	memset(v, 0, sizeof(*v));
+	v->type = t;
+	return v;
+}
+
+smp_value *smpv_null(smp_arena *a) { return new_value(a, SMP_NULL); }
+
+smp_value *smpv_bool(smp_arena *a, bool b)
+{
+	smp_value *v = new_value(a, SMP_BOOL);
+	if (v)
+		v->u.b = b;
+	return v;
+}
+
+smp_value *smpv_int(smp_arena *a, int64_t i)
+{
+	smp_value *v = new_value(a, SMP_INT);
+	if (v)
+		v->u.i = i;
+	return v;
+}
+
+smp_value *smpv_float(smp_arena *a, double f)
+{
+	smp_value *v = new_value(a, SMP_FLOAT);
+	if (v)
+		v->u.f = f;
+	return v;
+}
+
+smp_value *smpv_str_ref(smp_arena *a, const char *s, size_t len)
+{
+	smp_value *v = new_value(a, SMP_STRING);
+	if (v) {
+		v->u.s.ptr = s;
+		v->u.s.len = len;
+	}
+	return v;
+}
+
+smp_value *smpv_str(smp_arena *a, const char *s, size_t len)
+{
+	char *c = smp_arena_strndup(a, s, len);
+	return c ? smpv_str_ref(a, c, len) : NULL;
+}
+
+smp_value *smpv_list(smp_arena *a, size_t cap_hint)
+{
+	smp_value *v = new_value(a, SMP_LIST);
+
+	if (v && cap_hint) {
+		v->u.list.items = smp_arena_alloc(a, cap_hint * sizeof(smp_value *));
+		if (!v->u.list.items)
+			return NULL;
+		v->u.list.cap = cap_hint;
+	}
+	return v;
+}
+
+smp_value *smpv_map(smp_arena *a, size_t cap_hint)
+{
+	smp_value *v = new_value(a, SMP_MAP);
+
+	if (v && cap_hint) {
+		v->u.map.items = smp_arena_alloc(a, cap_hint * sizeof(smp_member));
+		if (!v->u.map.items)
+			return NULL;
+		v->u.map.cap = cap_hint;
+	}
+	return v;
+}
+
+static int grow(smp_arena *a, void **items, size_t *cap, size_t len, size_t elem)
+{
+	size_t ncap = *cap ? *cap * 2 : 4;
+	void *n;
+
+	if (ncap > SIZE_MAX / elem)
+		return SMP_ENOMEM;
+	n = smp_arena_alloc(a, ncap * elem);
+	if (!n)
+		return SMP_ENOMEM;
+	if (len)
+		memcpy(n, *items, len * elem);
+	*items = n;
+	*cap = ncap;
+	return 0;
+}
+
+int smpv_list_add(smp_arena *a, smp_value *list, smp_value *item)
+{
+	if (list->u.list.len == list->u.list.cap &&
+	    grow(a, (void **)&list->u.list.items, &list->u.list.cap, list->u.list.len,
+	         sizeof(smp_value *)))
+		return SMP_ENOMEM;
+	list->u.list.items[list->u.list.len++] = item;
+	return 0;
+}
+
+int smpv_map_add(smp_arena *a, smp_value *map, const char *key, size_t klen,
+                 smp_value *val)
+{
+	smp_member *m;
+
+	if (map->u.map.len == map->u.map.cap &&
+	    grow(a, (void **)&map->u.map.items, &map->u.map.cap, map->u.map.len,
+	         sizeof(smp_member)))
+		return SMP_ENOMEM;
+	m = &map->u.map.items[map->u.map.len++];
+	m->key = key;
+	m->klen = klen;
+	m->val = val;
+	return 0;
+}
+
+int smpv_map_add_copy(smp_arena *a, smp_value *map, const char *key, size_t klen,
+                      smp_value *val)
+{
+	char *k = smp_arena_strndup(a, key, klen);
+	return k ? smpv_map_add(a, map, k, klen, val) : SMP_ENOMEM;
+}
+
+ptrdiff_t smpv_map_find(const smp_value *map, const char *key, size_t klen)
+{
+	if (!map || map->type != SMP_MAP)
+		return -1;
+	for (size_t i = 0; i < map->u.map.len; i++) {
+		const smp_member *m = &map->u.map.items[i];
+		if (m->klen == klen && memcmp(m->key, key, klen) == 0)
+			return (ptrdiff_t)i;
+	}
+	return -1;
+}
+
+smp_value *smpv_map_get(const smp_value *map, const char *key)
+{
+	ptrdiff_t i = smpv_map_find(map, key, strlen(key));
+	return i < 0 ? NULL : map->u.map.items[i].val;
+}
+
+void smpv_map_remove(smp_value *map, size_t i)
+{
+	if (i >= map->u.map.len)
+		return;
+	memmove(&map->u.map.items[i], &map->u.map.items[i + 1],
+	        (map->u.map.len - i - 1) * sizeof(smp_member));
+	map->u.map.len--;
+}
+
+smp_value *smpv_copy(smp_arena *a, const smp_value *v)
+{
+	smp_value *c;
+
+	if (!v)
+		return NULL;
+	switch (v->type) {
+	case SMP_STRING:
+		c = smpv_str(a, v->u.s.ptr, v->u.s.len);
+		break;
+	case SMP_LIST:
+		c = smpv_list(a, v->u.list.len);
+		if (!c)
+			return NULL;
+		for (size_t i = 0; i < v->u.list.len; i++) {
+			smp_value *e = smpv_copy(a, v->u.list.items[i]);
+			if (!e)
+				return NULL;
+			c->u.list.items[i] = e;
+		}
+		c->u.list.len = v->u.list.len;
+		break;
+	case SMP_MAP:
+		c = smpv_map(a, v->u.map.len);
+		if (!c)
+			return NULL;
+		for (size_t i = 0; i < v->u.map.len; i++) {
+			const smp_member *m = &v->u.map.items[i];
+			char *k = smp_arena_strndup(a, m->key, m->klen);
+			smp_value *e = smpv_copy(a, m->val);
+			if (!k || !e)
+				return NULL;
+			c->u.map.items[i].key = k;
+			c->u.map.items[i].klen = m->klen;
+			c->u.map.items[i].val = e;
+		}
+		c->u.map.len = v->u.map.len;
+		break;
+	default:
+		c = new_value(a, v->type);
+		if (c)
+			c->u = v->u;
+		break;
+	}
+	if (c) {
+		c->line = v->line;
+		c->col = v->col;
+	}
+	return c;
+}
+
+bool smpv_is_str(const smp_value *v, const char *s)
+{
+	size_t n = strlen(s);
+	return v && v->type == SMP_STRING && v->u.s.len == n && memcmp(v->u.s.ptr, s, n) == 0;
+}
+
+/* ---- hashing ---- */
+
+uint64_t smp_hash_bytes(const char *p, size_t n)
+{
+	/* FNV-1a, 64-bit: short keys dominate, and it needs no state. */
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+uint64_t smpv_hash(const smp_value *v)
+{
+	uint64_t h;
+
+	if (!v)
+		return 0x9e3779b97f4a7c15ull;
+	switch (v->type) {
+	case SMP_NULL:
+		return 1;
+	case SMP_BOOL:
+		return v->u.b ? 2 : 3;
+	case SMP_INT:
+		return mix((uint64_t)v->u.i ^ 4);
+	case SMP_FLOAT: {
+		uint64_t bits;
+		double f = v->u.f == 0.0 ? 0.0 : v->u.f; /* -0 == 0 */
+		memcpy(&bits, &f, sizeof(bits));
+		return mix(bits ^ 5);
+	}
+	case SMP_STRING:
+		return smp_hash_bytes(v->u.s.ptr, v->u.s.len);
+	case SMP_LIST:
+		h = 6;
+		for (size_t i = 0; i < v->u.list.len; i++)
+			h = mix(h * 31 + smpv_hash(v->u.list.items[i]));
+		return h;
+	case SMP_MAP:
+		/* Order-independent: sum of per-entry hashes. */
+		h = 7;
+		for (size_t i = 0; i < v->u.map.len; i++) {
+			const smp_member *m = &v->u.map.items[i];
+			h += mix(smp_hash_bytes(m->key, m->klen) * 31 + smpv_hash(m->val));
+		}
+		return h;
+	}
+	return 0;
+}
+
+/* ---- equality ---- */
+
+static bool map_equal(const smp_value *a, const smp_value *b)
+{
+	size_t n = a->u.map.len;
+
+	if (n != b->u.map.len)
+		return false;
+	/* Same order is the common case: check it in one pass first. */
+	size_t i = 0;
+	for (; i < n; i++) {
+		const smp_member *x = &a->u.map.items[i], *y = &b->u.map.items[i];
+		if (x->klen != y->klen || memcmp(x->key, y->key, x->klen) != 0)
+			break;
+		if (!smpv_equal(x->val, y->val))
+			return false;
+	}
+	if (i == n)
+		return true;
+	if (n - i <= 16) {
+		for (; i < n; i++) {
+			const smp_member *x = &a->u.map.items[i];
+			ptrdiff_t j = smpv_map_find(b, x->key, x->klen);
+			if (j < 0 || !smpv_equal(x->val, b->u.map.items[j].val))
+				return false;
+		}
+		return true;
+	}
+	/* Large maps in different orders: hash index over b's keys. */
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	size_t *slots = malloc(cap * sizeof(size_t));
+	bool eq = true;
+	if (!slots) {
+		/* No memory for the index: fall back to the slow scan, still correct. */
+		for (; i < n; i++) {
+			const smp_member *x = &a->u.map.items[i];
+			ptrdiff_t j = smpv_map_find(b, x->key, x->klen);
+			if (j < 0 || !smpv_equal(x->val, b->u.map.items[j].val))
+				return false;
+		}
+		return true;
+	}
+	for (size_t k = 0; k < cap; k++)
+		slots[k] = SIZE_MAX;
+	for (size_t k = 0; k < n; k++) {
+		const smp_member *y = &b->u.map.items[k];
+		size_t s = smp_hash_bytes(y->key, y->klen) & (cap - 1);
+		while (slots[s] != SIZE_MAX)
+			s = (s + 1) & (cap - 1);
+		slots[s] = k;
+	}
+	for (; i < n && eq; i++) {
+		const smp_member *x = &a->u.map.items[i];
+		size_t s = smp_hash_bytes(x->key, x->klen) & (cap - 1);
+		bool found = false;
+		while (slots[s] != SIZE_MAX) {
+			const smp_member *y = &b->u.map.items[slots[s]];
+			if (y->klen == x->klen && memcmp(y->key, x->key, x->klen) == 0) {
+				found = true;
+				eq = smpv_equal(x->val, y->val);
+				break;
+			}
+			s = (s + 1) & (cap - 1);
+		}
+		if (!found)
+			eq = false;
+	}
+	free(slots);
+	return eq;
+}
+
+bool smpv_equal(const smp_value *a, const smp_value *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->type != b->type)
+		return false;
+	switch (a->type) {
+	case SMP_NULL:
+		return true;
+	case SMP_BOOL:
+		return a->u.b == b->u.b;
+	case SMP_INT:
+		return a->u.i == b->u.i;
+	case SMP_FLOAT:
+		return a->u.f == b->u.f;
+	case SMP_STRING:
+		return a->u.s.len == b->u.s.len &&
+		       memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0;
+	case SMP_LIST:
+		if (a->u.list.len != b->u.list.len)
+			return false;
+		for (size_t i = 0; i < a->u.list.len; i++)
+			if (!smpv_equal(a->u.list.items[i], b->u.list.items[i]))
+				return false;
+		return true;
+	case SMP_MAP:
+		return map_equal(a, b);
+	}
+	return false;
+}
+
+/* ---- public accessors ---- */
+
+smp_type smp_value_type(const smp_value *v) { return v ? v->type : SMP_NULL; }
+bool smp_value_bool(const smp_value *v) { return v && v->type == SMP_BOOL && v->u.b; }
+int64_t smp_value_int(const smp_value *v) { return v && v->type == SMP_INT ? v->u.i : 0; }
+
+double smp_value_float(const smp_value *v)
+{
+	if (v && v->type == SMP_FLOAT)
+		return v->u.f;
+	if (v && v->type == SMP_INT)
+		return (double)v->u.i;
+	return 0.0;
+}
+
+const char *smp_value_string(const smp_value *v, size_t *len)
+{
+	if (!v || v->type != SMP_STRING) {
+		if (len)
+			*len = 0;
+		return NULL;
+	}
+	if (len)
+		*len = v->u.s.len;
+	return v->u.s.ptr;
+}
+
+size_t smp_value_len(const smp_value *v)
+{
+	if (!v)
+		return 0;
+	if (v->type == SMP_LIST)
+		return v->u.list.len;
+	if (v->type == SMP_MAP)
+		return v->u.map.len;
+	return 0;
+}
+
+const smp_value *smp_list_get(const smp_value *list, size_t i)
+{
+	return list && list->type == SMP_LIST && i < list->u.list.len ? list->u.list.items[i]
+	                                                               : NULL;
+}
+
+const char *smp_map_key(const smp_value *map, size_t i, size_t *len)
+{
+	if (!map || map->type != SMP_MAP || i >= map->u.map.len) {
+		if (len)
+			*len = 0;
+		return NULL;
+	}
+	if (len)
+		*len = map->u.map.items[i].klen;
+	return map->u.map.items[i].key;
+}
+
+const smp_value *smp_map_value(const smp_value *map, size_t i)
+{
+	return map && map->type == SMP_MAP && i < map->u.map.len ? map->u.map.items[i].val
+	                                                          : NULL;
+}
+
+const smp_value *smp_map_get(const smp_value *map, const char *key)
+{
+	return key ? smpv_map_get(map, key) : NULL;
+}
+
+const smp_value *smp_value_at(const smp_value *v, const char *path)
+{
+	const char *p = path;
+
+	if (!path)
+		return v;
+	while (v && *p) {
+		const char *dot = strchr(p, '.');
+		size_t n = dot ? (size_t)(dot - p) : strlen(p);
+		ptrdiff_t i = smpv_map_find(v, p, n);
+		v = i < 0 ? NULL : v->u.map.items[i].val;
+		p += n;
+		if (*p == '.')
+			p++;
+	}
+	return v;
+}
+
+unsigned smp_value_line(const smp_value *v) { return v ? v->line : 0; }
+unsigned smp_value_column(const smp_value *v) { return v ? v->col : 0; }
+
+bool smp_value_equal(const smp_value *a, const smp_value *b) { return smpv_equal(a, b); }
+
+void smp_free(void *ptr) { free(ptr); }
+
+const char *smp_version(void) { return SMP_VERSION_STRING; }
+
+/* ---- errors ---- */
+
+const char *smp_strerror(int code)
+{
+	switch (code) {
+	case SMP_OK: return "success";
+	case SMP_EINVAL: return "invalid argument";
+	case SMP_EPARSE: return "invalid document";
+	case SMP_EPATCH: return "invalid patch";
+	case SMP_ESCHEMA: return "schema error";
+	case SMP_ECONFLICT: return "conflict";
+	case SMP_EPRECOND: return "precondition failed";
+	case SMP_ENOMEM: return "out of memory";
+	case SMP_ELIMIT: return "limit exceeded";
+	case SMP_EIO: return "input/output error";
+	case SMP_EINVALOBJ: return "invalid object";
+	case SMP_EINTERNAL: return "internal error";
+	}
+	return "unknown error";
+}
+
+static void copy_trunc(char *dst, size_t size, const char *src)
+{
+	size_t n = src ? strlen(src) : 0;
+
+	if (n >= size)
+		n = size - 1;
+	if (n)
+		memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+int smp_err_setv(smp_error *err, int code, const char *file, unsigned line,
+                 unsigned col, const char *path, const char *fmt, va_list ap)
+{
+	if (!err)
+		return code;
+	err->code = code;
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	/* One line: a message never carries a newline. */
+	for (char *p = err->message; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	copy_trunc(err->file, sizeof(err->file), file);
+	err->line = line;
+	err->column = col;
+	copy_trunc(err->path, sizeof(err->path), path);
+	return code;
+}
+
+int smp_err_set(smp_error *err, int code, const char *file, unsigned line,
+                unsigned col, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	smp_err_setv(err, code, file, line, col, path, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+size_t smp_error_format(char *buf, size_t size, const smp_error *err)
+{
+	smp_buf b;
+	size_t n;
+
+	smp_buf_init(&b);
+	if (err->file[0]) {
+		smp_buf_puts(&b, err->file);
+		if (err->line) {
+			smp_buf_printf(&b, ":%u", err->line);
+			if (err->column)
+				smp_buf_printf(&b, ":%u", err->column);
+		}
+		smp_buf_puts(&b, ": ");
+	}
+	smp_buf_puts(&b, err->message[0] ? err->message : smp_strerror(err->code));
+	if (err->path[0] && !strstr(err->message, err->path))
+		smp_buf_printf(&b, " (at %s)", err->path);
+	n = b.len;
+	if (size) {
+		size_t c = n < size - 1 ? n : size - 1;
+		if (c && b.ptr)
+			memcpy(buf, b.ptr, c);
+		buf[b.ptr ? c : 0] = '\0';
+	}
+	smp_buf_release(&b);
+	return n;
+}
+
+/* ---- buffers ---- */
+
+void smp_buf_init(smp_buf *b)
+{
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+	b->oom = false;
+}
+
+void smp_buf_release(smp_buf *b)
+{
+	free(b->ptr);
+	smp_buf_init(b);
+}
+
+static bool buf_reserve(smp_buf *b, size_t extra)
+{
+	if (b->oom)
+		return false;
+	if (b->len + extra + 1 > b->cap) {
+		size_t ncap = b->cap ? b->cap : 256;
+		while (ncap < b->len + extra + 1) {
+			if (ncap > SIZE_MAX / 2) {
+				b->oom = true;
+				return false;
+			}
+			ncap *= 2;
+		}
+		char *n = realloc(b->ptr, ncap);
+		if (!n) {
+			b->oom = true;
+			return false;
+		}
+		b->ptr = n;
+		b->cap = ncap;
+	}
+	return true;
+}
+
+void smp_buf_put(smp_buf *b, const char *s, size_t n)
+{
+	if (!buf_reserve(b, n))
+		return;
+	if (n)
+		memcpy(b->ptr + b->len, s, n);
+	b->len += n;
+	b->ptr[b->len] = '\0';
+}
+
+void smp_buf_puts(smp_buf *b, const char *s) { smp_buf_put(b, s, strlen(s)); }
+
+void smp_buf_putc(smp_buf *b, char c)
+{
+	if (!buf_reserve(b, 1))
+		return;
+	b->ptr[b->len++] = c;
+	b->ptr[b->len] = '\0';
+}
+
+void smp_buf_printf(smp_buf *b, const char *fmt, ...)
+{
+	va_list ap, ap2;
+	int n;
+
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && buf_reserve(b, (size_t)n)) {
+		vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap2);
+		b->len += (size_t)n;
+	}
+	va_end(ap2);
+}
+
+char *smp_buf_detach(smp_buf *b, size_t *len)
+{
+	char *p;
+
+	if (b->oom) {
+		smp_buf_release(b);
+		return NULL;
+	}
+	if (!b->ptr && !buf_reserve(b, 0))
+		return NULL;
+	p = b->ptr;
+	if (len)
+		*len = b->len;
+	smp_buf_init(b);
+	return p;
+}

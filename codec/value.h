@@ -1,0 +1,139 @@
+/*
+ * value.h - the document tree every module shares (internal).
+ *
+ * A document set (smp_doc) owns an arena; every value, string, list and map
+ * array of that document lives in the arena and is freed with it, so error
+ * paths never free node by node. Values are built mutable by the codec and
+ * the merge engine, then handed out read-only through smpatch.h.
+ */
+#ifndef SMP_VALUE_H
+#define SMP_VALUE_H
+
+#include "smpatch.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- arena ---- */
+
+typedef struct smp_arena_block smp_arena_block;
+
+typedef struct smp_arena {
+	smp_arena_block *head;  /* current block */
+	size_t block_size;      /* size of the next ordinary block */
+	size_t used;            /* total bytes handed out, for limits */
+} smp_arena;
+
+void smp_arena_init(smp_arena *a);
+void smp_arena_release(smp_arena *a);
+/* 8-byte aligned, uninitialised; NULL on allocation failure. */
+void *smp_arena_alloc(smp_arena *a, size_t size);
+/* Copies `len` bytes and adds a NUL. */
+char *smp_arena_strndup(smp_arena *a, const char *s, size_t len);
+
+/* ---- values ---- */
+
+typedef struct smp_member {
+	const char *key;   /* NUL-terminated; may contain NUL bytes: use klen */
+	size_t klen;
+	smp_value *val;
+} smp_member;
+
+struct smp_value {
+	smp_type type;
+	uint32_t line, col; /* 1-based source position; 0 when built */
+	union {
+		bool b;
+		int64_t i;
+		double f;
+		struct { const char *ptr; size_t len; } s;
+		struct { smp_value **items; size_t len, cap; } list;
+		struct { smp_member *items; size_t len, cap; } map;
+	} u;
+};
+
+struct smp_doc {
+	smp_arena arena;
+	smp_value **roots;
+	size_t nroots, cap;
+};
+
+/* Allocates an empty document set (roots array empty). NULL on ENOMEM. */
+smp_doc *smp_doc_alloc(void);
+/* Appends a root value (already allocated in doc->arena). */
+int smp_doc_push_root(smp_doc *doc, smp_value *v);
+
+/* Constructors: the value is allocated in `a`; NULL on ENOMEM. */
+smp_value *smpv_null(smp_arena *a);
+smp_value *smpv_bool(smp_arena *a, bool b);
+smp_value *smpv_int(smp_arena *a, int64_t i);
+smp_value *smpv_float(smp_arena *a, double f);
+smp_value *smpv_str(smp_arena *a, const char *s, size_t len); /* copies s */
+smp_value *smpv_str_ref(smp_arena *a, const char *s, size_t len); /* keeps s (must outlive) */
+smp_value *smpv_list(smp_arena *a, size_t cap_hint);
+smp_value *smpv_map(smp_arena *a, size_t cap_hint);
+
+/* Appends; arrays grow by doubling inside the arena. Return 0 or SMP_ENOMEM.
+ * smpv_map_add does not check for an existing key (callers do). The key is
+ * referenced, not copied: it must live in the same arena or longer. */
+int smpv_list_add(smp_arena *a, smp_value *list, smp_value *item);
+int smpv_map_add(smp_arena *a, smp_value *map, const char *key, size_t klen,
+                 smp_value *val);
+/* Like smpv_map_add but copies the key into the arena. */
+int smpv_map_add_copy(smp_arena *a, smp_value *map, const char *key, size_t klen,
+                      smp_value *val);
+
+/* Index of key in map, or -1. Linear: callers with large maps index them. */
+ptrdiff_t smpv_map_find(const smp_value *map, const char *key, size_t klen);
+smp_value *smpv_map_get(const smp_value *map, const char *key);
+/* Removes entry i, keeping order. */
+void smpv_map_remove(smp_value *map, size_t i);
+
+/* Deep copy into arena `a` (keys and strings copied too). */
+smp_value *smpv_copy(smp_arena *a, const smp_value *v);
+
+bool smpv_equal(const smp_value *a, const smp_value *b);
+bool smpv_is_str(const smp_value *v, const char *s);
+
+/* ---- hashing (for indices over keys and merge-key values) ---- */
+
+uint64_t smp_hash_bytes(const char *p, size_t n);
+/* Hash of a value consistent with smpv_equal (map order ignored). */
+uint64_t smpv_hash(const smp_value *v);
+
+/* ---- errors ---- */
+
+/* Fills err (if not NULL) and returns code. `path` may be NULL. */
+int smp_err_set(smp_error *err, int code, const char *file, unsigned line,
+                unsigned col, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 7, 8)))
+#endif
+	;
+int smp_err_setv(smp_error *err, int code, const char *file, unsigned line,
+                 unsigned col, const char *path, const char *fmt, va_list ap);
+
+/* ---- growable byte buffer (malloc-based, for printers) ---- */
+
+typedef struct smp_buf {
+	char *ptr;
+	size_t len, cap;
+	bool oom; /* set once an append failed; later appends are no-ops */
+} smp_buf;
+
+void smp_buf_init(smp_buf *b);
+void smp_buf_release(smp_buf *b);
+void smp_buf_put(smp_buf *b, const char *s, size_t n);
+void smp_buf_puts(smp_buf *b, const char *s);
+void smp_buf_putc(smp_buf *b, char c);
+void smp_buf_printf(smp_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+/* Detaches the NUL-terminated contents (caller frees with free()); NULL if oom. */
+char *smp_buf_detach(smp_buf *b, size_t *len);
+
+#endif

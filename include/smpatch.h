@@ -1,0 +1,433 @@
+/*
+ * smpatch.h - strategic merge patch, JSON merge patch, JSON Patch and the
+ * kubectl-apply workflow, as a C11 library.
+ *
+ * Conventions (they hold for every declaration below unless it says otherwise):
+ *
+ * - Functions that act return int: 0 (SMP_OK) on success or a negative
+ *   SMP_E... code. Predicates return bool.
+ * - Out-parameters come first. On failure an out-parameter is left NULL/0.
+ * - The last parameter `err` may be NULL. When it is not, a failing call fills
+ *   it with the code, a one-line message and, where known, the file, line,
+ *   column and document path (e.g. `spec.containers[name=nginx].image`).
+ *   smp_error is caller-owned storage: the library allocates nothing for it.
+ * - Objects returned through `smp_x **out` are owned by the caller and freed
+ *   with exactly one matching smp_x_free(); every _free accepts NULL.
+ * - Values (`const smp_value *`) are owned by the smp_doc they came from and
+ *   stay valid until that document is freed. They are read-only.
+ * - Options structs are initialised with their ..._OPTIONS_INIT macro; passing
+ *   NULL for an options pointer means the defaults.
+ * - Thread-safety: there is no mutable global state. Distinct objects may be
+ *   used from different threads at once; a document or schema that is only
+ *   read (every const parameter below) may be shared between threads. The
+ *   built-in schema is static read-only data.
+ * - Allocation failure is reported as SMP_ENOMEM; the library never aborts.
+ */
+#ifndef SMPATCH_H
+#define SMPATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Marks the exported functions; everything else in the library is hidden. */
+#if defined(SMP_BUILDING_LIBRARY) && defined(__GNUC__)
+#define SMP_API __attribute__((visibility("default")))
+#else
+#define SMP_API
+#endif
+
+#define SMP_VERSION_MAJOR 0
+#define SMP_VERSION_MINOR 1
+#define SMP_VERSION_PATCH 0
+#define SMP_VERSION_STRING "0.1.0"
+
+/* Library version string, e.g. "0.1.0". Static storage; never NULL. */
+SMP_API const char *smp_version(void);
+
+/* ------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------ */
+
+enum {
+	SMP_OK = 0,
+	SMP_EINVAL = -1,     /* bad argument or usage */
+	SMP_EPARSE = -2,     /* input is not valid YAML/JSON */
+	SMP_EPATCH = -3,     /* invalid patch (bad directive, missing merge key, ...) */
+	SMP_ESCHEMA = -4,    /* unknown kind or field, malformed schema document */
+	SMP_ECONFLICT = -5,  /* three-way patch conflicts with the live object */
+	SMP_EPRECOND = -6,   /* failed precondition (apiVersion/kind/name changed) */
+	SMP_ENOMEM = -7,     /* allocation failed */
+	SMP_ELIMIT = -8,     /* a documented size, depth or expansion limit was hit */
+	SMP_EIO = -9,        /* reading or writing a file failed */
+	SMP_EINVALOBJ = -10, /* object fails validation (labels, annotations size) */
+	SMP_EINTERNAL = -11  /* a bug: please report it */
+};
+
+#define SMP_ERROR_MESSAGE_MAX 1024
+#define SMP_ERROR_FILE_MAX 512
+#define SMP_ERROR_PATH_MAX 512
+
+/* Where and why a call failed. Caller-owned; fixed size, no allocation. */
+typedef struct smp_error {
+	int code;                           /* the SMP_E... code returned */
+	char message[SMP_ERROR_MESSAGE_MAX]; /* one line, no trailing newline */
+	char file[SMP_ERROR_FILE_MAX];      /* input name, "" when unknown */
+	unsigned line;                      /* 1-based, 0 when unknown */
+	unsigned column;                    /* 1-based, 0 when unknown */
+	char path[SMP_ERROR_PATH_MAX];      /* document path, "" when none */
+} smp_error;
+
+/* Static description of an SMP_E... code ("invalid patch", ...). Never NULL. */
+SMP_API const char *smp_strerror(int code);
+
+/* Formats `err` as one line: "file:line:col: message" (parts that are
+ * unknown are left out; the path is appended as " (at PATH)" when set and
+ * not already in the message). Writes at most `size` bytes including the
+ * NUL; returns the length it wanted, like snprintf. */
+SMP_API size_t smp_error_format(char *buf, size_t size, const smp_error *err);
+
+/* Frees memory the library returned as a plain buffer (smp_print output). */
+SMP_API void smp_free(void *ptr);
+
+/* ------------------------------------------------------------------------
+ * Documents and values
+ * ------------------------------------------------------------------------ */
+
+/* JSON value types. Integers and floats are distinct: 1 and 1.0 differ. */
+typedef enum smp_type {
+	SMP_NULL = 0,
+	SMP_BOOL,
+	SMP_INT,    /* int64 */
+	SMP_FLOAT,  /* double */
+	SMP_STRING, /* UTF-8, may contain NUL bytes: use the length */
+	SMP_LIST,
+	SMP_MAP     /* string keys, order of insertion kept */
+} smp_type;
+
+typedef struct smp_value smp_value;
+
+/* A document set: owns every value in it. Holds zero or more root values
+ * (a multi-document YAML stream gives one root per non-empty document). */
+typedef struct smp_doc smp_doc;
+
+typedef enum smp_format {
+	SMP_FORMAT_AUTO = 0, /* JSON if the first non-blank byte is '{' or '[', else YAML */
+	SMP_FORMAT_YAML,
+	SMP_FORMAT_JSON
+} smp_format;
+
+/* Limits that keep hostile documents from exhausting memory or stack. */
+#define SMP_DEFAULT_MAX_DEPTH 1000             /* nesting of lists/maps */
+#define SMP_DEFAULT_MAX_ALIAS_NODES 1000000    /* nodes created by alias expansion */
+#define SMP_DEFAULT_MAX_BYTES ((size_t)1 << 30) /* input size */
+
+typedef struct smp_parse_options {
+	unsigned version;       /* SMP_PARSE_OPTIONS_VERSION */
+	smp_format format;      /* default AUTO */
+	const char *filename;   /* for error messages; NULL = "<input>" */
+	size_t max_depth;       /* 0 = SMP_DEFAULT_MAX_DEPTH */
+	size_t max_alias_nodes; /* 0 = SMP_DEFAULT_MAX_ALIAS_NODES */
+	size_t max_bytes;       /* 0 = SMP_DEFAULT_MAX_BYTES */
+	bool allow_duplicate_keys; /* false: duplicate map keys are SMP_EPARSE */
+} smp_parse_options;
+
+#define SMP_PARSE_OPTIONS_VERSION 1
+#define SMP_PARSE_OPTIONS_INIT { SMP_PARSE_OPTIONS_VERSION, SMP_FORMAT_AUTO, NULL, 0, 0, 0, false }
+
+/* Parses `len` bytes of YAML or JSON (a stream of documents) into a new
+ * document set. Scalars resolve as kubectl resolves them (YAML 1.1 rules of
+ * go-yaml v2); anchors, aliases and << merge keys are expanded.
+ * Returns SMP_EPARSE (with line and column), SMP_ELIMIT or SMP_ENOMEM. */
+SMP_API int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
+                  const smp_parse_options *opts, smp_error *err);
+
+/* Reads and parses a file; `path` "-" means standard input. The file name
+ * is used in error messages unless opts->filename is set. SMP_EIO when the
+ * file cannot be read. */
+SMP_API int smp_doc_parse_file(smp_doc **out, const char *path,
+                       const smp_parse_options *opts, smp_error *err);
+
+/* Frees the document set and every value in it. NULL is fine. */
+SMP_API void smp_doc_free(smp_doc *doc);
+
+/* Number of root values (documents) in the set. */
+SMP_API size_t smp_doc_count(const smp_doc *doc);
+
+/* The i-th root value, or NULL when i is out of range. */
+SMP_API const smp_value *smp_doc_root(const smp_doc *doc, size_t i);
+
+/* Creates a new, empty document set (for building values with the
+ * smp_doc_add_* / smp_value_copy calls). */
+SMP_API int smp_doc_new(smp_doc **out, smp_error *err);
+
+/* Deep-copies `v` (from any document) into `doc` and appends it as a root.
+ * `*out` (may be NULL) receives the copy, owned by `doc`. */
+SMP_API int smp_doc_add_copy(const smp_value **out, smp_doc *doc, const smp_value *v,
+                     smp_error *err);
+
+/* Value accessors. All accept any value; a wrong type gives the zero value. */
+SMP_API smp_type smp_value_type(const smp_value *v);
+SMP_API bool smp_value_bool(const smp_value *v);
+SMP_API int64_t smp_value_int(const smp_value *v);
+SMP_API double smp_value_float(const smp_value *v);
+/* String bytes (NUL-terminated as well); `len` may be NULL. NULL if not a string. */
+SMP_API const char *smp_value_string(const smp_value *v, size_t *len);
+/* Number of elements of a list or entries of a map; 0 otherwise. */
+SMP_API size_t smp_value_len(const smp_value *v);
+/* List element i, or NULL. */
+SMP_API const smp_value *smp_list_get(const smp_value *list, size_t i);
+/* Map entry i (in document order): key bytes (NUL-terminated; `len` may be NULL). */
+SMP_API const char *smp_map_key(const smp_value *map, size_t i, size_t *len);
+SMP_API const smp_value *smp_map_value(const smp_value *map, size_t i);
+/* Map entry by key (NUL-terminated), or NULL. Linear in the map size. */
+SMP_API const smp_value *smp_map_get(const smp_value *map, const char *key);
+/* Follows a dotted path of map keys ("metadata.name"); NULL when absent. */
+SMP_API const smp_value *smp_value_at(const smp_value *v, const char *dotted_path);
+/* Source position of a parsed value (1-based); 0 for built values. */
+SMP_API unsigned smp_value_line(const smp_value *v);
+SMP_API unsigned smp_value_column(const smp_value *v);
+/* Deep, type-aware equality (map order ignored, list order significant,
+ * 1 != 1.0). NULL equals only NULL. */
+SMP_API bool smp_value_equal(const smp_value *a, const smp_value *b);
+
+typedef enum smp_output {
+	SMP_OUT_JSON = 0,     /* compact JSON */
+	SMP_OUT_JSON_INDENT,  /* JSON indented by 4 spaces, like kubectl -o json */
+	SMP_OUT_YAML          /* block-style YAML */
+} smp_output;
+
+typedef struct smp_print_options {
+	unsigned version;  /* SMP_PRINT_OPTIONS_VERSION */
+	smp_output output; /* default compact JSON */
+	bool sort_keys;    /* sort map keys bytewise (as Go's encoding/json does) */
+	bool go_escape;    /* JSON: escape <, >, & as \u003c \u003e \u0026 like Go */
+} smp_print_options;
+
+#define SMP_PRINT_OPTIONS_VERSION 1
+#define SMP_PRINT_OPTIONS_INIT { SMP_PRINT_OPTIONS_VERSION, SMP_OUT_JSON, false, false }
+
+/* Prints `v` into a new NUL-terminated buffer (free with smp_free). Floats
+ * print like Go's encoding/json; integers exactly. YAML output quotes every
+ * string that would read back as something else, and ends with a newline;
+ * indented JSON ends with a newline, compact JSON does not.
+ * `len` may be NULL. SMP_EINVAL for a float that JSON cannot hold (NaN, Inf). */
+SMP_API int smp_print(char **out, size_t *len, const smp_value *v,
+              const smp_print_options *opts, smp_error *err);
+
+/* ------------------------------------------------------------------------
+ * Schema: per-field shape and patch metadata
+ * ------------------------------------------------------------------------ */
+
+typedef struct smp_schema smp_schema;   /* a set of type definitions */
+typedef struct smp_stype smp_stype;     /* one type in a schema (read-only) */
+
+/* The built-in Kubernetes tables (generated from the Kubernetes OpenAPI
+ * document). Static, read-only, never freed; shareable between threads. */
+SMP_API const smp_schema *smp_schema_builtin(void);
+
+/* Loads a schema from an OpenAPI v2 document, an OpenAPI v3 document, or a
+ * CustomResourceDefinition manifest (YAML or JSON; detected from the
+ * content). `filename` is used in errors (may be NULL). Free the result with
+ * smp_schema_free(). SMP_ESCHEMA for a malformed document (dangling or
+ * cyclic $ref, wrong types), naming the place. */
+SMP_API int smp_schema_load(smp_schema **out, const char *buf, size_t len,
+                    const char *filename, smp_error *err);
+
+/* Same, from a file ("-" = standard input). */
+SMP_API int smp_schema_load_file(smp_schema **out, const char *path, smp_error *err);
+
+SMP_API void smp_schema_free(smp_schema *schema);
+
+/* The type of the kind apiVersion ("apps/v1", "v1") + kind ("Deployment").
+ * SMP_ESCHEMA when the schema has no such kind. The result is owned by
+ * `schema`. */
+SMP_API int smp_schema_kind(const smp_stype **out, const smp_schema *schema,
+                    const char *api_version, const char *kind, smp_error *err);
+
+/* The type of the definition `name` (e.g. "io.k8s.api.apps.v1.Deployment" or
+ * "mergeItem"). SMP_ESCHEMA when absent. Owned by `schema`. */
+SMP_API int smp_schema_definition(const smp_stype **out, const smp_schema *schema,
+                          const char *name, smp_error *err);
+
+/* Whether the kind is namespaced (true) or cluster-scoped (false); `known`
+ * (may be NULL) is set false when the schema does not say. */
+SMP_API bool smp_schema_kind_namespaced(const smp_schema *schema, const char *api_version,
+                                const char *kind, bool *known);
+
+/* Shape of a schema type. */
+typedef enum smp_skind {
+	SMP_SKIND_ANY = 0,   /* free-form / unknown: anything goes, no patch metadata below */
+	SMP_SKIND_OBJECT,    /* map with known properties */
+	SMP_SKIND_MAP,       /* map with string keys and one value type */
+	SMP_SKIND_LIST,
+	SMP_SKIND_PRIMITIVE
+} smp_skind;
+
+/* Patch strategy bits of a field. */
+enum {
+	SMP_STRATEGY_MERGE = 1u << 0,
+	SMP_STRATEGY_REPLACE = 1u << 1,
+	SMP_STRATEGY_RETAIN_KEYS = 1u << 2
+};
+
+/* What the engine uses for one field (the answer of `smpatch explain`).
+ * Strings are owned by the schema; NULL when absent. */
+typedef struct smp_field_info {
+	const char *path;           /* the field path asked for */
+	const char *type;           /* "object", "map", "array", "string", "integer", ... */
+	unsigned strategy;          /* SMP_STRATEGY_* bits, 0 = none */
+	const char *merge_key;      /* x-kubernetes-patch-merge-key */
+	const char *list_type;      /* x-kubernetes-list-type: atomic, set, map */
+	const char *const *list_map_keys; /* NULL-terminated, or NULL */
+	const char *map_type;       /* x-kubernetes-map-type */
+	const char *format;         /* int-or-string, quantity, date-time, ... */
+	bool preserve_unknown;      /* x-kubernetes-preserve-unknown-fields */
+	const smp_stype *stype;     /* the field's type */
+} smp_field_info;
+
+/* Looks up `dotted_path` (e.g. "spec.template.spec.containers.ports";
+ * list elements are stepped through implicitly) below `root`. An empty path
+ * or NULL describes `root` itself. SMP_ESCHEMA naming the first unknown
+ * segment when the path does not exist. */
+SMP_API int smp_schema_field(smp_field_info *out, const smp_stype *root,
+                     const char *dotted_path, smp_error *err);
+
+/* ------------------------------------------------------------------------
+ * Patches: apply, two-way and three-way diff
+ * ------------------------------------------------------------------------ */
+
+typedef enum smp_patch_type {
+	SMP_PATCH_STRATEGIC = 0, /* application/strategic-merge-patch+json */
+	SMP_PATCH_MERGE,         /* RFC 7386, application/merge-patch+json */
+	SMP_PATCH_JSON           /* RFC 6902, application/json-patch+json (apply only) */
+} smp_patch_type;
+
+typedef struct smp_patch_options {
+	unsigned version;          /* SMP_PATCH_OPTIONS_VERSION */
+	smp_patch_type type;       /* default STRATEGIC */
+	/* Root type for strategic patches. NULL: look the kind up in the
+	 * built-in schema from the document's apiVersion/kind (SMP_ESCHEMA when
+	 * it is unknown). Ignored for MERGE and JSON. */
+	const smp_stype *stype;
+	bool overwrite;            /* three-way: true = config wins over live changes */
+} smp_patch_options;
+
+#define SMP_PATCH_OPTIONS_VERSION 1
+#define SMP_PATCH_OPTIONS_INIT { SMP_PATCH_OPTIONS_VERSION, SMP_PATCH_STRATEGIC, NULL, true }
+
+/* Applies `patch` to `target`: the result is the single root of a new
+ * document `*out`. `target` NULL means {}. Errors: SMP_EPATCH naming the
+ * field path, SMP_ESCHEMA, SMP_ENOMEM. */
+SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_value *patch,
+                    const smp_patch_options *opts, smp_error *err);
+
+/* Two-way diff: the patch that turns `original` into `modified` (strategic
+ * or JSON merge patch per opts->type; JSON Patch is SMP_EINVAL). NULL inputs
+ * mean {}. The empty patch is {}. */
+SMP_API int smp_diff_two_way(smp_doc **out, const smp_value *original,
+                     const smp_value *modified, const smp_patch_options *opts,
+                     smp_error *err);
+
+/* Three-way diff as kubectl apply computes it: `original` = last-applied
+ * configuration, `modified` = new configuration, `current` = live object.
+ * With opts->overwrite false, a change that conflicts with a change made to
+ * the live object since `original` is SMP_ECONFLICT (the message shows both
+ * sides). SMP_EPRECOND when the patch would change apiVersion, kind or
+ * metadata.name. NULL inputs mean {}. */
+SMP_API int smp_diff_three_way(smp_doc **out, const smp_value *original,
+                       const smp_value *modified, const smp_value *current,
+                       const smp_patch_options *opts, smp_error *err);
+
+/* True when the two patches touch some field differently (the reference's
+ * mergepatch.HasConflicts). */
+SMP_API bool smp_patch_has_conflicts(const smp_value *a, const smp_value *b);
+
+/* True when `patch` is the empty patch {}. */
+SMP_API bool smp_patch_is_empty(const smp_value *patch);
+
+/* ------------------------------------------------------------------------
+ * Labels and selectors
+ * ------------------------------------------------------------------------ */
+
+typedef struct smp_selector smp_selector;
+
+/* Parses a label selector string ("env in (a,b),tier!=web,!legacy"). The
+ * empty string selects everything. On SMP_EINVAL, err->column is the 1-based
+ * position of the fault. Free with smp_selector_free(). */
+SMP_API int smp_selector_parse(smp_selector **out, const char *text, smp_error *err);
+
+/* Builds a selector from a LabelSelector object (matchLabels,
+ * matchExpressions). A NULL `obj` gives a selector that selects nothing;
+ * {} selects everything. With `node_selector` true, Gt and Lt are allowed. */
+SMP_API int smp_selector_from_object(smp_selector **out, const smp_value *obj,
+                             bool node_selector, smp_error *err);
+
+SMP_API void smp_selector_free(smp_selector *sel);
+
+/* Whether the map of labels `labels` (a map value, or NULL for none) is
+ * selected. */
+SMP_API bool smp_selector_matches(const smp_selector *sel, const smp_value *labels);
+
+/* Validates a label key / value by the Kubernetes rules; on failure returns
+ * SMP_EINVALOBJ with the rule broken in err->message. */
+SMP_API int smp_label_validate_key(const char *key, smp_error *err);
+SMP_API int smp_label_validate_value(const char *value, smp_error *err);
+
+/* ------------------------------------------------------------------------
+ * The kubectl-apply workflow for one object
+ * ------------------------------------------------------------------------ */
+
+#define SMP_LAST_APPLIED_ANNOTATION "kubectl.kubernetes.io/last-applied-configuration"
+#define SMP_ANNOTATIONS_MAX_BYTES 262144
+
+typedef enum smp_apply_action {
+	SMP_ACTION_CREATE = 0,
+	SMP_ACTION_CONFIGURE,
+	SMP_ACTION_UNCHANGED,
+	SMP_ACTION_PRUNE
+} smp_apply_action;
+
+typedef struct smp_apply_options {
+	unsigned version;            /* SMP_APPLY_OPTIONS_VERSION */
+	const smp_schema *schema;    /* NULL = built-in */
+	const char *default_namespace; /* NULL = "default" */
+	bool overwrite;              /* default true, as kubectl */
+} smp_apply_options;
+
+#define SMP_APPLY_OPTIONS_VERSION 1
+#define SMP_APPLY_OPTIONS_INIT { SMP_APPLY_OPTIONS_VERSION, NULL, NULL, true }
+
+/* The outcome for one object. Owns its values; free with smp_apply_result_free. */
+typedef struct smp_apply_result smp_apply_result;
+
+/* Computes what `kubectl apply` does with `config` given the live object
+ * `live` (NULL = it does not exist). */
+SMP_API int smp_apply_object(smp_apply_result **out, const smp_value *config,
+                     const smp_value *live, const smp_apply_options *opts,
+                     smp_error *err);
+
+SMP_API void smp_apply_result_free(smp_apply_result *res);
+SMP_API smp_apply_action smp_apply_result_action(const smp_apply_result *res);
+SMP_API smp_patch_type smp_apply_result_patch_type(const smp_apply_result *res);
+/* The request body kubectl sends: the object for create, the patch otherwise. */
+SMP_API const smp_value *smp_apply_result_patch(const smp_apply_result *res);
+/* The object as it will be after the apply. */
+SMP_API const smp_value *smp_apply_result_object(const smp_apply_result *res);
+/* A warning to show (e.g. missing annotation), or NULL. */
+SMP_API const char *smp_apply_result_warning(const smp_apply_result *res);
+
+/* Computes the last-applied annotation text for `config` (compact JSON,
+ * sorted keys, Go escaping, the annotation itself removed). Free with smp_free. */
+SMP_API int smp_last_applied_encode(char **out, size_t *len, const smp_value *config,
+                            smp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SMPATCH_H */
