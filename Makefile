@@ -50,7 +50,7 @@ test-fast: build
 
 # Regenerates golden outputs under testdata/ for review with git diff.
 golden-update: build
-	SMP_UPDATE_GOLDEN=1 cd $(BUILD) && SMP_UPDATE_GOLDEN=1 ctest -L golden
+	cd $(BUILD) && SMP_UPDATE_GOLDEN=1 ctest -j $(JOBS)
 
 schema: build
 	cmake --build $(BUILD) --target schema-tables
