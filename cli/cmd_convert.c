@@ -1,11 +1,124 @@
-/* cmd_convert.c - placeholder until the command lands; it says so and fails. */
+/*
+ * cmd_convert.c - `smpatch convert`: read YAML or JSON, print JSON or YAML.
+ *
+ * All output is built in memory first and written only when every
+ * document converted, so a bad document never leaves partial output.
+ */
 #include "cli.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help_text[] =
+	"Usage: smpatch convert [-o json|yaml] [--sort-keys] FILE|-\n"
+	"\n"
+	"Reads a stream of YAML or JSON documents (FILE, or standard input for -)\n"
+	"the way kubectl reads them, and prints each document again: YAML\n"
+	"documents are separated by '---', JSON documents are indented like\n"
+	"kubectl -o json. Empty YAML documents are skipped.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output=FORMAT  yaml (default) or json\n"
+	"      --sort-keys      sort map keys (JSON output of kubectl is sorted)\n"
+	"  -h, --help           show this help\n"
+	"\n"
+	"Exit codes: 0 ok, 2 usage, 3 invalid input, 5 internal error.\n";
+
+enum { OPT_SORT_KEYS = 256 };
 
 int cmd_convert(int argc, char **argv)
 {
-	(void)argc;
-	fprintf(stderr, "smpatch %s: not implemented yet\n", argv[0]);
-	return CLI_INTERNAL;
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"sort-keys", no_argument, NULL, OPT_SORT_KEYS},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
+	smp_error err;
+	smp_doc *doc = NULL;
+	char *out = NULL;
+	size_t outlen = 0, outcap = 0;
+	int c, rc = CLI_OK;
+
+	po.output = SMP_OUT_YAML;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!cli_parse_output(optarg, &po.output))
+				return cli_usage(argv[0], "unknown output format '%s' (json or yaml)",
+				                 optarg);
+			break;
+		case OPT_SORT_KEYS:
+			po.sort_keys = true;
+			break;
+		case 'h':
+			fputs(help_text, stdout);
+			return CLI_OK;
+		case ':':
+			return cli_usage(argv[0], "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage(argv[0], "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage(argv[0], optind == argc ? "missing FILE (use - for standard input)"
+		                                         : "too many arguments");
+	/* kubectl -o json escapes <, > and & the way Go's json.Marshal does. */
+	po.go_escape = po.output != SMP_OUT_YAML;
+
+	memset(&err, 0, sizeof(err));
+	int prc = smp_doc_parse_file(&doc, argv[optind], NULL, &err);
+	if (prc) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	for (size_t i = 0; i < smp_doc_count(doc); i++) {
+		char *text = NULL;
+		size_t len = 0;
+		prc = smp_print(&text, &len, smp_doc_root(doc, i), &po, &err);
+		if (prc) {
+			/* The only argument a printer refuses is a value JSON cannot
+			 * hold (NaN, Inf): invalid input, as kubectl treats it. */
+			if (prc == SMP_EINVAL)
+				err.code = SMP_EPARSE;
+			if (!err.file[0])
+				snprintf(err.file, sizeof(err.file), "%s",
+				         strcmp(argv[optind], "-") == 0 ? "<stdin>" : argv[optind]);
+			rc = cli_fail(&err);
+			goto out;
+		}
+		size_t need = outlen + len + 5;
+		if (need > outcap) {
+			size_t ncap = outcap ? outcap : 4096;
+			while (ncap < need)
+				ncap *= 2;
+			char *n = realloc(out, ncap);
+			if (!n) {
+				smp_free(text);
+				fprintf(stderr, "smpatch: error: out of memory\n");
+				rc = CLI_INTERNAL;
+				goto out;
+			}
+			out = n;
+			outcap = ncap;
+		}
+		if (po.output == SMP_OUT_YAML && i > 0) {
+			memcpy(out + outlen, "---\n", 4);
+			outlen += 4;
+		}
+		memcpy(out + outlen, text, len);
+		outlen += len;
+		smp_free(text);
+	}
+	if (!cli_write(out, outlen))
+		rc = CLI_INTERNAL;
+out:
+	free(out);
+	smp_doc_free(doc);
+	return rc;
 }

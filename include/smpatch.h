@@ -116,7 +116,8 @@ typedef struct smp_value smp_value;
 typedef struct smp_doc smp_doc;
 
 typedef enum smp_format {
-	SMP_FORMAT_AUTO = 0, /* JSON if the first non-blank byte is '{' or '[', else YAML */
+	SMP_FORMAT_AUTO = 0, /* JSON if the first non-blank byte is '{' (as kubectl
+	                      * sniffs it), else YAML (a top-level '[' is YAML) */
 	SMP_FORMAT_YAML,
 	SMP_FORMAT_JSON
 } smp_format;

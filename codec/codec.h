@@ -1,0 +1,84 @@
+/*
+ * codec.h - internals shared by the readers and printers of codec/.
+ */
+#ifndef SMP_CODEC_H
+#define SMP_CODEC_H
+
+#include "value.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Settled parse options, passed to the format readers. */
+typedef struct smp_pctx {
+	const char *file;       /* never NULL */
+	size_t max_depth;
+	size_t max_alias_nodes;
+	bool allow_dup;
+	smp_error *err;
+} smp_pctx;
+
+/* Reads a JSON text (a stream of values) into doc, one root per value. */
+int smp_json_read(smp_doc *doc, const char *buf, size_t len, const smp_pctx *pc);
+
+/* Reads a YAML stream into doc, one root per non-empty document. */
+int smp_yaml_read(smp_doc *doc, const char *buf, size_t len, const smp_pctx *pc);
+
+/*
+ * Duplicate-key detection while a map is built. Small maps are scanned;
+ * from KEYSET_LINEAR entries on, an open-addressing index over the entries
+ * keeps insertion O(1), so hostile maps with many keys stay linear.
+ * The index and the key positions are malloc'ed scratch, reused map after
+ * map (one keyset per nesting level).
+ */
+typedef struct smp_keyset {
+	uint32_t *slots;    /* entry index + 1; 0 = empty */
+	size_t cap;         /* power of two, 0 = no index yet */
+	uint32_t *pos;      /* line, column of each entry's key */
+	size_t pos_cap;     /* in entries */
+} smp_keyset;
+
+void smp_keyset_init(smp_keyset *ks);
+void smp_keyset_free(smp_keyset *ks);
+/* Forgets the previous map (keeps the memory). */
+void smp_keyset_reset(smp_keyset *ks);
+/* Index of key in map, or -1. */
+ptrdiff_t smp_keyset_find(smp_keyset *ks, const smp_value *map, const char *key,
+                          size_t klen);
+/* Appends key/val to map (the key must not be there) and records where the
+ * key was. 0 or SMP_ENOMEM. */
+int smp_keyset_add(smp_keyset *ks, smp_arena *a, smp_value *map, const char *key,
+                   size_t klen, smp_value *val, uint32_t line, uint32_t col);
+/* Line and column recorded for entry i. */
+void smp_keyset_pos(const smp_keyset *ks, size_t i, uint32_t *line, uint32_t *col);
+
+/* SMP_EPARSE "duplicate key K (lines L1 and L2)", positioned at the second. */
+int smp_dup_key_error(const smp_pctx *pc, const char *key, size_t klen, uint32_t l1,
+                      uint32_t c1, uint32_t l2, uint32_t c2);
+
+/* Appends a key for an error message: quoted, escaped, shortened. */
+void smp_quote_for_msg(smp_buf *b, const char *s, size_t n);
+
+/* Formats a finite double as Go's encoding/json does (shortest round-trip
+ * digits; exponent form below 1e-6 and from 1e21). buf needs 32 bytes.
+ * Returns the length. */
+size_t smp_format_float(char *buf, double f);
+
+/* Validates one UTF-8 sequence at p (n bytes available). Returns its length
+ * (1..4) and the code point, or 0 when invalid (overlong, surrogate, > 0x10FFFF,
+ * truncated). */
+size_t smp_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
+
+/* ---- printers ---- */
+
+/* Appends s as a JSON string literal the way Go's encoding/json writes it. */
+void smp_json_put_string(smp_buf *b, const char *s, size_t n, bool go_escape);
+/* Entries of map in print order (malloc'ed array, NULL for an empty map). */
+int smp_sorted_members(const smp_member ***out, const smp_value *map, bool sort);
+/* SMP_EINVAL for NaN and infinities, which JSON cannot hold. */
+int smp_float_check(const smp_value *v, smp_error *err);
+/* Block-style YAML (yaml_print.c). */
+int smp_yaml_print(smp_buf *b, const smp_value *v, bool sort_keys, smp_error *err);
+
+#endif

@@ -1,0 +1,164 @@
+/*
+ * parse.c - smp_doc_parse / smp_doc_parse_file: options, format detection,
+ * file reading.
+ */
+#include "codec.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * AUTO: kubectl's YAMLOrJSONDecoder treats a stream as JSON only when its
+ * first non-whitespace byte is '{' (GuessJSONStream); everything else,
+ * including a JSON array, goes through the YAML path. We do the same, so a
+ * top-level '[' is read as YAML (a flow sequence), with YAML scalar rules.
+ */
+static smp_format sniff(const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+		i = 3;
+	for (; i < len; i++) {
+		char c = buf[i];
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+			continue;
+		return c == '{' ? SMP_FORMAT_JSON : SMP_FORMAT_YAML;
+	}
+	return SMP_FORMAT_YAML;
+}
+
+int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
+                  const smp_parse_options *opts, smp_error *err)
+{
+	smp_parse_options def = SMP_PARSE_OPTIONS_INIT;
+	smp_pctx pc;
+	smp_doc *doc;
+	smp_format fmt;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!opts)
+		opts = &def;
+	pc.file = opts->filename ? opts->filename : "<input>";
+	if (!out || (!buf && len) || opts->version != SMP_PARSE_OPTIONS_VERSION)
+		return smp_err_set(err, SMP_EINVAL, pc.file, 0, 0, NULL,
+		                   "smp_doc_parse: invalid arguments");
+	pc.max_depth = opts->max_depth ? opts->max_depth : SMP_DEFAULT_MAX_DEPTH;
+	pc.max_alias_nodes =
+		opts->max_alias_nodes ? opts->max_alias_nodes : SMP_DEFAULT_MAX_ALIAS_NODES;
+	pc.allow_dup = opts->allow_duplicate_keys;
+	pc.err = err;
+	size_t max_bytes = opts->max_bytes ? opts->max_bytes : SMP_DEFAULT_MAX_BYTES;
+	if (len > max_bytes)
+		return smp_err_set(err, SMP_ELIMIT, pc.file, 0, 0, NULL,
+		                   "input is %zu bytes, more than the limit of %zu", len,
+		                   max_bytes);
+	if (!buf)
+		buf = "";
+	fmt = opts->format == SMP_FORMAT_AUTO ? sniff(buf, len) : opts->format;
+	doc = smp_doc_alloc();
+	if (!doc)
+		return smp_err_set(err, SMP_ENOMEM, pc.file, 0, 0, NULL, "out of memory");
+	if (fmt == SMP_FORMAT_JSON) {
+		/* Go's JSON decoder does not skip a byte order mark; kubectl's
+		 * reader strips it before sniffing, so we do too. */
+		if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+			buf += 3;
+			len -= 3;
+		}
+		rc = smp_json_read(doc, buf, len, &pc);
+	} else {
+		rc = smp_yaml_read(doc, buf, len, &pc);
+	}
+	if (rc) {
+		smp_doc_free(doc);
+		return rc;
+	}
+	*out = doc;
+	return 0;
+}
+
+/* Reads all of f; NULL on failure (errno set). */
+static char *slurp(FILE *f, size_t max, size_t *len, bool *too_big)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+
+	*too_big = false;
+	if (!buf)
+		return NULL;
+	for (;;) {
+		if (n == cap) {
+			if (cap > max) {
+				*too_big = true;
+				free(buf);
+				return NULL;
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0) {
+			if (ferror(f)) {
+				int e = errno;
+				free(buf);
+				errno = e ? e : EIO;
+				return NULL;
+			}
+			break;
+		}
+	}
+	*len = n;
+	return buf;
+}
+
+int smp_doc_parse_file(smp_doc **out, const char *path, const smp_parse_options *opts,
+                       smp_error *err)
+{
+	smp_parse_options o = SMP_PARSE_OPTIONS_INIT;
+	bool is_stdin, too_big;
+	FILE *f;
+	char *buf;
+	size_t len = 0;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!out || !path)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_doc_parse_file: invalid arguments");
+	if (opts)
+		o = *opts;
+	is_stdin = strcmp(path, "-") == 0;
+	if (!o.filename)
+		o.filename = is_stdin ? "<stdin>" : path;
+	f = is_stdin ? stdin : fopen(path, "rb");
+	if (!f)
+		return smp_err_set(err, SMP_EIO, o.filename, 0, 0, NULL, "cannot open: %s",
+		                   strerror(errno));
+	size_t max = o.max_bytes ? o.max_bytes : SMP_DEFAULT_MAX_BYTES;
+	buf = slurp(f, max, &len, &too_big);
+	int e = errno;
+	if (!is_stdin)
+		fclose(f);
+	if (!buf) {
+		if (too_big)
+			return smp_err_set(err, SMP_ELIMIT, o.filename, 0, 0, NULL,
+			                   "input is more than the limit of %zu bytes", max);
+		return smp_err_set(err, e == ENOMEM ? SMP_ENOMEM : SMP_EIO, o.filename, 0, 0,
+		                   NULL, "cannot read: %s", strerror(e));
+	}
+	rc = smp_doc_parse(out, buf, len, &o, err);
+	free(buf);
+	return rc;
+}

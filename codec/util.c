@@ -1,0 +1,316 @@
+/*
+ * util.c - key index, UTF-8 decoding and Go-style float formatting shared
+ * by the codec's readers and printers.
+ */
+#include "codec.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- duplicate-key index ---- */
+
+#define KEYSET_LINEAR 8
+
+void smp_keyset_init(smp_keyset *ks)
+{
+	memset(ks, 0, sizeof(*ks));
+}
+
+void smp_keyset_free(smp_keyset *ks)
+{
+	free(ks->slots);
+	free(ks->pos);
+	smp_keyset_init(ks);
+}
+
+void smp_keyset_reset(smp_keyset *ks)
+{
+	if (ks->cap)
+		memset(ks->slots, 0, ks->cap * sizeof(*ks->slots));
+	/* Keep the table for the next map only while it is small: a huge map
+	 * must not make every later small map pay for clearing it. */
+	if (ks->cap > 1024) {
+		free(ks->slots);
+		ks->slots = NULL;
+		ks->cap = 0;
+	}
+}
+
+static void index_insert(smp_keyset *ks, const smp_member *items, size_t i)
+{
+	size_t mask = ks->cap - 1;
+	size_t s = smp_hash_bytes(items[i].key, items[i].klen) & mask;
+
+	while (ks->slots[s])
+		s = (s + 1) & mask;
+	ks->slots[s] = (uint32_t)(i + 1);
+}
+
+/* (Re)builds the index for n entries, sized for at least 2n. */
+static int index_build(smp_keyset *ks, const smp_value *map, size_t want)
+{
+	size_t cap = 16;
+	uint32_t *slots;
+
+	while (cap < 2 * want)
+		cap *= 2;
+	if (cap > ks->cap) {
+		slots = calloc(cap, sizeof(*slots));
+		if (!slots)
+			return SMP_ENOMEM;
+		free(ks->slots);
+		ks->slots = slots;
+		ks->cap = cap;
+	} else {
+		memset(ks->slots, 0, ks->cap * sizeof(*ks->slots));
+	}
+	for (size_t i = 0; i < map->u.map.len; i++)
+		index_insert(ks, map->u.map.items, i);
+	return 0;
+}
+
+static bool index_active(const smp_keyset *ks, const smp_value *map)
+{
+	return map->u.map.len >= KEYSET_LINEAR && ks->cap;
+}
+
+ptrdiff_t smp_keyset_find(smp_keyset *ks, const smp_value *map, const char *key,
+                          size_t klen)
+{
+	const smp_member *items = map->u.map.items;
+
+	if (!index_active(ks, map)) {
+		for (size_t i = 0; i < map->u.map.len; i++)
+			if (items[i].klen == klen && memcmp(items[i].key, key, klen) == 0)
+				return (ptrdiff_t)i;
+		return -1;
+	}
+	size_t mask = ks->cap - 1;
+	size_t s = smp_hash_bytes(key, klen) & mask;
+	while (ks->slots[s]) {
+		size_t i = ks->slots[s] - 1;
+		if (items[i].klen == klen && memcmp(items[i].key, key, klen) == 0)
+			return (ptrdiff_t)i;
+		s = (s + 1) & mask;
+	}
+	return -1;
+}
+
+int smp_keyset_add(smp_keyset *ks, smp_arena *a, smp_value *map, const char *key,
+                   size_t klen, smp_value *val, uint32_t line, uint32_t col)
+{
+	size_t n = map->u.map.len;
+
+	if (n >= UINT32_MAX - 1)
+		return SMP_ENOMEM;
+	if (n + 1 > ks->pos_cap) {
+		size_t ncap = ks->pos_cap ? ks->pos_cap * 2 : 16;
+		uint32_t *p = realloc(ks->pos, ncap * 2 * sizeof(*p));
+		if (!p)
+			return SMP_ENOMEM;
+		ks->pos = p;
+		ks->pos_cap = ncap;
+	}
+	if (smpv_map_add(a, map, key, klen, val))
+		return SMP_ENOMEM;
+	ks->pos[2 * n] = line;
+	ks->pos[2 * n + 1] = col;
+	n++;
+	if (n == KEYSET_LINEAR) {
+		if (index_build(ks, map, n * 2))
+			return SMP_ENOMEM;
+	} else if (n > KEYSET_LINEAR) {
+		if (2 * n > ks->cap) {
+			if (index_build(ks, map, n * 2))
+				return SMP_ENOMEM;
+		} else {
+			index_insert(ks, map->u.map.items, n - 1);
+		}
+	}
+	return 0;
+}
+
+void smp_keyset_pos(const smp_keyset *ks, size_t i, uint32_t *line, uint32_t *col)
+{
+	*line = i < ks->pos_cap ? ks->pos[2 * i] : 0;
+	*col = i < ks->pos_cap ? ks->pos[2 * i + 1] : 0;
+}
+
+/* ---- messages ---- */
+
+void smp_quote_for_msg(smp_buf *b, const char *s, size_t n)
+{
+	size_t max = n > 80 ? 77 : n;
+
+	smp_buf_putc(b, '"');
+	for (size_t i = 0; i < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			smp_buf_printf(b, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			smp_buf_printf(b, "\\x%02x", c);
+		else
+			smp_buf_putc(b, (char)c);
+	}
+	if (max < n)
+		smp_buf_puts(b, "...");
+	smp_buf_putc(b, '"');
+}
+
+int smp_dup_key_error(const smp_pctx *pc, const char *key, size_t klen, uint32_t l1,
+                      uint32_t c1, uint32_t l2, uint32_t c2)
+{
+	smp_buf b;
+
+	smp_buf_init(&b);
+	smp_quote_for_msg(&b, key, klen);
+	if (l1 == l2)
+		smp_err_set(pc->err, SMP_EPARSE, pc->file, l2, c2, NULL,
+		            "duplicate key %s (line %u, columns %u and %u)",
+		            b.ptr ? b.ptr : "?", (unsigned)l1, (unsigned)c1, (unsigned)c2);
+	else
+		smp_err_set(pc->err, SMP_EPARSE, pc->file, l2, c2, NULL,
+		            "duplicate key %s (lines %u and %u)", b.ptr ? b.ptr : "?",
+		            (unsigned)l1, (unsigned)l2);
+	smp_buf_release(&b);
+	return SMP_EPARSE;
+}
+
+/* ---- UTF-8 ---- */
+
+size_t smp_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
+{
+	uint32_t c;
+	size_t len;
+
+	if (n == 0)
+		return 0;
+	c = p[0];
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c < 0xc2)
+		return 0; /* continuation byte or overlong 2-byte lead */
+	if (c < 0xe0) {
+		len = 2;
+		c &= 0x1f;
+	} else if (c < 0xf0) {
+		len = 3;
+		c &= 0x0f;
+	} else if (c < 0xf5) {
+		len = 4;
+		c &= 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (p[i] & 0x3f);
+	}
+	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) || c > 0x10ffff ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+/* ---- floats ---- */
+
+/*
+ * Shortest decimal that reads back as f: try 1..17 significant digits with
+ * %.*e and keep the first that strtod maps to the same double. This is what
+ * Go's strconv.FormatFloat(f, fmt, -1, 64) produces (Ryu/Grisu give the same
+ * digit strings; when several shortest strings round-trip, %.*e rounds
+ * correctly to the nearest, as Go does).
+ */
+static int shortest_digits(double f, char *digits, int *exp10)
+{
+	char tmp[40];
+	int p;
+
+	for (p = 1; p <= 17; p++) {
+		snprintf(tmp, sizeof(tmp), "%.*e", p - 1, f);
+		if (strtod(tmp, NULL) == f)
+			break;
+	}
+	if (p > 17)
+		p = 17;
+	snprintf(tmp, sizeof(tmp), "%.*e", p - 1, f);
+	/* tmp: [-]d[.ddd]e[+-]xx */
+	const char *s = tmp;
+	int nd = 0;
+	if (*s == '-')
+		s++;
+	for (; *s && *s != 'e'; s++)
+		if (*s >= '0' && *s <= '9')
+			digits[nd++] = *s;
+	*exp10 = atoi(s + 1);
+	/* Trailing zeros are not significant. */
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	digits[nd] = '\0';
+	return nd;
+}
+
+size_t smp_format_float(char *buf, double f)
+{
+	char digits[24];
+	int nd, e, n = 0;
+	double af = fabs(f);
+
+	if (f == 0) {
+		/* Go prints -0 as "-0". */
+		if (signbit(f))
+			buf[n++] = '-';
+		buf[n++] = '0';
+		buf[n] = '\0';
+		return (size_t)n;
+	}
+	nd = shortest_digits(f, digits, &e);
+	if (f < 0)
+		buf[n++] = '-';
+	if (af < 1e-6 || af >= 1e21) {
+		/* d[.ddd]e±XX with at least two exponent digits, then Go's
+		 * encoding/json strips the leading zero of a negative one
+		 * ("e-07" -> "e-7"). */
+		buf[n++] = digits[0];
+		if (nd > 1) {
+			buf[n++] = '.';
+			for (int i = 1; i < nd; i++)
+				buf[n++] = digits[i];
+		}
+		buf[n++] = 'e';
+		buf[n++] = e < 0 ? '-' : '+';
+		int ae = e < 0 ? -e : e;
+		if (ae < 10 && e >= 0)
+			buf[n++] = '0';
+		n += snprintf(buf + n, 8, "%d", ae);
+		buf[n] = '\0';
+		return (size_t)n;
+	}
+	/* Plain decimal. The decimal point sits after digit e (0-based). */
+	if (e < 0) {
+		buf[n++] = '0';
+		buf[n++] = '.';
+		for (int i = 0; i < -e - 1; i++)
+			buf[n++] = '0';
+		for (int i = 0; i < nd; i++)
+			buf[n++] = digits[i];
+	} else {
+		for (int i = 0; i <= e; i++)
+			buf[n++] = i < nd ? digits[i] : '0';
+		if (nd > e + 1) {
+			buf[n++] = '.';
+			for (int i = e + 1; i < nd; i++)
+				buf[n++] = digits[i];
+		}
+	}
+	buf[n] = '\0';
+	return (size_t)n;
+}
