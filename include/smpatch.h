@@ -355,29 +355,80 @@ SMP_API bool smp_patch_is_empty(const smp_value *patch);
  * Labels and selectors
  * ------------------------------------------------------------------------ */
 
+/* A parsed label selector or field selector. Immutable once built: one
+ * selector may be matched from several threads at once. */
 typedef struct smp_selector smp_selector;
 
-/* Parses a label selector string ("env in (a,b),tier!=web,!legacy"). The
- * empty string selects everything. On SMP_EINVAL, err->column is the 1-based
- * position of the fault. Free with smp_selector_free(). */
+/* Parses a label selector string with the grammar of Kubernetes'
+ * labels.Parse: requirements joined by ',' (AND), each one of `k=v`,
+ * `k==v`, `k!=v` (also true when k is absent), `k in (a,b)`,
+ * `k notin (a,b)` (also true when k is absent), `k` (exists), `!k` (does
+ * not exist), `k>N`, `k<N` (N an integer). Blanks (space, tab, CR, LF)
+ * separate tokens; `()` and empty list members stand for the empty value.
+ * Keys and values are validated as labels. The empty string selects
+ * everything. `text` must not be NULL.
+ * Returns 0, SMP_EINVAL (err->column = 1-based byte position of the token
+ * at fault, err->message the reference's text, e.g. "unable to parse
+ * requirement: found ')', expected: identifier") or SMP_ENOMEM. The
+ * selector keeps its own copy of `text`. Free with smp_selector_free(). */
 SMP_API int smp_selector_parse(smp_selector **out, const char *text, smp_error *err);
 
-/* Builds a selector from a LabelSelector object (matchLabels,
- * matchExpressions). A NULL `obj` gives a selector that selects nothing;
- * {} selects everything. With `node_selector` true, Gt and Lt are allowed. */
+/* Builds a selector from a LabelSelector object: `matchLabels` (each pair
+ * is `key=value`) AND `matchExpressions` ({key, operator, values}, operator
+ * In or NotIn with a non-empty `values`, Exists or DoesNotExist with none).
+ * With `node_selector` true the object is read as a node selector term:
+ * `Gt` and `Lt` are allowed too, with exactly one integer value.
+ * A NULL (or null) `obj` selects nothing; {} selects everything.
+ * SMP_EINVAL names the failing entry in err->path (e.g.
+ * "matchExpressions[1]") and the rule broken. The selector copies what it
+ * needs from `obj`. Free with smp_selector_free(). */
 SMP_API int smp_selector_from_object(smp_selector **out, const smp_value *obj,
                              bool node_selector, smp_error *err);
 
+/* Frees a selector of any kind. NULL is fine. */
 SMP_API void smp_selector_free(smp_selector *sel);
 
-/* Whether the map of labels `labels` (a map value, or NULL for none) is
- * selected. */
+/* Whether the labels `labels` (a map of strings, or NULL for no labels)
+ * are selected by the label selector `sel`. Always false for a NULL or a
+ * field selector. Labels whose value is not a string count as present with
+ * a value that equals nothing. */
 SMP_API bool smp_selector_matches(const smp_selector *sel, const smp_value *labels);
 
-/* Validates a label key / value by the Kubernetes rules; on failure returns
- * SMP_EINVALOBJ with the rule broken in err->message. */
+/* True when `sel` is a label selector that selects everything (no
+ * requirement; not the null selector). */
+SMP_API bool smp_selector_is_empty(const smp_selector *sel);
+
+/* Parses a field selector as Kubernetes' fields.ParseSelector does: terms
+ * joined by ',' (AND), each `path=value`, `path==value` or `path!=value`;
+ * `path` is a dotted path of map keys ("metadata.name", "spec.replicas");
+ * in values `\,`, `\=` and `\\` escape ',', '=' and '\'. The empty string
+ * selects everything. SMP_EINVAL with err->column at the bad term. Free
+ * with smp_selector_free(). */
+SMP_API int smp_field_selector_parse(smp_selector **out, const char *text,
+                                     smp_error *err);
+
+/* Whether `object` is selected by the field selector `sel`. A field that is
+ * absent reads as ""; strings compare as they are, numbers and booleans by
+ * their JSON text; a map or list never equals anything. False for a NULL
+ * or a label selector. */
+SMP_API bool smp_field_selector_matches(const smp_selector *sel, const smp_value *object);
+
+/* Validates a label key / value (NUL-terminated) by the Kubernetes rules:
+ * key = optional DNS-1123 subdomain prefix (<= 253, lower case) + '/' +
+ * name (1-63 characters, [A-Za-z0-9] at both ends, '-', '_', '.' inside);
+ * value empty or like a name. On failure returns SMP_EINVALOBJ with every
+ * rule broken in err->message, in the reference's words ("name part must
+ * consist of alphanumeric characters, ..."). SMP_EINVAL for NULL. */
 SMP_API int smp_label_validate_key(const char *key, smp_error *err);
 SMP_API int smp_label_validate_value(const char *value, smp_error *err);
+
+/* Validates a whole labels map (NULL or null: nothing to check). `path`
+ * names it in messages (NULL = "metadata.labels"). On the first bad entry
+ * returns SMP_EINVALOBJ, err->message like the API server's
+ * `metadata.labels: Invalid value: "-x": <rule>`, err->line/column at the
+ * entry's value. */
+SMP_API int smp_labels_validate(const smp_value *labels, const char *path,
+                                smp_error *err);
 
 /* ------------------------------------------------------------------------
  * The kubectl-apply workflow for one object

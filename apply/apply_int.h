@@ -1,0 +1,22 @@
+/*
+ * apply_int.h - internals shared by the files of apply/ (labels, selectors,
+ * the last-applied annotation and the apply workflow).
+ */
+#ifndef SMP_APPLY_INT_H
+#define SMP_APPLY_INT_H
+
+#include "smpatch.h"
+#include "codec/value.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Appends the rules `key` breaks (Kubernetes' messages, "; "-joined) to b;
+ * returns nonzero when there was any. */
+int smp_label_key_problems(smp_buf *b, const char *key, size_t n);
+int smp_label_value_problems(smp_buf *b, const char *value, size_t n);
+
+/* Appends s as a Go %q-like quoted string (for messages). */
+void smp_quote_go(smp_buf *b, const char *s, size_t n);
+
+#endif
