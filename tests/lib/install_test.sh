@@ -1,0 +1,105 @@
+#!/bin/sh
+# install_test.sh BUILD_DIR SOURCE_DIR LIBDIR EXPECTED_DIR [SANITIZER_FLAGS]
+# Installs the build into a temporary tree (DESTDIR + --prefix, then used
+# from wherever it lies: the package files are relocatable), checks every
+# installed file, then builds examples/ against it with pkg-config (shared and
+# static) and with find_package(smpatch) (shared and static) and runs them,
+# comparing the output with the expected files.
+build=$1 src=$2 libdir=$3 expected=$4 san=$5
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+say() { echo "$*"; }
+bad() { echo "FAIL: $*"; fail=1; }
+
+DESTDIR=$tmp/dest cmake --install "$build" --prefix /opt/smpatch >"$tmp/install.log" 2>&1 ||
+	{ cat "$tmp/install.log"; bad "cmake --install failed"; exit 1; }
+p=$tmp/dest/opt/smpatch
+[ -d "$p" ] || { bad "DESTDIR/prefix tree $p not created"; exit 1; }
+
+for f in include/smpatch.h "$libdir/libsmpatch.a" "$libdir/libsmpatch.so.0" \
+	"$libdir/libsmpatch.so" "$libdir/pkgconfig/smpatch.pc" \
+	"$libdir/cmake/smpatch/smpatchConfig.cmake" \
+	"$libdir/cmake/smpatch/smpatchConfigVersion.cmake" \
+	"$libdir/cmake/smpatch/smpatchTargets.cmake" \
+	bin/smpatch bin/kubectl-smpatch share/man/man1/smpatch.1; do
+	[ -e "$p/$f" ] || bad "not installed: $f"
+done
+[ "$(readlink "$p/bin/kubectl-smpatch")" = smpatch ] ||
+	bad "bin/kubectl-smpatch is not a link to smpatch"
+[ "$(readlink "$p/$libdir/libsmpatch.so.0")" = libsmpatch.so.0.1.0 ] ||
+	bad "$libdir/libsmpatch.so.0 does not point at libsmpatch.so.0.1.0"
+cmp -s "$src/include/smpatch.h" "$p/include/smpatch.h" || bad "installed header differs"
+# Nothing from the build tree may leak into the installed package files.
+if grep -rl "$build" "$p/$libdir/pkgconfig" "$p/$libdir/cmake" >/dev/null 2>&1; then
+	bad "installed package files mention the build directory"
+fi
+[ $fail = 0 ] || exit 1
+say "ok: installed tree complete ($(find "$p" -type f -o -type l | wc -l) files)"
+
+ver=$("$p/bin/smpatch" --version) || bad "installed smpatch --version failed"
+case $ver in "smpatch "[0-9]*) ;; *) bad "smpatch --version printed '$ver'" ;; esac
+if command -v kubectl >/dev/null 2>&1; then
+	# kubectl finds plugins on PATH: `kubectl smpatch` runs kubectl-smpatch.
+	out=$(PATH="$p/bin:$PATH" kubectl smpatch --version 2>&1)
+	[ "$out" = "$ver" ] && say "ok: kubectl smpatch --version: $out" ||
+		bad "kubectl smpatch --version printed '$out', want '$ver'"
+else
+	say "note: kubectl not installed; plugin link checked by name only"
+fi
+
+# Runs one built example and compares its output with the expected file.
+check_run() { # BINARY NAME HOW
+	LD_LIBRARY_PATH="$p/$libdir" "$1" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc != 0 ]; then
+		cat "$tmp/err"
+		bad "$2 ($3) exited with $rc"
+	elif ! diff -u "$expected/$2.out" "$tmp/out"; then
+		bad "$2 ($3): output differs from $expected/$2.out"
+	else
+		say "ok: $2 ($3)"
+	fi
+}
+
+examples="parse patch threeway schema apply selector"
+export PKG_CONFIG_PATH="$p/$libdir/pkgconfig"
+cc=${CC:-cc}
+pc_cflags=$(pkg-config --cflags smpatch) || bad "pkg-config --cflags smpatch failed"
+pc_libs=$(pkg-config --libs smpatch) || bad "pkg-config --libs smpatch failed"
+pc_static=$(pkg-config --static --libs smpatch | sed 's/-lsmpatch/-l:libsmpatch.a/')
+case $pc_static in *-lyaml*) ;; *) bad "pkg-config --static --libs lacks -lyaml: $pc_static" ;; esac
+mkdir -p "$tmp/pc"
+for ex in $examples; do
+	# The shared build must load the installed libsmpatch.so.0.
+	if $cc -std=c11 -Wall -Wextra -Werror $san $pc_cflags -o "$tmp/pc/$ex" \
+		"$src/examples/$ex.c" $pc_libs; then
+		readelf -d "$tmp/pc/$ex" | grep -q 'NEEDED.*\[libsmpatch.so.0\]' ||
+			bad "$ex (pkg-config) does not need libsmpatch.so.0"
+		check_run "$tmp/pc/$ex" $ex "pkg-config, shared"
+	else
+		bad "$ex: build with pkg-config failed"
+	fi
+done
+if $cc -std=c11 $san $pc_cflags -o "$tmp/pc/threeway-static" \
+	"$src/examples/threeway.c" $pc_static; then
+	readelf -d "$tmp/pc/threeway-static" | grep -q 'libsmpatch' &&
+		bad "threeway-static links libsmpatch dynamically"
+	check_run "$tmp/pc/threeway-static" threeway "pkg-config, static"
+else
+	bad "threeway: static build with pkg-config failed"
+fi
+
+# The same examples through find_package(smpatch).
+if CFLAGS="$san" LDFLAGS="$san" cmake -S "$src/examples" -B "$tmp/cm" \
+	-DCMAKE_PREFIX_PATH="$p" -DCMAKE_BUILD_TYPE=Release >"$tmp/cm.log" 2>&1 &&
+	cmake --build "$tmp/cm" >>"$tmp/cm.log" 2>&1; then
+	for ex in $examples; do
+		check_run "$tmp/cm/$ex" $ex "find_package, shared"
+	done
+	check_run "$tmp/cm/threeway-static" threeway "find_package, static"
+else
+	cat "$tmp/cm.log"
+	bad "building examples/ with find_package(smpatch) failed"
+fi
+exit $fail

@@ -1,0 +1,296 @@
+/*
+ * thread_test.c - 8 threads x 1,000 three-way diffs and applies at once,
+ * with the built-in schema and with a schema loaded at run time (the
+ * reference's merge-item OpenAPI v3 document), each result compared with a
+ * single-threaded run of the same input. Documents and schemas are shared
+ * read-only between the threads; every thread also parses and prints.
+ *
+ * usage: thread_test [SMP_SHARED_DIR] [THREADS] [ITERATIONS]
+ * Exit 77 (after the built-in part passed) when the shared schema is absent.
+ */
+#include "smpatch.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VARIANTS 12
+#define TEXT_MAX 4096
+
+typedef struct job {
+	char orig[TEXT_MAX], mod[TEXT_MAX], cur[TEXT_MAX];
+	smp_doc *orig_doc, *cur_doc;  /* shared read-only between threads */
+	const smp_stype *stype;       /* NULL = built-in lookup by kind */
+	bool overwrite;
+	/* The single-threaded answer. */
+	int rc;
+	char *patch, *result, *message;
+} job;
+
+typedef struct worker {
+	job *jobs;
+	size_t njobs, iterations, offset;
+	size_t mismatches, runs;
+	pthread_t tid;
+} worker;
+
+static void fmt(char *buf, const char *f, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+static void fmt(char *buf, const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	if (vsnprintf(buf, TEXT_MAX, f, ap) >= TEXT_MAX) {
+		fprintf(stderr, "thread_test: test document too long\n");
+		exit(1);
+	}
+	va_end(ap);
+}
+
+/* Deployments: image bumps, env changes, containers added and removed,
+ * a field dropped from the config, live-only fields (replicas, defaults). */
+static void deployment_job(job *j, int v)
+{
+	const char *side = v % 2 ? ",{\"name\":\"side\",\"image\":\"side:1\"}" : "";
+
+	fmt(j->orig, "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+	    "\"metadata\":{\"name\":\"app%d\",\"labels\":{\"app\":\"a%d\",\"v\":\"%d\"}},"
+	    "\"spec\":{\"minReadySeconds\":%d,\"selector\":{\"matchLabels\":{\"app\":\"a%d\"}},"
+	    "\"template\":{\"spec\":{\"containers\":[{\"name\":\"main\",\"image\":\"img:%d\","
+	    "\"env\":[{\"name\":\"A\",\"value\":\"1\"},{\"name\":\"B\",\"value\":\"%d\"}],"
+	    "\"args\":[\"--x\",\"%d\"]}%s]}}}}", v, v, v, v, v, v, v, v, side);
+	fmt(j->mod, "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app%d\n"
+	    "  labels: {app: a%d, tier: t%d}\nspec:\n  selector:\n    matchLabels: {app: a%d}\n"
+	    "  strategy: {type: %s}\n  template:\n    spec:\n      containers:\n"
+	    "      - name: main\n        image: img:%d\n        env:\n"
+	    "        - {name: B, value: \"%d\"}\n        - {name: C, value: c}\n"
+	    "        args: [--y]\n", v, v, v, v, v % 3 ? "Recreate" : "RollingUpdate",
+	    v + 1, v + 7);
+	if (v % 4 == 0)
+		strcat(j->mod, "      - {name: new, image: \"new:1\"}\n");
+	fmt(j->cur, "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+	    "\"metadata\":{\"name\":\"app%d\",\"namespace\":\"default\",\"labels\":{\"app\":\"a%d\",\"v\":\"%d\"}},"
+	    "\"spec\":{\"replicas\":%d,\"minReadySeconds\":%d,\"selector\":{\"matchLabels\":{\"app\":\"a%d\"}},"
+	    "\"strategy\":{\"type\":\"RollingUpdate\",\"rollingUpdate\":{\"maxSurge\":\"25%%\"}},"
+	    "\"template\":{\"spec\":{\"containers\":[{\"name\":\"main\",\"image\":\"img:%d\","
+	    "\"imagePullPolicy\":\"IfNotPresent\","
+	    "\"env\":[{\"name\":\"A\",\"value\":\"1\"},{\"name\":\"B\",\"value\":\"%d\"},{\"name\":\"L\",\"value\":\"live\"}],"
+	    "\"args\":[\"--x\",\"%d\"]}%s],\"dnsPolicy\":\"ClusterFirst\"}}}}",
+	    v, v, v, v + 2, v, v, v, v, v, side);
+	j->overwrite = v % 5 != 4;
+}
+
+/* mergeItem documents (no apiVersion/kind: the root definition is chosen). */
+static void merge_item_job(job *j, int v)
+{
+	fmt(j->orig, "{\"name\":\"n%d\",\"value\":\"%d\",\"mergingList\":[{\"name\":\"a\",\"value\":\"1\"},"
+	    "{\"name\":\"b\",\"value\":\"%d\"}],\"mergingIntList\":[1,2,%d],"
+	    "\"nonMergingList\":[{\"name\":\"x\"}],\"simpleMap\":{\"k\":\"v%d\"}}", v, v, v, v + 3, v);
+	fmt(j->mod, "{\"name\":\"n%d\",\"other\":\"o%d\",\"mergingList\":[{\"name\":\"b\",\"value\":\"%d\"},"
+	    "{\"name\":\"c\"}],\"mergingIntList\":[2,%d,9],\"nonMergingList\":[{\"name\":\"y\"}],"
+	    "\"simpleMap\":{\"k\":\"w\",\"k%d\":\"v\"},\"retainKeysMap\":{\"name\":\"r\"}}",
+	    v, v, v + 1, v + 3, v);
+	fmt(j->cur, "{\"name\":\"n%d\",\"value\":\"%d\",\"mergingList\":[{\"name\":\"a\",\"value\":\"1\","
+	    "\"other\":\"live\"},{\"name\":\"b\",\"value\":\"%d\"},{\"name\":\"z\"}],"
+	    "\"mergingIntList\":[1,2,%d,7],\"simpleMap\":{\"k\":\"v%d\",\"live\":\"x\"}}",
+	    v, v % 2 ? v : v + 100, v, v + 3, v);
+	j->overwrite = v % 4 != 3;
+}
+
+static char *print(const smp_value *v)
+{
+	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
+	char *s = NULL;
+
+	po.sort_keys = true;
+	if (smp_print(&s, NULL, v, &po, NULL))
+		return NULL;
+	return s;
+}
+
+/* One diff + apply; fills rc and the printed patch and result (caller frees). */
+static int run_job(const job *j, char **patch, char **result, char *message, size_t msize)
+{
+	smp_patch_options opts = SMP_PATCH_OPTIONS_INIT;
+	smp_doc *mod = NULL, *p = NULL, *r = NULL;
+	smp_error err;
+	int rc;
+
+	*patch = *result = NULL;
+	message[0] = '\0';
+	opts.stype = j->stype;
+	opts.overwrite = j->overwrite;
+	rc = smp_doc_parse(&mod, j->mod, strlen(j->mod), NULL, &err);
+	if (rc)
+		goto out;
+	rc = smp_diff_three_way(&p, smp_doc_root(j->orig_doc, 0), smp_doc_root(mod, 0),
+	                        smp_doc_root(j->cur_doc, 0), &opts, &err);
+	if (rc)
+		goto out;
+	rc = smp_patch_apply(&r, smp_doc_root(j->cur_doc, 0), smp_doc_root(p, 0), &opts, &err);
+	if (rc)
+		goto out;
+	*patch = print(smp_doc_root(p, 0));
+	*result = print(smp_doc_root(r, 0));
+	if (!*patch || !*result)
+		rc = SMP_ENOMEM;
+out:
+	if (rc)
+		snprintf(message, msize, "%s", err.message);
+	smp_doc_free(r);
+	smp_doc_free(p);
+	smp_doc_free(mod);
+	return rc;
+}
+
+static void *work(void *arg)
+{
+	worker *w = arg;
+	char message[SMP_ERROR_MESSAGE_MAX];
+
+	for (size_t i = 0; i < w->iterations; i++) {
+		const job *j = &w->jobs[(i + w->offset) % w->njobs];
+		char *patch, *result;
+		int rc = run_job(j, &patch, &result, message, sizeof(message));
+
+		if (rc != j->rc || strcmp(message, j->message) ||
+		    (rc == 0 && (strcmp(patch, j->patch) || strcmp(result, j->result))))
+			w->mismatches++;
+		w->runs++;
+		smp_free(patch);
+		smp_free(result);
+	}
+	return NULL;
+}
+
+static int prepare(job *j)
+{
+	smp_error err;
+	char message[SMP_ERROR_MESSAGE_MAX];
+
+	if (smp_doc_parse(&j->orig_doc, j->orig, strlen(j->orig), NULL, &err) ||
+	    smp_doc_parse(&j->cur_doc, j->cur, strlen(j->cur), NULL, &err)) {
+		fprintf(stderr, "thread_test: bad test document: %s\n", err.message);
+		return -1;
+	}
+	j->rc = run_job(j, &j->patch, &j->result, message, sizeof(message));
+	j->message = strdup(message);
+	return j->message ? 0 : -1;
+}
+
+/* Runs `nthreads` workers over the jobs; returns the number of mismatches. */
+static size_t run_threads(const char *title, job *jobs, size_t njobs, size_t nthreads,
+                          size_t iterations)
+{
+	worker w[64];
+	size_t bad = 0, runs = 0, ok = 0, errors = 0;
+
+	for (size_t i = 0; i < njobs; i++)
+		jobs[i].rc ? errors++ : ok++;
+	for (size_t t = 0; t < nthreads; t++) {
+		w[t] = (worker){jobs, njobs, iterations, t * 5, 0, 0, 0};
+		if (pthread_create(&w[t].tid, NULL, work, &w[t])) {
+			fprintf(stderr, "thread_test: pthread_create failed\n");
+			exit(1);
+		}
+	}
+	for (size_t t = 0; t < nthreads; t++) {
+		pthread_join(w[t].tid, NULL);
+		bad += w[t].mismatches;
+		runs += w[t].runs;
+	}
+	printf("%s: %zu threads x %zu diff+apply = %zu runs, %zu differ from the "
+	       "single-threaded run (%zu inputs: %zu succeed, %zu end in an error)\n",
+	       title, nthreads, iterations, runs, bad, njobs, ok, errors);
+	return bad;
+}
+
+static void free_jobs(job *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		smp_doc_free(jobs[i].orig_doc);
+		smp_doc_free(jobs[i].cur_doc);
+		smp_free(jobs[i].patch);
+		smp_free(jobs[i].result);
+		free(jobs[i].message);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *shared = argc > 1 ? argv[1] : NULL;
+	size_t nthreads = argc > 2 ? strtoul(argv[2], NULL, 10) : 8;
+	size_t iterations = argc > 3 ? strtoul(argv[3], NULL, 10) : 1000;
+	static job jobs[2 * VARIANTS];
+	smp_schema *schema = NULL;
+	const smp_stype *item = NULL;
+	char path[4096];
+	smp_error err;
+	size_t bad = 0, ok_builtin = 0, ok_loaded = 0;
+	int status = 1;
+
+	if (nthreads < 1 || nthreads > 64)
+		nthreads = 8;
+	for (int v = 0; v < VARIANTS; v++) {
+		deployment_job(&jobs[v], v);
+		if (prepare(&jobs[v]))
+			goto out;
+		ok_builtin += jobs[v].rc == 0;
+	}
+	/* Most inputs must succeed, or the comparison proves little. */
+	if (ok_builtin < VARIANTS / 2) {
+		fprintf(stderr, "thread_test: only %zu of %d built-in inputs succeed "
+		        "single-threaded\n", ok_builtin, VARIANTS);
+		for (int v = 0; v < VARIANTS; v++)
+			if (jobs[v].rc)
+				fprintf(stderr, "  app%d: %s\n", v, jobs[v].message);
+		goto out;
+	}
+	bad += run_threads("built-in schema", jobs, VARIANTS, nthreads, iterations);
+
+	snprintf(path, sizeof(path), "%s/conformance/schemas/swagger-merge-item-v3.json",
+	         shared ? shared : "");
+	if (!shared || smp_schema_load_file(&schema, path, &err)) {
+		if (bad)
+			goto out;
+		printf("SKIP: loaded-schema part: %s not readable (set SMP_SHARED_DIR)\n", path);
+		status = 77;
+		goto out;
+	}
+	if (smp_schema_definition(&item, schema, "mergeItem", &err)) {
+		fprintf(stderr, "thread_test: %s\n", err.message);
+		goto out;
+	}
+	for (int v = 0; v < VARIANTS; v++) {
+		job *j = &jobs[VARIANTS + v];
+		merge_item_job(j, v);
+		j->stype = item;
+		if (prepare(j))
+			goto out;
+		ok_loaded += j->rc == 0;
+	}
+	if (ok_loaded < VARIANTS / 2) {
+		fprintf(stderr, "thread_test: only %zu of %d mergeItem inputs succeed\n",
+		        ok_loaded, VARIANTS);
+		for (int v = 0; v < VARIANTS; v++)
+			if (jobs[VARIANTS + v].rc)
+				fprintf(stderr, "  %d: %s\n", v, jobs[VARIANTS + v].message);
+		goto out;
+	}
+	bad += run_threads("loaded schema (mergeItem)", jobs + VARIANTS, VARIANTS, nthreads,
+	                   iterations);
+	/* Both schemas at once in the same threads. */
+	bad += run_threads("both schemas interleaved", jobs, 2 * VARIANTS, nthreads,
+	                   iterations / 2);
+	status = bad ? 1 : 0;
+out:
+	free_jobs(jobs, 2 * VARIANTS);
+	smp_schema_free(schema);
+	return status;
+}

@@ -1,0 +1,38 @@
+#!/bin/sh
+# valgrind_test.sh SMPATCH EXAMPLE_THREEWAY EXAMPLE_APPLY THREAD_TEST APPLY_EXAMPLE_DIR [SHARED]
+# A small representative apply under valgrind memcheck: no invalid access,
+# no use of uninitialised memory, no leak (definite, indirect or possible).
+smpatch=$1 threeway=$2 apply=$3 threads=$4 dir=$5 shared=$6
+command -v valgrind >/dev/null 2>&1 || { echo "SKIP: valgrind not installed"; exit 77; }
+vg="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible"
+fail=0
+run() { # WANT_EXIT CMD...
+	want=$1
+	shift
+	$vg "$@" >/dev/null
+	rc=$?
+	if [ $rc = 99 ]; then
+		echo "FAIL: valgrind found errors in: $*"
+		fail=1
+	elif [ $rc != "$want" ]; then
+		echo "FAIL: exit $rc (want $want) under valgrind: $*"
+		fail=1
+	else
+		echo "ok: $*"
+	fi
+}
+run 0 "$threeway"
+run 0 "$apply"
+run 0 "$smpatch" apply -f "$dir/web.yaml" --live "$dir/live.yaml"
+run 0 "$smpatch" apply -f "$dir/web.yaml" --live "$dir/live.yaml" -o yaml
+run 1 "$smpatch" apply -f "$dir/web.yaml" --live "$dir/live.yaml" -o diff
+run 0 "$smpatch" diff --current "$dir/live.yaml" "$dir/live.yaml" "$dir/web.yaml"
+# A few concurrent runs (valgrind serialises threads; it still checks them).
+$vg "$threads" "$shared" 4 20 >/dev/null
+rc=$?
+case $rc in
+0|77) echo "ok: thread test (4 x 20)" ;;
+99) echo "FAIL: valgrind found errors in the thread test"; fail=1 ;;
+*) echo "FAIL: thread test exited $rc under valgrind"; fail=1 ;;
+esac
+exit $fail
