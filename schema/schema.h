@@ -6,6 +6,52 @@
  * the schema's arena). A type is reached only through resolved pointers:
  * $ref and single-element allOf wrappers are followed by the loader, so the
  * engine never sees a reference. Recursive types are cyclic pointer graphs.
+ *
+ * How OpenAPI maps to this (kube-openapi pkg/util/proto, document.go and
+ * document_v3.go, as PatchMetaFromOpenAPI / PatchMetaFromOpenAPIV3 read it):
+ *
+ * - A property that is a $ref (v2) or a wrapper `allOf: [{$ref}]` (v3; only
+ *   allOf[0] counts, as in PatchMetaFromOpenAPIV3) gets the referenced
+ *   definition's type, and its x-kubernetes-patch-strategy / -merge-key come
+ *   from the property itself (the siblings of $ref / allOf), never from the
+ *   definition: they are on smp_sfield. `field->type->name != NULL` exactly
+ *   when the property was such a reference. Other x-kubernetes-* siblings of
+ *   a $ref (list-type, map-type, preserve-unknown-fields, ...) give a copy of
+ *   the definition's type with those values changed (same name, same fields
+ *   array).
+ * - A definition that is itself only a $ref/allOf wrapper is a copy of its
+ *   target (with its own name). $ref cycles that never reach a real type
+ *   (a: {$ref: a}) and dangling $refs are SMP_ESCHEMA at load time.
+ * - `properties` present (type "object" or no type): OBJECT; `properties: {}`
+ *   is an OBJECT with nfields 0.
+ * - `type: object` without properties: MAP (proto's Map). elem is the
+ *   additionalProperties schema, or ANY when additionalProperties is absent or
+ *   a boolean; in that last case SMP_SFLAG_NO_PROPERTIES is set too (e.g.
+ *   RawExtension, FieldsV1). Upstream a struct lookup below a MAP fails
+ *   ("expected kind, but got map" in v2, "unable to find api field" in v3).
+ * - No type and no properties (and no $ref): ANY (proto's Arbitrary), whatever
+ *   else the node holds: mergeItem.jsonItem, and retainKeysMergeItem.simpleMap
+ *   whose malformed `"additionalProperties": "object"` is ignored as upstream
+ *   ignores it. In v2 lookups below Arbitrary succeed with no metadata; in v3
+ *   (PatchMetaFromOpenAPIV3) a struct lookup below a schema without
+ *   properties fails. Types read from a v3 document or a CRD carry
+ *   SMP_SFLAG_OPENAPI_V3 so the engine can tell (smp-unknown-field/0015);
+ *   smp_stype_any (used for v2 and the built-in tables) has no flags.
+ * - `type: array`: LIST, elem from `items` (a schema or a one-element list);
+ *   no items gives elem ANY. string/integer/number/boolean: PRIMITIVE with
+ *   type_name and format. `x-kubernetes-int-or-string` or format
+ *   "int-or-string" sets SMP_SFLAG_INT_OR_STRING (a PRIMITIVE "string" with
+ *   format "int-or-string"); the definition
+ *   io.k8s.apimachinery.pkg.api.resource.Quantity gets format "quantity".
+ * - A property whose type is a named OBJECT but whose data is a list
+ *   (mergeItemPtr in the conformance schemas): upstream's slice lookup on a
+ *   reference returns the referenced type itself as the element type, with
+ *   the property's strategy and merge key. The engine reproduces that by
+ *   using field->type as the element type when field->type->name != NULL.
+ * - CRDs: each served version's openAPIV3Schema is one definition named
+ *   "<reversed group>.<version>.<Kind>" (as the API server names them), with
+ *   apiVersion, kind and metadata (the built-in ObjectMeta) added to the root
+ *   and to x-kubernetes-embedded-resource objects when they lack them.
  */
 #ifndef SMP_SCHEMA_H
 #define SMP_SCHEMA_H
@@ -33,7 +79,9 @@ enum {
 	SMP_SFLAG_PRESERVE_UNKNOWN = 1u << 0, /* x-kubernetes-preserve-unknown-fields */
 	SMP_SFLAG_INT_OR_STRING = 1u << 1,    /* x-kubernetes-int-or-string / format */
 	SMP_SFLAG_EMBEDDED = 1u << 2,         /* x-kubernetes-embedded-resource */
-	SMP_SFLAG_NO_PROPERTIES = 1u << 3     /* OBJECT that declared no properties at all */
+	SMP_SFLAG_NO_PROPERTIES = 1u << 3,    /* declared no properties at all: a MAP from
+	                                         a bare `type: object` (elem ANY) */
+	SMP_SFLAG_OPENAPI_V3 = 1u << 4        /* read from an OpenAPI v3 document or a CRD */
 };
 
 struct smp_stype {
@@ -78,6 +126,14 @@ struct smp_schema {
 
 /* The shared type for "anything": ANY, no fields, no metadata. */
 extern const smp_stype smp_stype_any;
+
+/* The generated built-in tables (builtin_tables.c); smp_schema_builtin()
+ * returns its address. */
+extern const smp_schema smp_builtin_schema;
+
+/* Strategy bits of an x-kubernetes-patch-strategy value ("merge",
+ * "merge,retainKeys", ...): 0 and *ok false on an unknown token. */
+unsigned smp_strategy_parse(const char *s, size_t len, bool *ok);
 
 /* Field lookup on an OBJECT: binary search; NULL when the type has no such
  * property (or is not an OBJECT). */

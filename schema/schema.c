@@ -1,0 +1,305 @@
+/*
+ * schema.c - lookups over a schema: kinds, definitions, fields.
+ *
+ * The same code serves the static built-in tables and loaded schemas: both
+ * keep kinds sorted by (group, version, kind), definitions and fields sorted
+ * by name, so every lookup is a binary search.
+ */
+#include "schema/schema.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const smp_stype smp_stype_any = { .kind = SMP_SKIND_ANY };
+
+const smp_schema *smp_schema_builtin(void)
+{
+	return &smp_builtin_schema;
+}
+
+void smp_schema_free(smp_schema *schema)
+{
+	if (!schema || !schema->owned)
+		return;
+	smp_arena_release(&schema->arena);
+	free(schema);
+}
+
+/* Compares `len` bytes of a (no NUL inside) with the C string b, in
+ * strcmp order. */
+static int cmp_len(const char *a, size_t len, const char *b)
+{
+	size_t blen = strlen(b);
+	int c = memcmp(a, b, len < blen ? len : blen);
+
+	if (c)
+		return c;
+	return len < blen ? -1 : len > blen ? 1 : 0;
+}
+
+const smp_sfield *smp_stype_field(const smp_stype *t, const char *name, size_t len)
+{
+	size_t lo = 0, hi;
+
+	if (!t || t->kind != SMP_SKIND_OBJECT || !name)
+		return NULL;
+	hi = t->nfields;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_len(name, len, t->fields[mid].name);
+
+		if (c == 0)
+			return &t->fields[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+void smp_split_api_version(const char *api_version, const char **group,
+                           size_t *glen, const char **version, size_t *vlen)
+{
+	const char *slash = api_version ? strrchr(api_version, '/') : NULL;
+
+	if (!api_version) {
+		*group = *version = "";
+		*glen = *vlen = 0;
+	} else if (!slash) {
+		*group = "";
+		*glen = 0;
+		*version = api_version;
+		*vlen = strlen(api_version);
+	} else {
+		*group = api_version;
+		*glen = (size_t)(slash - api_version);
+		*version = slash + 1;
+		*vlen = strlen(slash + 1);
+	}
+}
+
+/* Orders kind entries against (group, version, kind); version NULL compares
+ * only the group. */
+static int cmp_gvk(const smp_gvk_entry *e, const char *g, size_t glen,
+                   const char *v, size_t vlen, const char *k)
+{
+	int c = -cmp_len(g, glen, e->group);
+
+	if (c || !v)
+		return c;
+	c = -cmp_len(v, vlen, e->version);
+	if (c || !k)
+		return c;
+	return strcmp(e->kind, k);
+}
+
+/* First index whose entry is not below (g, v, k). */
+static size_t lower_bound(const smp_schema *s, const char *g, size_t glen,
+                          const char *v, size_t vlen, const char *k)
+{
+	size_t lo = 0, hi = s->nkinds;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_gvk(&s->kinds[mid], g, glen, v, vlen, k) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const smp_gvk_entry *smp_schema_find_kind(const smp_schema *s, const char *api_version,
+                                          const char *kind, bool exact_version)
+{
+	const char *g, *v;
+	size_t glen, vlen, i;
+
+	if (!s || !api_version || !kind)
+		return NULL;
+	smp_split_api_version(api_version, &g, &glen, &v, &vlen);
+	i = lower_bound(s, g, glen, v, vlen, kind);
+	if (i < s->nkinds && cmp_gvk(&s->kinds[i], g, glen, v, vlen, kind) == 0)
+		return &s->kinds[i];
+	if (exact_version)
+		return NULL;
+	/* Any version of the group: the group's range is contiguous. */
+	for (i = lower_bound(s, g, glen, NULL, 0, NULL);
+	     i < s->nkinds && cmp_gvk(&s->kinds[i], g, glen, NULL, 0, NULL) == 0; i++)
+		if (strcmp(s->kinds[i].kind, kind) == 0)
+			return &s->kinds[i];
+	return NULL;
+}
+
+int smp_schema_kind(const smp_stype **out, const smp_schema *schema,
+                    const char *api_version, const char *kind, smp_error *err)
+{
+	const smp_gvk_entry *e;
+
+	if (out)
+		*out = NULL;
+	if (!out || !schema || !api_version || !kind)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_schema_kind: NULL argument");
+	e = smp_schema_find_kind(schema, api_version, kind, true);
+	if (!e) {
+		const smp_gvk_entry *other = smp_schema_find_kind(schema, api_version, kind, false);
+
+		if (other)
+			return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
+			                   "unknown kind %s in apiVersion %s (the schema has %s%s%s)",
+			                   kind, api_version, other->group,
+			                   other->group[0] ? "/" : "", other->version);
+		return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
+		                   "unknown kind %s in apiVersion %s", kind, api_version);
+	}
+	*out = e->type;
+	return SMP_OK;
+}
+
+int smp_schema_definition(const smp_stype **out, const smp_schema *schema,
+                          const char *name, smp_error *err)
+{
+	size_t lo = 0, hi;
+
+	if (out)
+		*out = NULL;
+	if (!out || !schema || !name)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_schema_definition: NULL argument");
+	hi = schema->ndefs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, schema->defs[mid].name);
+
+		if (c == 0) {
+			*out = schema->defs[mid].type;
+			return SMP_OK;
+		}
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
+	                   "unknown definition \"%s\"", name);
+}
+
+bool smp_schema_kind_namespaced(const smp_schema *schema, const char *api_version,
+                                const char *kind, bool *known)
+{
+	const smp_gvk_entry *e = smp_schema_find_kind(schema, api_version, kind, true);
+
+	if (known)
+		*known = e && e->namespaced >= 0;
+	return e && e->namespaced > 0;
+}
+
+unsigned smp_strategy_parse(const char *s, size_t len, bool *ok)
+{
+	static const struct { const char *name; unsigned bit; } names[] = {
+		{"merge", SMP_STRATEGY_MERGE},
+		{"replace", SMP_STRATEGY_REPLACE},
+		{"retainKeys", SMP_STRATEGY_RETAIN_KEYS},
+	};
+	unsigned bits = 0;
+	size_t i = 0;
+
+	*ok = false;
+	while (i <= len) {
+		size_t j = i, n;
+		bool found = false;
+
+		while (j < len && s[j] != ',')
+			j++;
+		for (n = 0; n < sizeof(names) / sizeof(names[0]); n++)
+			if (strlen(names[n].name) == j - i &&
+			    memcmp(names[n].name, s + i, j - i) == 0) {
+				bits |= names[n].bit;
+				found = true;
+			}
+		if (!found)
+			return 0;
+		i = j + 1;
+	}
+	*ok = true;
+	return bits;
+}
+
+static const char *type_word(const smp_stype *t)
+{
+	switch (t->kind) {
+	case SMP_SKIND_OBJECT:
+		return "object";
+	case SMP_SKIND_MAP:
+		return "map";
+	case SMP_SKIND_LIST:
+		return "array";
+	case SMP_SKIND_PRIMITIVE:
+		return t->type_name ? t->type_name : "any";
+	default:
+		return "any";
+	}
+}
+
+int smp_schema_field(smp_field_info *out, const smp_stype *root,
+                     const char *dotted_path, smp_error *err)
+{
+	const smp_stype *t = root;
+	const smp_sfield *f = NULL;
+	const char *p = dotted_path ? dotted_path : "";
+
+	if (out)
+		memset(out, 0, sizeof(*out));
+	if (!out || !root)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_schema_field: NULL argument");
+	while (*p) {
+		const char *end = strchr(p, '.');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		size_t done = (size_t)(p - dotted_path) + len;
+
+		if (len == 0)
+			return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, dotted_path,
+			                   "empty segment in field path \"%s\"", dotted_path);
+		/* Lists are stepped through: a field path names no index. */
+		while (t->kind == SMP_SKIND_LIST)
+			t = t->elem;
+		f = NULL;
+		if (t->kind == SMP_SKIND_OBJECT) {
+			f = smp_stype_field(t, p, len);
+			if (f)
+				t = f->type;
+			else if (t->flags & SMP_SFLAG_PRESERVE_UNKNOWN)
+				t = &smp_stype_any;
+			else
+				return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
+				                   "field \"%.*s\" does not exist in %s (at %.*s)",
+				                   (int)len, p, t->name ? t->name : "the object",
+				                   (int)done, dotted_path);
+		} else if (t->kind == SMP_SKIND_MAP) {
+			t = t->elem; /* the segment is a key of the map */
+		} else if (t->kind == SMP_SKIND_PRIMITIVE) {
+			return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
+			                   "field \"%.*s\" does not exist: a %s has no fields (at %.*s)",
+			                   (int)len, p, type_word(t), (int)done, dotted_path);
+		}
+		/* ANY: anything below is ANY too. */
+		p += len;
+		if (*p == '.')
+			p++;
+	}
+	out->path = dotted_path ? dotted_path : "";
+	out->type = type_word(t);
+	out->strategy = f ? f->strategy : 0;
+	out->merge_key = f ? f->merge_key : NULL;
+	out->list_type = t->list_type;
+	out->list_map_keys = t->list_map_keys;
+	out->map_type = t->map_type;
+	out->format = t->format;
+	out->preserve_unknown = (t->flags & SMP_SFLAG_PRESERVE_UNKNOWN) != 0;
+	out->stype = t;
+	return SMP_OK;
+}
