@@ -60,6 +60,15 @@ int smp_dup_key_error(const smp_pctx *pc, const char *key, size_t klen, uint32_t
 /* Appends a key for an error message: quoted, escaped, shortened. */
 void smp_quote_for_msg(smp_buf *b, const char *s, size_t n);
 
+/* A string value of s with every invalid UTF-8 byte replaced by U+FFFD
+ * (what Go's JSON encoder and kubectl's input decoder do). */
+smp_value *smp_str_sanitized(smp_arena *a, const char *s, size_t n);
+
+/* When buf is not valid UTF-8, a malloc'ed copy with every invalid byte
+ * replaced by U+FFFD (kubectl reads files through a UTF-8 decoder that does
+ * this); NULL with *out_len 0 when buf is valid. *oom set on failure. */
+char *smp_utf8_sanitize(const char *buf, size_t len, size_t *out_len, bool *oom);
+
 /* Formats a finite double as Go's encoding/json does (shortest round-trip
  * digits; exponent form below 1e-6 and from 1e21). buf needs 32 bytes.
  * Returns the length. */
@@ -69,6 +78,43 @@ size_t smp_format_float(char *buf, double f);
  * (1..4) and the code point, or 0 when invalid (overlong, surrogate, > 0x10FFFF,
  * truncated). */
 size_t smp_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
+
+/* ---- YAML scalar resolution (resolve.c) ---- */
+
+enum {
+	SMP_RS_NULL = 0,
+	SMP_RS_BOOL,
+	SMP_RS_INT,
+	SMP_RS_UINT,   /* above INT64_MAX: a float once it went through JSON */
+	SMP_RS_FLOAT,  /* may be NaN or infinite */
+	SMP_RS_STR,    /* the scalar's text */
+	SMP_RS_BINARY  /* !!binary: the text is base64 */
+};
+
+/* What go-yaml v2 makes of one scalar. */
+typedef struct smp_scalar {
+	int kind;
+	bool b;
+	bool timestamp; /* a string that go-yaml recognised as a timestamp */
+	int64_t i;
+	uint64_t u;
+	double f;
+} smp_scalar;
+
+/* Resolves a scalar's text. `tag` is the full tag (NULL when untagged);
+ * `plain` is true for an untagged plain scalar. SMP_EPARSE with a go-yaml
+ * style message in msg when an explicit tag does not fit the text. */
+int smp_resolve(smp_scalar *out, const char *s, size_t n, const char *tag, bool plain,
+                char *msg, size_t msgsize);
+/* Go's base64.StdEncoding.DecodeString; out needs n bytes. -1 if invalid. */
+int smp_base64_decode(char *out, size_t *outlen, const char *s, size_t n);
+/* strconv.FormatFloat(float32(d), 'g', -1, 32), with .inf/-.inf/.nan as
+ * sigs.k8s.io/yaml spells float map keys. buf needs 32 bytes. */
+size_t smp_format_float32_g(char *buf, double d);
+/* The value a float has after kubectl's YAML -> JSON -> object round trip:
+ * an int when Go's text of it is an integer that fits int64. SMP_EINVAL for
+ * NaN and infinities (json.Marshal refuses them), SMP_ENOMEM. */
+int smp_float_to_value(smp_arena *a, double f, smp_value **out);
 
 /* ---- printers ---- */
 

@@ -60,9 +60,22 @@ int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
 	if (!buf)
 		buf = "";
 	fmt = opts->format == SMP_FORMAT_AUTO ? sniff(buf, len) : opts->format;
-	doc = smp_doc_alloc();
-	if (!doc)
+	/* kubectl decodes its input as UTF-8 with replacement before parsing
+	 * (invalid bytes become U+FFFD, for YAML and JSON alike). */
+	bool nomem;
+	size_t clean_len;
+	char *clean = smp_utf8_sanitize(buf, len, &clean_len, &nomem);
+	if (nomem)
 		return smp_err_set(err, SMP_ENOMEM, pc.file, 0, 0, NULL, "out of memory");
+	if (clean) {
+		buf = clean;
+		len = clean_len;
+	}
+	doc = smp_doc_alloc();
+	if (!doc) {
+		free(clean);
+		return smp_err_set(err, SMP_ENOMEM, pc.file, 0, 0, NULL, "out of memory");
+	}
 	if (fmt == SMP_FORMAT_JSON) {
 		/* Go's JSON decoder does not skip a byte order mark; kubectl's
 		 * reader strips it before sniffing, so we do too. */
@@ -74,6 +87,7 @@ int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
 	} else {
 		rc = smp_yaml_read(doc, buf, len, &pc);
 	}
+	free(clean);
 	if (rc) {
 		smp_doc_free(doc);
 		return rc;

@@ -220,6 +220,95 @@ size_t smp_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
 	return len;
 }
 
+/* Length of the valid UTF-8 prefix-free scan: number of invalid bytes. */
+static size_t count_invalid(const unsigned char *p, size_t n)
+{
+	size_t bad = 0, i = 0;
+	uint32_t cp;
+
+	while (i < n) {
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		size_t k = smp_utf8_decode(p + i, n - i, &cp);
+		if (!k) {
+			bad++;
+			k = 1;
+		}
+		i += k;
+	}
+	return bad;
+}
+
+static size_t copy_sanitized(char *o, const unsigned char *p, size_t n)
+{
+	size_t i = 0, w = 0;
+	uint32_t cp;
+
+	while (i < n) {
+		if (p[i] < 0x80) {
+			o[w++] = (char)p[i++];
+			continue;
+		}
+		size_t k = smp_utf8_decode(p + i, n - i, &cp);
+		if (!k) {
+			memcpy(o + w, "\xef\xbf\xbd", 3);
+			w += 3;
+			i++;
+			continue;
+		}
+		memcpy(o + w, p + i, k);
+		w += k;
+		i += k;
+	}
+	return w;
+}
+
+smp_value *smp_str_sanitized(smp_arena *a, const char *s, size_t n)
+{
+	size_t bad = count_invalid((const unsigned char *)s, n);
+	char *o;
+
+	if (!bad)
+		return smpv_str(a, s, n);
+	o = smp_arena_alloc(a, n + 2 * bad + 1);
+	if (!o)
+		return NULL;
+	size_t w = copy_sanitized(o, (const unsigned char *)s, n);
+	o[w] = '\0';
+	return smpv_str_ref(a, o, w);
+}
+
+char *smp_utf8_sanitize(const char *buf, size_t len, size_t *out_len, bool *oom)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	size_t i = 0, bad;
+	char *o;
+
+	*out_len = 0;
+	*oom = false;
+	/* Fast path: skip ASCII a word at a time. */
+	while (i + 8 <= len) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		if (w & 0x8080808080808080ull)
+			break;
+		i += 8;
+	}
+	bad = count_invalid(p + i, len - i);
+	if (!bad)
+		return NULL;
+	if (len > (SIZE_MAX - 1) / 3 || !(o = malloc(len + 2 * bad + 1))) {
+		*oom = true;
+		return NULL;
+	}
+	memcpy(o, buf, i);
+	*out_len = i + copy_sanitized(o + i, p + i, len - i);
+	o[*out_len] = '\0';
+	return o;
+}
+
 /* ---- floats ---- */
 
 /*

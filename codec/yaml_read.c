@@ -1,11 +1,671 @@
-/* yaml_read.c - YAML reader (libyaml). */
+/*
+ * yaml_read.c - YAML stream -> document tree, with libyaml's event API.
+ *
+ * Values are built as events arrive, with an explicit stack (no recursion),
+ * so nesting is bounded by opts->max_depth before libyaml goes any deeper.
+ * Scalars resolve as kubectl resolves them (resolve.c). Anchors are kept in
+ * a hash table; an alias deep-copies the anchored value (later edits of one
+ * copy must not show in another), and every copied node counts against
+ * opts->max_alias_nodes, which stops billion-laughs documents before they
+ * allocate. Merge keys follow go-yaml v2: entries are applied in document
+ * order and later ones overwrite earlier ones (an explicit key written
+ * before `<<` is overwritten by the merge, one written after it wins); in a
+ * sequence of maps the earlier maps win.
+ */
 #include "codec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+typedef struct anchor {
+	const char *name;   /* scratch arena */
+	size_t nlen;
+	smp_value *v;       /* containers: the value being / been built */
+	bool done;
+	size_t size;        /* nodes in the value (keys included) */
+	size_t height;      /* nesting levels of the value */
+	/* scalars: the raw scalar, resolved again on each use (as a value or
+	 * as a key, which resolve differently) */
+	bool scalar;
+	const char *text, *tag;
+	size_t tlen;
+	bool plain;
+	uint32_t line, col;
+} anchor;
+
+typedef struct yframe {
+	smp_value *c;
+	smp_keyset ks;
+	bool has_key;       /* maps: a key was read, its value comes next */
+	bool merge;         /* ... and the key is << */
+	const char *key;
+	size_t klen;
+	uint32_t kline, kcol;
+	ptrdiff_t anchor;   /* anchor of this container, or -1 */
+	size_t start_nodes;
+	size_t height;      /* max height of the children so far */
+} yframe;
+
+typedef struct yr {
+	yaml_parser_t parser;
+	const char *buf;
+	size_t len;
+	smp_doc *doc;
+	smp_arena *a;
+	const smp_pctx *pc;
+	smp_arena scratch;  /* anchor names and raw anchored scalars */
+	yframe *st;
+	size_t depth, cap;
+	anchor *anchors;
+	size_t nanchors, acap;
+	uint32_t *aslots;   /* name hash -> anchor index + 1 */
+	size_t aslot_cap;
+	size_t nodes, alias_nodes;
+	smp_value *root;
+} yr;
+
+static int fail(yr *r, int code, uint32_t line, uint32_t col, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 5, 6)))
+#endif
+	;
+
+static int fail(yr *r, int code, uint32_t line, uint32_t col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	smp_err_setv(r->pc->err, code, r->pc->file, line, col, NULL, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static int oom(yr *r)
+{
+	return fail(r, SMP_ENOMEM, 0, 0, "out of memory");
+}
+
+/* Line and column of a byte offset (for libyaml reader errors). */
+static void offset_pos(const yr *r, size_t off, uint32_t *line, uint32_t *col)
+{
+	uint32_t l = 1;
+	size_t ls = 0;
+
+	if (off > r->len)
+		off = r->len;
+	for (size_t i = 0; i < off; i++)
+		if (r->buf[i] == '\n') {
+			l++;
+			ls = i + 1;
+		}
+	*line = l;
+	*col = (uint32_t)(off - ls) + 1;
+}
+
+static int libyaml_error(yr *r)
+{
+	yaml_parser_t *p = &r->parser;
+	uint32_t line, col;
+
+	switch (p->error) {
+	case YAML_MEMORY_ERROR:
+		return oom(r);
+	case YAML_READER_ERROR:
+		offset_pos(r, p->problem_offset, &line, &col);
+		if (p->problem_value != -1)
+			return fail(r, SMP_EPARSE, line, col, "invalid YAML: %s (byte 0x%02x)",
+			            p->problem ? p->problem : "cannot read input",
+			            (unsigned)p->problem_value & 0xffu);
+		return fail(r, SMP_EPARSE, line, col, "invalid YAML: %s",
+		            p->problem ? p->problem : "cannot read input");
+	default:
+		line = (uint32_t)p->problem_mark.line + 1;
+		col = (uint32_t)p->problem_mark.column + 1;
+		if (p->context)
+			return fail(r, SMP_EPARSE, line, col, "invalid YAML: %s %s (line %u)",
+			            p->problem ? p->problem : "syntax error", p->context,
+			            (unsigned)p->context_mark.line + 1);
+		return fail(r, SMP_EPARSE, line, col, "invalid YAML: %s",
+		            p->problem ? p->problem : "syntax error");
+	}
+}
+
+/* ---- anchors ---- */
+
+static void anchors_reset(yr *r)
+{
+	r->nanchors = 0;
+	if (r->aslot_cap)
+		memset(r->aslots, 0, r->aslot_cap * sizeof(*r->aslots));
+}
+
+static ptrdiff_t anchor_find(yr *r, const char *name, size_t n)
+{
+	if (!r->aslot_cap)
+		return -1;
+	size_t mask = r->aslot_cap - 1, s = smp_hash_bytes(name, n) & mask;
+	while (r->aslots[s]) {
+		anchor *an = &r->anchors[r->aslots[s] - 1];
+		if (an->nlen == n && memcmp(an->name, name, n) == 0)
+			return (ptrdiff_t)(r->aslots[s] - 1);
+		s = (s + 1) & mask;
+	}
+	return -1;
+}
+
+static void aslot_insert(yr *r, size_t idx)
+{
+	size_t mask = r->aslot_cap - 1;
+	size_t s = smp_hash_bytes(r->anchors[idx].name, r->anchors[idx].nlen) & mask;
+
+	while (r->aslots[s])
+		s = (s + 1) & mask;
+	r->aslots[s] = (uint32_t)(idx + 1);
+}
+
+/* The anchor entry for `name`, new or redefined (a later &x replaces x). */
+static anchor *anchor_define(yr *r, const char *name, ptrdiff_t *idx)
+{
+	size_t n = strlen(name);
+	ptrdiff_t i = anchor_find(r, name, n);
+	anchor *an;
+
+	if (i < 0) {
+		if (r->nanchors == r->acap) {
+			size_t ncap = r->acap ? r->acap * 2 : 16;
+			anchor *na = realloc(r->anchors, ncap * sizeof(*na));
+			if (!na)
+				return NULL;
+			r->anchors = na;
+			r->acap = ncap;
+		}
+		if (2 * (r->nanchors + 1) > r->aslot_cap) {
+			size_t ncap = r->aslot_cap ? r->aslot_cap * 2 : 32;
+			uint32_t *ns = calloc(ncap, sizeof(*ns));
+			if (!ns)
+				return NULL;
+			free(r->aslots);
+			r->aslots = ns;
+			r->aslot_cap = ncap;
+			for (size_t k = 0; k < r->nanchors; k++)
+				aslot_insert(r, k);
+		}
+		i = (ptrdiff_t)r->nanchors++;
+		an = &r->anchors[i];
+		an->name = smp_arena_strndup(&r->scratch, name, n);
+		if (!an->name) {
+			r->nanchors--;
+			return NULL;
+		}
+		an->nlen = n;
+		aslot_insert(r, (size_t)i);
+	}
+	an = &r->anchors[i];
+	an->v = NULL;
+	an->done = false;
+	an->scalar = false;
+	an->size = an->height = 0;
+	*idx = i;
+	return an;
+}
+
+/* ---- building ---- */
+
+static yframe *top(yr *r)
+{
+	return r->depth ? &r->st[r->depth - 1] : NULL;
+}
+
+static bool key_position(yr *r)
+{
+	yframe *f = top(r);
+	return f && f->c->type == SMP_MAP && !f->has_key;
+}
+
+static int dup_error(yr *r, yframe *f, size_t i)
+{
+	uint32_t l1, c1;
+
+	smp_keyset_pos(&f->ks, i, &l1, &c1);
+	return smp_dup_key_error(r->pc, f->key, f->klen, l1, c1, f->kline, f->kcol);
+}
+
+/* Sets an entry written in the document. The recorded line is 0 for an
+ * entry that only came from a merge, so a second explicit key is an error
+ * while an explicit key over a merged one is not. */
+static int map_set_explicit(yr *r, yframe *f, smp_value *v)
+{
+	ptrdiff_t i = smp_keyset_find(&f->ks, f->c, f->key, f->klen);
+
+	if (i < 0)
+		return smp_keyset_add(&f->ks, r->a, f->c, f->key, f->klen, v, f->kline, f->kcol)
+		               ? oom(r)
+		               : 0;
+	if (f->ks.pos[2 * i] != 0 && !r->pc->allow_dup)
+		return dup_error(r, f, (size_t)i);
+	f->c->u.map.items[i].val = v;
+	f->ks.pos[2 * i] = f->kline;
+	f->ks.pos[2 * i + 1] = f->kcol;
+	return 0;
+}
+
+static int merge_map(yr *r, yframe *f, const smp_value *src)
+{
+	for (size_t k = 0; k < src->u.map.len; k++) {
+		const smp_member *m = &src->u.map.items[k];
+		ptrdiff_t i = smp_keyset_find(&f->ks, f->c, m->key, m->klen);
+		if (i >= 0) {
+			f->c->u.map.items[i].val = m->val;
+		} else if (smp_keyset_add(&f->ks, r->a, f->c, m->key, m->klen, m->val, 0, 0)) {
+			return oom(r);
+		}
+	}
+	return 0;
+}
+
+static int merge_value(yr *r, yframe *f, smp_value *v)
+{
+	if (v->type == SMP_MAP)
+		return merge_map(r, f, v);
+	if (v->type == SMP_LIST) {
+		for (size_t k = 0; k < v->u.list.len; k++)
+			if (v->u.list.items[k]->type != SMP_MAP)
+				goto bad;
+		/* Backwards: earlier maps take precedence. */
+		for (size_t k = v->u.list.len; k-- > 0;) {
+			int rc = merge_map(r, f, v->u.list.items[k]);
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+bad:
+	return fail(r, SMP_EPARSE, f->kline, f->kcol,
+	            "map merge requires map or sequence of maps as the value");
+}
+
+/* Hands a finished value to its parent (or makes it the document root). */
+static int deliver(yr *r, smp_value *v, size_t height)
+{
+	yframe *f = top(r);
+	int rc;
+
+	if (!f) {
+		r->root = v;
+		return 0;
+	}
+	if (height > f->height)
+		f->height = height;
+	if (f->c->type == SMP_LIST)
+		return smpv_list_add(r->a, f->c, v) ? oom(r) : 0;
+	f->has_key = false;
+	if (f->merge) {
+		f->merge = false;
+		return merge_value(r, f, v);
+	}
+	rc = map_set_explicit(r, f, v);
+	return rc;
+}
+
+/* ---- scalars ---- */
+
+static int scalar_value(yr *r, const char *s, size_t n, const char *tag, bool plain,
+                        uint32_t line, uint32_t col, smp_value **out)
+{
+	smp_scalar sc;
+	char msg[200];
+	smp_value *v = NULL;
+	int rc;
+
+	if (smp_resolve(&sc, s, n, tag, plain, msg, sizeof(msg)))
+		return fail(r, SMP_EPARSE, line, col, "%s", msg);
+	switch (sc.kind) {
+	case SMP_RS_NULL:
+		v = smpv_null(r->a);
+		break;
+	case SMP_RS_BOOL:
+		v = smpv_bool(r->a, sc.b);
+		break;
+	case SMP_RS_INT:
+		v = smpv_int(r->a, sc.i);
+		break;
+	case SMP_RS_UINT:
+		/* JSON text of a uint64 above INT64_MAX reads back as a float. */
+		v = smpv_float(r->a, (double)sc.u);
+		break;
+	case SMP_RS_FLOAT:
+		rc = smp_float_to_value(r->a, sc.f, &v);
+		if (rc == SMP_EINVAL)
+			return fail(r, SMP_EPARSE, line, col,
+			            "json: unsupported value: %s (kubectl cannot convert it to JSON)",
+			            sc.f != sc.f ? "NaN" : sc.f > 0 ? "+Inf" : "-Inf");
+		break;
+	case SMP_RS_BINARY: {
+		char *d = smp_arena_alloc(r->a, n + 1);
+		size_t dl;
+		if (!d)
+			return oom(r);
+		if (smp_base64_decode(d, &dl, s, n))
+			return fail(r, SMP_EPARSE, line, col,
+			            "!!binary value contains invalid base64 data");
+		d[dl] = '\0';
+		v = smp_str_sanitized(r->a, d, dl);
+		break;
+	}
+	default:
+		v = smpv_str(r->a, s, n);
+		break;
+	}
+	if (!v)
+		return oom(r);
+	v->line = line;
+	v->col = col;
+	r->nodes++;
+	*out = v;
+	return 0;
+}
+
+/* A scalar in key position: the string sigs.k8s.io/yaml makes of it. */
+static int scalar_key(yr *r, yframe *f, const char *s, size_t n, const char *tag,
+                      bool plain, uint32_t line, uint32_t col)
+{
+	smp_scalar sc;
+	char msg[200], num[40];
+	const char *k = NULL;
+	size_t kl = 0;
+
+	f->kline = line;
+	f->kcol = col;
+	f->has_key = true;
+	f->merge = false;
+	r->nodes++;
+	if (n == 2 && s[0] == '<' && s[1] == '<' &&
+	    (plain || (tag && strcmp(tag, "tag:yaml.org,2002:merge") == 0))) {
+		f->merge = true;
+		return 0;
+	}
+	if (smp_resolve(&sc, s, n, tag, plain, msg, sizeof(msg)))
+		return fail(r, SMP_EPARSE, line, col, "%s", msg);
+	switch (sc.kind) {
+	case SMP_RS_NULL:
+		return fail(r, SMP_EPARSE, line, col, "unsupported map key: null");
+	case SMP_RS_UINT:
+		return fail(r, SMP_EPARSE, line, col,
+		            "unsupported map key of type uint64: %.*s", n > 40 ? 40 : (int)n, s);
+	case SMP_RS_BOOL:
+		k = sc.b ? "true" : "false";
+		kl = strlen(k);
+		break;
+	case SMP_RS_INT:
+		kl = (size_t)snprintf(num, sizeof(num), "%lld", (long long)sc.i);
+		k = num;
+		break;
+	case SMP_RS_FLOAT:
+		kl = smp_format_float32_g(num, sc.f);
+		k = num;
+		break;
+	case SMP_RS_BINARY: {
+		char *d = smp_arena_alloc(r->a, n + 1);
+		size_t dl;
+		if (!d)
+			return oom(r);
+		if (smp_base64_decode(d, &dl, s, n))
+			return fail(r, SMP_EPARSE, line, col,
+			            "!!binary value contains invalid base64 data");
+		smp_value *sv = smp_str_sanitized(r->a, d, dl);
+		if (!sv)
+			return oom(r);
+		f->key = sv->u.s.ptr;
+		f->klen = sv->u.s.len;
+		return 0;
+	}
+	default:
+		k = s;
+		kl = n;
+		break;
+	}
+	f->key = smp_arena_strndup(r->a, k, kl);
+	f->klen = kl;
+	return f->key ? 0 : oom(r);
+}
+
+static int on_scalar(yr *r, yaml_event_t *ev)
+{
+	const char *s = (const char *)ev->data.scalar.value;
+	size_t n = ev->data.scalar.length;
+	const char *tag = (const char *)ev->data.scalar.tag;
+	bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !tag;
+	uint32_t line = (uint32_t)ev->start_mark.line + 1;
+	uint32_t col = (uint32_t)ev->start_mark.column + 1;
+	int rc;
+
+	if (ev->data.scalar.anchor) {
+		ptrdiff_t idx;
+		anchor *an = anchor_define(r, (const char *)ev->data.scalar.anchor, &idx);
+		if (!an)
+			return oom(r);
+		an->scalar = true;
+		an->done = true;
+		an->size = 1;
+		an->text = smp_arena_strndup(&r->scratch, s, n);
+		an->tlen = n;
+		an->tag = tag ? smp_arena_strndup(&r->scratch, tag, strlen(tag)) : NULL;
+		an->plain = plain;
+		an->line = line;
+		an->col = col;
+		if (!an->text || (tag && !an->tag))
+			return oom(r);
+	}
+	if (key_position(r))
+		return scalar_key(r, top(r), s, n, tag, plain, line, col);
+	smp_value *v;
+	if ((rc = scalar_value(r, s, n, tag, plain, line, col, &v)))
+		return rc;
+	return deliver(r, v, 0);
+}
+
+/* ---- aliases ---- */
+
+/* go-yaml's guard against alias bombs (decode.go allowedAliasRatio), which
+ * kubectl applies on top of our absolute limit. */
+static double allowed_alias_ratio(size_t decodes)
+{
+	if (decodes <= 400000)
+		return 0.99;
+	if (decodes >= 4000000)
+		return 0.10;
+	return 0.99 - 0.89 * ((double)(decodes - 400000) / 3600000.0);
+}
+
+static int on_alias(yr *r, yaml_event_t *ev)
+{
+	const char *name = (const char *)ev->data.alias.anchor;
+	uint32_t line = (uint32_t)ev->start_mark.line + 1;
+	uint32_t col = (uint32_t)ev->start_mark.column + 1;
+	ptrdiff_t i = anchor_find(r, name, strlen(name));
+	anchor *an;
+	smp_value *v;
+	int rc;
+
+	if (i < 0)
+		return fail(r, SMP_EPARSE, line, col, "unknown anchor '%s' referenced", name);
+	an = &r->anchors[i];
+	if (!an->done)
+		return fail(r, SMP_EPARSE, line, col, "anchor '%s' value contains itself", name);
+	if (an->size > r->pc->max_alias_nodes ||
+	    r->alias_nodes > r->pc->max_alias_nodes - an->size)
+		return fail(r, SMP_ELIMIT, line, col,
+		            "aliases expand to more than %zu nodes (alias '%s')",
+		            r->pc->max_alias_nodes, name);
+	r->alias_nodes += an->size;
+	if (an->scalar) {
+		if (key_position(r))
+			return scalar_key(r, top(r), an->text, an->tlen, an->tag, an->plain, line,
+			                  col);
+		if ((rc = scalar_value(r, an->text, an->tlen, an->tag, an->plain, line, col, &v)))
+			return rc;
+		r->nodes += an->size - 1;
+	} else {
+		if (key_position(r))
+			return fail(r, SMP_EPARSE, line, col, "invalid map key: a %s",
+			            an->v->type == SMP_MAP ? "mapping" : "sequence");
+		if (r->depth + an->height > r->pc->max_depth)
+			return fail(r, SMP_ELIMIT, line, col, "nesting deeper than %zu levels",
+			            r->pc->max_depth);
+		v = smpv_copy(r->a, an->v);
+		if (!v)
+			return oom(r);
+		v->line = line;
+		v->col = col;
+		r->nodes += an->size;
+	}
+	if (r->alias_nodes > 100 && r->nodes > 1000 &&
+	    (double)r->alias_nodes / (double)r->nodes > allowed_alias_ratio(r->nodes))
+		return fail(r, SMP_ELIMIT, line, col,
+		            "document contains excessive aliasing (as go-yaml rejects it)");
+	return deliver(r, v, an->scalar ? 0 : an->height);
+}
+
+/* ---- collections ---- */
+
+static int on_start(yr *r, yaml_event_t *ev, bool map)
+{
+	uint32_t line = (uint32_t)ev->start_mark.line + 1;
+	uint32_t col = (uint32_t)ev->start_mark.column + 1;
+	const yaml_char_t *anchor_name =
+		map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
+	smp_value *v;
+	yframe *f;
+
+	if (key_position(r))
+		return fail(r, SMP_EPARSE, line, col, "invalid map key: a %s",
+		            map ? "mapping" : "sequence");
+	if (r->depth >= r->pc->max_depth)
+		return fail(r, SMP_ELIMIT, line, col, "nesting deeper than %zu levels",
+		            r->pc->max_depth);
+	v = map ? smpv_map(r->a, 0) : smpv_list(r->a, 0);
+	if (!v)
+		return oom(r);
+	v->line = line;
+	v->col = col;
+	if (r->depth == r->cap) {
+		size_t ncap = r->cap ? r->cap * 2 : 32;
+		yframe *ns = realloc(r->st, ncap * sizeof(*ns));
+		if (!ns)
+			return oom(r);
+		for (size_t k = r->cap; k < ncap; k++)
+			smp_keyset_init(&ns[k].ks);
+		r->st = ns;
+		r->cap = ncap;
+	}
+	f = &r->st[r->depth++];
+	f->c = v;
+	f->has_key = f->merge = false;
+	f->key = NULL;
+	f->klen = 0;
+	f->anchor = -1;
+	f->start_nodes = r->nodes;
+	f->height = 0;
+	if (map)
+		smp_keyset_reset(&f->ks);
+	r->nodes++;
+	if (anchor_name) {
+		anchor *an = anchor_define(r, (const char *)anchor_name, &f->anchor);
+		if (!an)
+			return oom(r);
+		an->v = v;
+	}
+	return 0;
+}
+
+static int on_end(yr *r)
+{
+	yframe *f = top(r);
+	smp_value *v = f->c;
+	size_t height = f->height + 1;
+
+	if (f->anchor >= 0) {
+		anchor *an = &r->anchors[f->anchor];
+		/* The anchor may have been redefined inside; only finish ours. */
+		if (an->v == v) {
+			an->done = true;
+			an->height = height;
+			an->size = r->nodes - f->start_nodes;
+		}
+	}
+	r->depth--;
+	return deliver(r, v, height);
+}
 
 int smp_yaml_read(smp_doc *doc, const char *buf, size_t len, const smp_pctx *pc)
 {
-	(void)doc;
-	(void)buf;
-	(void)len;
-	return smp_err_set(pc->err, SMP_EINTERNAL, pc->file, 0, 0, NULL,
-	                   "YAML reading is not implemented yet");
+	yr r;
+	yaml_event_t ev;
+	int rc = 0;
+	bool done = false;
+
+	memset(&r, 0, sizeof(r));
+	r.buf = buf;
+	r.len = len;
+	r.doc = doc;
+	r.a = &doc->arena;
+	r.pc = pc;
+	smp_arena_init(&r.scratch);
+	if (!yaml_parser_initialize(&r.parser))
+		return oom(&r);
+	yaml_parser_set_input_string(&r.parser, (const unsigned char *)buf, len);
+	while (!done && !rc) {
+		if (!yaml_parser_parse(&r.parser, &ev)) {
+			rc = libyaml_error(&r);
+			break;
+		}
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		case YAML_DOCUMENT_START_EVENT:
+			anchors_reset(&r);
+			smp_arena_release(&r.scratch);
+			smp_arena_init(&r.scratch);
+			r.root = NULL;
+			r.nodes = r.alias_nodes = 0;
+			break;
+		case YAML_DOCUMENT_END_EVENT:
+			/* Empty documents (and null ones, which kubectl skips too)
+			 * give no root. */
+			if (r.root && r.root->type != SMP_NULL && smp_doc_push_root(doc, r.root))
+				rc = oom(&r);
+			r.root = NULL;
+			break;
+		case YAML_SCALAR_EVENT:
+			rc = on_scalar(&r, &ev);
+			break;
+		case YAML_ALIAS_EVENT:
+			rc = on_alias(&r, &ev);
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+			rc = on_start(&r, &ev, false);
+			break;
+		case YAML_MAPPING_START_EVENT:
+			rc = on_start(&r, &ev, true);
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			rc = on_end(&r);
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&r.parser);
+	for (size_t i = 0; i < r.cap; i++)
+		smp_keyset_free(&r.st[i].ks);
+	free(r.st);
+	free(r.anchors);
+	free(r.aslots);
+	smp_arena_release(&r.scratch);
+	return rc;
 }
