@@ -42,5 +42,14 @@ done
 for fn in $(grep '^SMP_API' "$src/include/smpatch.h" | sed 's/(.*//' | grep -o '[a-z_0-9]*$'); do
 	grep -q "$fn" "$doc" || { echo "FAIL: $fn is not mentioned in API.md"; fail=1; }
 done
+# API.md is generated from API.md.in with the examples and their expected
+# output (tests/lib/gen_api_md.py): it must be up to date.
+if command -v python3 >/dev/null 2>&1; then
+	python3 "$src/tests/lib/gen_api_md.py" "$src" "$tmp/API.md" &&
+		if ! diff -u "$doc" "$tmp/API.md"; then
+			echo "FAIL: docs/API.md is stale: run python3 tests/lib/gen_api_md.py"
+			fail=1
+		fi
+fi
 [ $fail = 0 ] && echo "ok: $nblocks C blocks in API.md, each an example compiled by the tests"
 exit $fail
