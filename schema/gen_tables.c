@@ -1,0 +1,528 @@
+/*
+ * gen_tables.c - writes builtin_tables.c, the built-in schema as static
+ * const data, from a Kubernetes OpenAPI document.
+ *
+ *   smp-gen-tables kubernetes-1.36.swagger.json builtin_tables.c
+ *
+ * It loads the document with the library's own loader (smp_schema_load_file)
+ * and prints the resulting graph: one array of types (every definition, in
+ * name order, then the inline types in the order a walk of the definitions
+ * meets them; identical nameless leaf types are shared), one array of fields,
+ * the definition and kind indices. The output depends only on the document.
+ */
+#include "schema/schema.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Pointer -> index, open addressing. */
+typedef struct pmap {
+	const void **keys;
+	size_t *vals;
+	size_t mask, n;
+} pmap;
+
+/* A string key (nameless leaf type descriptions, key lists) -> index. */
+typedef struct smap {
+	char **keys;
+	size_t *vals;
+	size_t mask, n;
+} smap;
+
+typedef struct gen {
+	const smp_schema *s;
+	pmap types;        /* smp_stype* -> T index */
+	smap leaves;       /* description -> T index */
+	const smp_stype **order; /* T index -> type */
+	size_t ntypes, cap;
+	size_t *queue;     /* T indices whose children are still to visit */
+	size_t qhead, qtail;
+	pmap fields;       /* fields array -> F offset */
+	size_t nf;
+	pmap keyptrs;      /* list_map_keys array -> K index */
+	smap keysets;      /* key list text -> K index */
+	const char *const **keylists;
+	size_t nkeys;
+	int oom;
+} gen;
+
+static void *xrealloc(gen *g, void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q) {
+		fprintf(stderr, "smp-gen-tables: out of memory\n");
+		exit(1);
+	}
+	(void)g;
+	return q;
+}
+
+static size_t phash(const void *p)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return (size_t)x;
+}
+
+static void pmap_grow(gen *g, pmap *m)
+{
+	size_t cap = m->mask ? 2 * (m->mask + 1) : 1024;
+	const void **keys = xrealloc(g, NULL, cap * sizeof(*keys));
+	size_t *vals = xrealloc(g, NULL, cap * sizeof(*vals));
+
+	memset(keys, 0, cap * sizeof(*keys));
+	for (size_t i = 0; m->mask && i <= m->mask; i++) {
+		size_t h;
+
+		if (!m->keys[i])
+			continue;
+		for (h = phash(m->keys[i]) & (cap - 1); keys[h]; h = (h + 1) & (cap - 1))
+			;
+		keys[h] = m->keys[i];
+		vals[h] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = keys;
+	m->vals = vals;
+	m->mask = cap - 1;
+}
+
+static size_t *pmap_slot(gen *g, pmap *m, const void *p, bool *found)
+{
+	size_t h;
+
+	if (!m->mask || 2 * (m->n + 1) > m->mask)
+		pmap_grow(g, m);
+	for (h = phash(p) & m->mask; m->keys[h]; h = (h + 1) & m->mask)
+		if (m->keys[h] == p) {
+			*found = true;
+			return &m->vals[h];
+		}
+	*found = false;
+	m->keys[h] = p;
+	m->n++;
+	return &m->vals[h];
+}
+
+static size_t pmap_get(const pmap *m, const void *p, bool *found)
+{
+	*found = false;
+	if (!m->mask)
+		return 0;
+	for (size_t h = phash(p) & m->mask; m->keys[h]; h = (h + 1) & m->mask)
+		if (m->keys[h] == p) {
+			*found = true;
+			return m->vals[h];
+		}
+	return 0;
+}
+
+static void smap_grow(gen *g, smap *m)
+{
+	size_t cap = m->mask ? 2 * (m->mask + 1) : 1024;
+	char **keys = xrealloc(g, NULL, cap * sizeof(*keys));
+	size_t *vals = xrealloc(g, NULL, cap * sizeof(*vals));
+
+	memset(keys, 0, cap * sizeof(*keys));
+	for (size_t i = 0; m->mask && i <= m->mask; i++) {
+		size_t h;
+
+		if (!m->keys[i])
+			continue;
+		for (h = (size_t)smp_hash_bytes(m->keys[i], strlen(m->keys[i])) & (cap - 1);
+		     keys[h]; h = (h + 1) & (cap - 1))
+			;
+		keys[h] = m->keys[i];
+		vals[h] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = keys;
+	m->vals = vals;
+	m->mask = cap - 1;
+}
+
+static size_t *smap_slot(gen *g, smap *m, const char *k, bool *found)
+{
+	size_t h;
+
+	if (!m->mask || 2 * (m->n + 1) > m->mask)
+		smap_grow(g, m);
+	for (h = (size_t)smp_hash_bytes(k, strlen(k)) & m->mask; m->keys[h];
+	     h = (h + 1) & m->mask)
+		if (strcmp(m->keys[h], k) == 0) {
+			*found = true;
+			return &m->vals[h];
+		}
+	*found = false;
+	m->keys[h] = xrealloc(g, NULL, strlen(k) + 1);
+	memcpy(m->keys[h], k, strlen(k) + 1);
+	m->n++;
+	return &m->vals[h];
+}
+
+static void smap_free(smap *m)
+{
+	for (size_t i = 0; m->mask && i <= m->mask; i++)
+		free(m->keys[i]);
+	free(m->keys);
+	free(m->vals);
+}
+
+static size_t new_index(gen *g, const smp_stype *t)
+{
+	if (g->ntypes == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 1024;
+		g->order = xrealloc(g, g->order, g->cap * sizeof(*g->order));
+		g->queue = xrealloc(g, g->queue, g->cap * sizeof(*g->queue));
+	}
+	g->order[g->ntypes] = t;
+	return g->ntypes++;
+}
+
+static size_t canon(gen *g, const smp_stype *t);
+
+/* A nameless type without fields is a leaf: identical ones are shared. */
+static size_t canon_leaf(gen *g, const smp_stype *t)
+{
+	char key[1024];
+	size_t n, elem = t->elem ? canon(g, t->elem) : (size_t)-1, *slot;
+	bool found;
+
+	n = (size_t)snprintf(key, sizeof(key), "%d|%u|%s|%s|%lld|%s|%s|", t->kind, t->flags,
+	                     t->type_name ? t->type_name : "", t->format ? t->format : "",
+	                     elem == (size_t)-1 ? -1LL : (long long)elem, t->list_type ? t->list_type : "",
+	                     t->map_type ? t->map_type : "");
+	for (const char *const *k = t->list_map_keys; k && *k && n < sizeof(key); k++)
+		n += (size_t)snprintf(key + n, sizeof(key) - n, "%s,", *k);
+	if (n >= sizeof(key)) {
+		/* Too long to key on: keep it apart. */
+		size_t i = new_index(g, t);
+
+		*pmap_slot(g, &g->types, t, &found) = i;
+		return i;
+	}
+	slot = smap_slot(g, &g->leaves, key, &found);
+	if (!found)
+		*slot = new_index(g, t);
+	n = *slot;
+	*pmap_slot(g, &g->types, t, &found) = n;
+	return n;
+}
+
+static size_t canon(gen *g, const smp_stype *t)
+{
+	bool found;
+	size_t idx = pmap_get(&g->types, t, &found);
+
+	if (found)
+		return idx;
+	if (!t->name && t->nfields == 0)
+		return canon_leaf(g, t);
+	{
+		size_t i = new_index(g, t);
+
+		*pmap_slot(g, &g->types, t, &found) = i;
+		g->queue[g->qtail++] = i;
+		return i;
+	}
+}
+
+static void walk(gen *g)
+{
+	while (g->qhead < g->qtail) {
+		const smp_stype *t = g->order[g->queue[g->qhead++]];
+
+		for (uint32_t i = 0; i < t->nfields; i++)
+			canon(g, t->fields[i].type);
+		if (t->elem)
+			canon(g, t->elem);
+	}
+}
+
+/* A C string literal. '?' is escaped against trigraphs. */
+static void put_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("NULL", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\' || c == '?')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\%03o", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static const char *kind_name(int k)
+{
+	static const char *const names[] = {"SMP_SKIND_ANY", "SMP_SKIND_OBJECT", "SMP_SKIND_MAP",
+	                                    "SMP_SKIND_LIST", "SMP_SKIND_PRIMITIVE"};
+
+	return k >= 0 && k <= SMP_SKIND_PRIMITIVE ? names[k] : "SMP_SKIND_ANY";
+}
+
+static void put_bits(FILE *f, unsigned bits, const char *const *names, size_t n)
+{
+	bool first = true;
+
+	for (size_t i = 0; i < n; i++)
+		if (bits & (1u << i)) {
+			fprintf(f, "%s%s", first ? "" : " | ", names[i]);
+			first = false;
+		}
+}
+
+static const char *const flag_names[] = {
+	"SMP_SFLAG_PRESERVE_UNKNOWN", "SMP_SFLAG_INT_OR_STRING", "SMP_SFLAG_EMBEDDED",
+	"SMP_SFLAG_NO_PROPERTIES", "SMP_SFLAG_OPENAPI_V3",
+};
+static const char *const strategy_names[] = {
+	"SMP_STRATEGY_MERGE", "SMP_STRATEGY_REPLACE", "SMP_STRATEGY_RETAIN_KEYS",
+};
+
+/* Index of a key list (shared by content). */
+static size_t key_index(gen *g, const char *const *keys)
+{
+	char text[2048];
+	size_t n = 0, *slot;
+	bool found;
+
+	slot = pmap_slot(g, &g->keyptrs, keys, &found);
+	if (found)
+		return *slot;
+	for (const char *const *k = keys; *k && n < sizeof(text); k++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s\n", *k);
+	{
+		size_t *s2 = smap_slot(g, &g->keysets, text, &found);
+
+		if (!found) {
+			g->keylists = xrealloc(g, g->keylists, (g->nkeys + 1) * sizeof(*g->keylists));
+			g->keylists[g->nkeys] = keys;
+			*s2 = g->nkeys++;
+		}
+		*slot = *s2;
+	}
+	return *slot;
+}
+
+static int emit(gen *g, FILE *f, const char *source)
+{
+	const smp_schema *s = g->s;
+	bool found;
+
+	/* Field offsets and key lists first: the types point at them. */
+	for (size_t i = 0; i < g->ntypes; i++) {
+		const smp_stype *t = g->order[i];
+
+		if (t->nfields) {
+			size_t *slot = pmap_slot(g, &g->fields, t->fields, &found);
+
+			if (!found) {
+				*slot = g->nf;
+				g->nf += t->nfields;
+			}
+		}
+		if (t->list_map_keys)
+			key_index(g, t->list_map_keys);
+	}
+
+	fprintf(f, "/*\n * builtin_tables.c - the built-in Kubernetes schema.\n"
+	           " *\n * Generated by schema/gen_tables.c from %s; do not edit.\n"
+	           " * Regenerate with `make schema`.\n */\n", source);
+	fputs("#include \"schema/schema.h\"\n\n", f);
+	fprintf(f, "static const smp_stype T[%zu];\nstatic const smp_sfield F[%zu];\n\n",
+	        g->ntypes, g->nf ? g->nf : 1);
+	for (size_t k = 0; k < g->nkeys; k++) {
+		fprintf(f, "static const char *const K%zu[] = {", k);
+		for (const char *const *p = g->keylists[k]; *p; p++) {
+			put_str(f, *p);
+			fputs(", ", f);
+		}
+		fputs("NULL};\n", f);
+	}
+	fprintf(f, "\nstatic const smp_stype T[%zu] = {\n", g->ntypes);
+	for (size_t i = 0; i < g->ntypes; i++) {
+		const smp_stype *t = g->order[i];
+
+		fprintf(f, "\t/* %zu */ {.kind = %s", i, kind_name(t->kind));
+		if (t->flags) {
+			fputs(", .flags = ", f);
+			put_bits(f, t->flags, flag_names, sizeof(flag_names) / sizeof(flag_names[0]));
+		}
+		if (t->name) {
+			fputs(", .name = ", f);
+			put_str(f, t->name);
+		}
+		if (t->type_name) {
+			fputs(", .type_name = ", f);
+			put_str(f, t->type_name);
+		}
+		if (t->format) {
+			fputs(", .format = ", f);
+			put_str(f, t->format);
+		}
+		if (t->nfields)
+			fprintf(f, ", .fields = &F[%zu], .nfields = %u",
+			        *pmap_slot(g, &g->fields, t->fields, &found), t->nfields);
+		if (t->elem)
+			fprintf(f, ", .elem = &T[%zu]", *pmap_slot(g, &g->types, t->elem, &found));
+		if (t->list_type) {
+			fputs(", .list_type = ", f);
+			put_str(f, t->list_type);
+		}
+		if (t->list_map_keys)
+			fprintf(f, ", .list_map_keys = K%zu", key_index(g, t->list_map_keys));
+		if (t->map_type) {
+			fputs(", .map_type = ", f);
+			put_str(f, t->map_type);
+		}
+		fputs("},\n", f);
+	}
+	fputs("};\n\n", f);
+
+	fprintf(f, "static const smp_sfield F[%zu] = {\n", g->nf ? g->nf : 1);
+	{
+		size_t at = 0;
+
+		for (size_t i = 0; i < g->ntypes; i++) {
+			const smp_stype *t = g->order[i];
+
+			if (!t->nfields || *pmap_slot(g, &g->fields, t->fields, &found) != at)
+				continue;
+			for (uint32_t j = 0; j < t->nfields; j++) {
+				const smp_sfield *fl = &t->fields[j];
+
+				fprintf(f, "\t/* %zu */ {.name = ", at++);
+				put_str(f, fl->name);
+				fprintf(f, ", .type = &T[%zu]", *pmap_slot(g, &g->types, fl->type, &found));
+				if (fl->strategy) {
+					fputs(", .strategy = ", f);
+					put_bits(f, fl->strategy, strategy_names, 3);
+				}
+				if (fl->merge_key) {
+					fputs(", .merge_key = ", f);
+					put_str(f, fl->merge_key);
+				}
+				fputs("},\n", f);
+			}
+		}
+		if (!g->nf)
+			fputs("\t{.name = NULL},\n", f);
+	}
+	fputs("};\n\n", f);
+
+	fprintf(f, "static const smp_def_entry defs[%zu] = {\n", s->ndefs ? s->ndefs : 1);
+	for (size_t i = 0; i < s->ndefs; i++) {
+		fputs("\t{", f);
+		put_str(f, s->defs[i].name);
+		fprintf(f, ", &T[%zu]},\n", *pmap_slot(g, &g->types, s->defs[i].type, &found));
+	}
+	fputs("};\n\n", f);
+	fprintf(f, "static const smp_gvk_entry kinds[%zu] = {\n", s->nkinds ? s->nkinds : 1);
+	for (size_t i = 0; i < s->nkinds; i++) {
+		const smp_gvk_entry *k = &s->kinds[i];
+
+		fputs("\t{", f);
+		put_str(f, k->group);
+		fputs(", ", f);
+		put_str(f, k->version);
+		fputs(", ", f);
+		put_str(f, k->kind);
+		fprintf(f, ", &T[%zu], %d},\n", *pmap_slot(g, &g->types, k->type, &found),
+		        k->namespaced);
+	}
+	fputs("};\n\n", f);
+	fprintf(f, "const smp_schema smp_builtin_schema = {\n"
+	           "\t.kinds = kinds,\n\t.nkinds = %zu,\n\t.defs = defs,\n\t.ndefs = %zu,\n};\n",
+	        s->nkinds, s->ndefs);
+	return ferror(f) ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	smp_schema *s = NULL;
+	smp_error err;
+	gen g;
+	char tmp[4096];
+	const char *base;
+	FILE *f;
+	int rc = 1;
+	bool found;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: smp-gen-tables OPENAPI.json OUTPUT.c\n");
+		return 2;
+	}
+	if (smp_schema_load_file(&s, argv[1], &err)) {
+		char msg[2048];
+
+		smp_error_format(msg, sizeof(msg), &err);
+		fprintf(stderr, "smp-gen-tables: %s\n", msg);
+		return 1;
+	}
+	memset(&g, 0, sizeof(g));
+	g.s = s;
+	/* Definitions take the first indices, in name order. */
+	for (size_t i = 0; i < s->ndefs; i++) {
+		size_t *slot = pmap_slot(&g, &g.types, s->defs[i].type, &found);
+
+		if (found)
+			continue; /* two names for one type cannot happen; be safe */
+		*slot = new_index(&g, s->defs[i].type);
+		g.queue[g.qtail++] = *slot;
+	}
+	walk(&g);
+	for (size_t i = 0; i < s->nkinds; i++)
+		canon(&g, s->kinds[i].type);
+	walk(&g);
+
+	base = strrchr(argv[1], '/');
+	base = base ? base + 1 : argv[1];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", argv[2]);
+	f = fopen(tmp, "w");
+	if (!f) {
+		perror(tmp);
+		goto out;
+	}
+	if (emit(&g, f, base) || fclose(f) != 0) {
+		fprintf(stderr, "smp-gen-tables: writing %s failed\n", tmp);
+		remove(tmp);
+		goto out;
+	}
+	if (rename(tmp, argv[2]) != 0) {
+		perror(argv[2]);
+		remove(tmp);
+		goto out;
+	}
+	fprintf(stderr, "smp-gen-tables: %s: %zu definitions, %zu kinds, %zu types, %zu fields\n",
+	        argv[2], s->ndefs, s->nkinds, g.ntypes, g.nf);
+	rc = 0;
+out:
+	free(g.types.keys);
+	free(g.types.vals);
+	free(g.fields.keys);
+	free(g.fields.vals);
+	free(g.keyptrs.keys);
+	free(g.keyptrs.vals);
+	smap_free(&g.leaves);
+	smap_free(&g.keysets);
+	free(g.keylists);
+	free(g.order);
+	free(g.queue);
+	smp_schema_free(s);
+	return rc;
+}

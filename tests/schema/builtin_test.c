@@ -1,0 +1,138 @@
+/*
+ * builtin_test.c - the built-in tables: kinds by apiVersion+kind, scope,
+ * field lookups through lists and maps, errors for unknown names.
+ */
+#include "tutil.h"
+
+static void field_is(const smp_stype *root, const char *path, const char *type,
+                     unsigned strategy, const char *key, const char *list_type,
+                     const char *keys, const char *format)
+{
+	smp_field_info fi;
+	smp_error err;
+	char got[256] = "";
+	size_t n = 0;
+
+	if (smp_schema_field(&fi, root, path, &err)) {
+		fprintf(stderr, "%s: %s\n", path, err.message);
+		t_failures++;
+		return;
+	}
+	CHECK_STR(fi.path, path);
+	CHECK_STR(fi.type, type);
+	if (fi.strategy != strategy) {
+		fprintf(stderr, "%s: strategy %u, expected %u\n", path, fi.strategy, strategy);
+		t_failures++;
+	}
+	CHECK_STR(fi.merge_key, key);
+	CHECK_STR(fi.list_type, list_type);
+	CHECK_STR(fi.format, format);
+	for (const char *const *k = fi.list_map_keys; k && *k; k++)
+		n += (size_t)snprintf(got + n, sizeof(got) - n, "%s%s", n ? "," : "", *k);
+	CHECK_STR(fi.list_map_keys ? got : NULL, keys);
+}
+
+static void scope_is(const char *av, const char *kind, int want)
+{
+	bool known;
+	bool ns = smp_schema_kind_namespaced(smp_schema_builtin(), av, kind, &known);
+
+	if (!known || (int)ns != want) {
+		fprintf(stderr, "%s %s: namespaced %d known %d, expected %d\n", av, kind, ns, known,
+		        want);
+		t_failures++;
+	}
+}
+
+int main(void)
+{
+	const smp_schema *b = smp_schema_builtin();
+	const smp_stype *dep = NULL, *pod = NULL, *t = NULL;
+	smp_field_info fi;
+	smp_error err;
+
+	CHECK(b->ndefs == 771);
+	CHECK(smp_schema_kind(&dep, b, "apps/v1", "Deployment", &err) == 0);
+	CHECK(smp_schema_kind(&pod, b, "v1", "Pod", &err) == 0);
+	if (!dep || !pod)
+		return 1;
+	CHECK_STR(dep->name, "io.k8s.api.apps.v1.Deployment");
+	CHECK_STR(pod->name, "io.k8s.api.core.v1.Pod");
+	CHECK(smp_schema_definition(&t, b, "io.k8s.api.core.v1.PodSpec", &err) == 0 && t);
+
+	/* Exact group and version only. */
+	CHECK(smp_schema_kind(&t, b, "apps/v2", "Deployment", &err) == SMP_ESCHEMA);
+	CHECK(t == NULL);
+	CHECK(strstr(err.message, "Deployment") && strstr(err.message, "apps/v1"));
+	CHECK(smp_schema_kind(&t, b, "extensions/v1", "Deployment", &err) == SMP_ESCHEMA);
+	CHECK(smp_schema_kind(&t, b, "v1", "Deployment", &err) == SMP_ESCHEMA);
+	CHECK(smp_schema_kind(&t, b, "v1", "NoSuchKind", &err) == SMP_ESCHEMA);
+	CHECK(smp_schema_definition(&t, b, "io.k8s.api.core.v1.Nope", &err) == SMP_ESCHEMA);
+	CHECK(smp_schema_kind(&t, b, "batch/v1", "CronJob", &err) == 0);
+	CHECK(smp_schema_kind(&t, b, "rbac.authorization.k8s.io/v1", "ClusterRole", &err) == 0);
+
+	scope_is("v1", "Pod", 1);
+	scope_is("apps/v1", "Deployment", 1);
+	scope_is("v1", "ConfigMap", 1);
+	scope_is("v1", "Node", 0);
+	scope_is("v1", "Namespace", 0);
+	scope_is("v1", "PersistentVolume", 0);
+	scope_is("rbac.authorization.k8s.io/v1", "ClusterRole", 0);
+	scope_is("rbac.authorization.k8s.io/v1", "Role", 1);
+	scope_is("apiextensions.k8s.io/v1", "CustomResourceDefinition", 0);
+	{
+		bool known = true;
+
+		smp_schema_kind_namespaced(b, "v1", "NoSuchKind", &known);
+		CHECK(!known);
+	}
+
+	field_is(dep, "", "object", 0, NULL, NULL, NULL, NULL);
+	field_is(dep, "spec.replicas", "integer", 0, NULL, NULL, NULL, "int32");
+	field_is(dep, "spec.template.spec.containers", "array", SMP_STRATEGY_MERGE, "name",
+	         "map", "name", NULL);
+	field_is(dep, "spec.template.spec.containers.ports", "array", SMP_STRATEGY_MERGE,
+	         "containerPort", "map", "containerPort,protocol", NULL);
+	field_is(dep, "spec.template.spec.containers.ports.containerPort", "integer", 0, NULL,
+	         NULL, NULL, "int32");
+	field_is(dep, "spec.template.spec.volumes", "array",
+	         SMP_STRATEGY_MERGE | SMP_STRATEGY_RETAIN_KEYS, "name", "map", "name", NULL);
+	field_is(dep, "spec.strategy", "object", SMP_STRATEGY_RETAIN_KEYS, NULL, NULL, NULL, NULL);
+	field_is(dep, "spec.strategy.rollingUpdate.maxSurge", "string", 0, NULL, NULL, NULL,
+	         "int-or-string");
+	field_is(dep, "metadata.labels", "map", 0, NULL, NULL, NULL, NULL);
+	field_is(dep, "metadata.labels.app", "string", 0, NULL, NULL, NULL, NULL);
+	field_is(dep, "metadata.finalizers", "array", SMP_STRATEGY_MERGE, NULL, "set", NULL, NULL);
+	field_is(dep, "metadata.creationTimestamp", "string", 0, NULL, NULL, NULL, "date-time");
+	field_is(pod, "spec.containers.resources.limits", "map", 0, NULL, NULL, NULL, NULL);
+	field_is(pod, "spec.containers.resources.limits.cpu", "string", 0, NULL, NULL, NULL,
+	         "quantity");
+	field_is(pod, "spec.containers.args", "array", 0, NULL, "atomic", NULL, NULL);
+	field_is(pod, "spec.tolerations", "array", 0, NULL, "atomic", NULL, NULL);
+
+	/* Int-or-string and embedded raw objects carry their flags. */
+	CHECK(smp_schema_field(&fi, dep, "spec.strategy.rollingUpdate.maxSurge", &err) == 0);
+	CHECK(fi.stype && (fi.stype->flags & SMP_SFLAG_INT_OR_STRING));
+	CHECK(smp_schema_field(&fi, pod, "metadata.managedFields.fieldsV1", &err) == 0);
+	CHECK(fi.stype && fi.stype->kind == SMP_SKIND_MAP &&
+	      (fi.stype->flags & SMP_SFLAG_NO_PROPERTIES));
+
+	/* Unknown fields name the first unknown segment. */
+	CHECK(smp_schema_field(&fi, dep, "spec.template.spec.containerz.image", &err) ==
+	      SMP_ESCHEMA);
+	CHECK(strstr(err.message, "\"containerz\"") != NULL);
+	CHECK(strstr(err.message, "spec.template.spec.containerz") != NULL);
+	CHECK(fi.type == NULL);
+	CHECK(smp_schema_field(&fi, dep, "spec.replicas.x", &err) == SMP_ESCHEMA);
+	CHECK(strstr(err.message, "\"x\"") != NULL);
+	CHECK(smp_schema_field(&fi, dep, "spec..replicas", &err) == SMP_EINVAL);
+	CHECK(smp_schema_field(&fi, NULL, "spec", &err) == SMP_EINVAL);
+
+	/* The built-in schema is static: freeing it does nothing. */
+	smp_schema_free((smp_schema *)b);
+	CHECK(smp_schema_kind(&t, smp_schema_builtin(), "v1", "Pod", &err) == 0);
+
+	if (t_failures)
+		fprintf(stderr, "%d failure(s)\n", t_failures);
+	return t_failures ? 1 : 0;
+}
