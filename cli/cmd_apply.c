@@ -1,11 +1,549 @@
-/* cmd_apply.c - placeholder until the command lands; it says so and fails. */
+/*
+ * cmd_apply.c - `smpatch apply`: what `kubectl apply` would send for each
+ * configuration given the live objects, and what the objects become.
+ * Everything is computed first; stdout is written once at the end.
+ */
 #include "cli.h"
+#include "apply_util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help_text[] =
+	"Usage: smpatch apply -f PATH [-f PATH...] [-R] [--live FILE|-]\n"
+	"                     [-o patch|yaml|json|diff|name] [--overwrite=false]\n"
+	"                     [--prune -l SELECTOR] [-l SELECTOR] [--field-selector SEL]\n"
+	"                     [-n NAMESPACE] [--openapi FILE | --schema CRD.yaml ...]\n"
+	"\n"
+	"Computes what client-side `kubectl apply` would do, offline: for every\n"
+	"object in the configuration files, the request kubectl would send and the\n"
+	"object that results, given the live objects (as `kubectl get -o yaml|json`\n"
+	"prints them).\n"
+	"\n"
+	"Per object: no live object -> created (the object with the\n"
+	"kubectl.kubernetes.io/last-applied-configuration annotation set; null\n"
+	"fields are dropped from the object sent, the annotation keeps them);\n"
+	"otherwise a three-way patch from the live object's annotation, the\n"
+	"configuration and the live object: a strategic merge patch for built-in\n"
+	"kinds, a JSON merge patch for custom resources and unknown kinds, as\n"
+	"kubectl chooses -> configured, or unchanged when the patch is empty.\n"
+	"A live object without the annotation gets kubectl's warning, then a patch\n"
+	"(nothing is deleted from it).\n"
+	"\n"
+	"Options:\n"
+	"  -f, --filename PATH   configuration: a file, a directory (its .yaml, .yml\n"
+	"                        and .json files, in name order) or - for standard\n"
+	"                        input; repeatable. Multi-document streams and\n"
+	"                        `kind: List` are expanded.\n"
+	"  -R, --recursive       descend into subdirectories of directories given\n"
+	"                        with -f\n"
+	"      --live FILE|-     the live objects: a stream of objects or a List.\n"
+	"                        Objects match by API group (not version), kind,\n"
+	"                        namespace and name. Without --live nothing exists yet.\n"
+	"  -o, --output FORMAT   patch (default): one JSON line per object\n"
+	"                          {\"apiVersion\",\"kind\",\"namespace\",\"name\",\"action\",\n"
+	"                           \"patchType\",\"patch\"}\n"
+	"                        with action create|configure|unchanged|prune;\n"
+	"                        patch is the request body: the object for create,\n"
+	"                        the patch for configure, {} for unchanged, null for\n"
+	"                        prune; patchType the content type:\n"
+	"                        application/strategic-merge-patch+json or\n"
+	"                        application/merge-patch+json (application/json for\n"
+	"                        create, null for prune).\n"
+	"                        yaml, json: the resulting objects (what kubectl apply\n"
+	"                        --dry-run=client -o yaml|json shows; pruned objects as\n"
+	"                        they are live).\n"
+	"                        diff: a unified diff of each live object against its\n"
+	"                        result (pruned objects against nothing); exit 1 when\n"
+	"                        anything differs, like kubectl diff.\n"
+	"                        name: kind.group/name per object.\n"
+	"      --overwrite=false like kubectl: refuse (exit 4) to overwrite fields\n"
+	"                        changed in the live object since the last apply. As in\n"
+	"                        kubectl, the last-applied annotation itself counts as\n"
+	"                        such a field, so any change to a configuration whose\n"
+	"                        live object has the annotation conflicts.\n"
+	"      --prune           with -l: live objects that carry the last-applied\n"
+	"                        annotation, match the selector and are absent from\n"
+	"                        the configurations are planned for deletion (action\n"
+	"                        prune). As kubectl's default, only these kinds are\n"
+	"                        pruned: ConfigMap, Endpoints, Namespace,\n"
+	"                        PersistentVolumeClaim, PersistentVolume, Pod,\n"
+	"                        ReplicationController, Secret, Service, batch Job and\n"
+	"                        CronJob, networking.k8s.io Ingress, apps DaemonSet,\n"
+	"                        Deployment, ReplicaSet and StatefulSet; namespaced\n"
+	"                        ones only in namespaces the configurations use.\n"
+	"                        Nothing is deleted anywhere: this is a plan.\n"
+	"  -l, --selector SEL    apply only configurations whose labels match SEL\n"
+	"                        (=, ==, !=, in, notin, key, !key, comma = AND)\n"
+	"      --field-selector SEL  apply only objects whose fields match SEL\n"
+	"                        (path=value, path==value, path!=value, comma = AND;\n"
+	"                        any dotted path, e.g. metadata.name, read on the\n"
+	"                        configuration with its namespace filled in)\n"
+	"  -n, --namespace NS    namespace for namespaced objects that name none\n"
+	"                        (default \"default\"); an object naming another one is\n"
+	"                        an error, as in kubectl\n"
+	"      --openapi FILE    an OpenAPI v2/v3 document: patch metadata for\n"
+	"                        built-in kinds (as kubectl uses the server's)\n"
+	"      --schema FILE     a CustomResourceDefinition (scope of custom kinds);\n"
+	"                        repeatable\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"Status lines go to standard error as kubectl prints them\n"
+	"(deployment.apps/nginx created|configured|unchanged|pruned), warnings too.\n"
+	"An object that fails (invalid labels, annotations over 262144 bytes,\n"
+	"conflict, changed apiVersion/kind/name) is reported with its file and\n"
+	"name and left out of the output; the others are still shown.\n"
+	"\n"
+	"Exit codes: 0 success; 1 differences found (-o diff); 2 usage or bad\n"
+	"selector syntax (with its position); 3 invalid input (unreadable or\n"
+	"invalid files, invalid labels, annotations too large); 4 conflict\n"
+	"(--overwrite=false) or changed apiVersion/kind/name; 5 internal error.\n";
+
+enum outfmt { OUT_PATCH, OUT_YAML, OUT_JSON, OUT_DIFF, OUT_NAME };
+
+typedef struct plan {
+	const cli_obj *cfg;        /* NULL for prune */
+	const smp_value *live;
+	const char *live_file;
+	smp_apply_result *res;     /* NULL for prune */
+} plan;
+
+/* kubectl's default prune set (group, kind). */
+static bool prunable(const smp_value *obj)
+{
+	static const char *const kinds[][2] = {
+		{"", "ConfigMap"}, {"", "Endpoints"}, {"", "Namespace"},
+		{"", "PersistentVolumeClaim"}, {"", "PersistentVolume"}, {"", "Pod"},
+		{"", "ReplicationController"}, {"", "Secret"}, {"", "Service"},
+		{"batch", "Job"}, {"batch", "CronJob"}, {"networking.k8s.io", "Ingress"},
+		{"apps", "DaemonSet"}, {"apps", "Deployment"}, {"apps", "ReplicaSet"},
+		{"apps", "StatefulSet"},
+	};
+	const char *av = cli_str_at(obj, "apiVersion");
+	const char *kind = cli_str_at(obj, "kind");
+	const char *slash = av ? strchr(av, '/') : NULL;
+	size_t gl = slash ? (size_t)(slash - av) : 0;
+
+	if (!kind)
+		return false;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(kinds[i][1], kind) == 0 && strlen(kinds[i][0]) == gl &&
+		    strncmp(kinds[i][0], av ? av : "", gl) == 0)
+			return true;
+	return false;
+}
+
+static const char *action_name(smp_apply_action a)
+{
+	switch (a) {
+	case SMP_ACTION_CREATE: return "create";
+	case SMP_ACTION_CONFIGURE: return "configure";
+	case SMP_ACTION_UNCHANGED: return "unchanged";
+	default: return "prune";
+	}
+}
+
+static const char *status_word(smp_apply_action a)
+{
+	switch (a) {
+	case SMP_ACTION_CREATE: return "created";
+	case SMP_ACTION_CONFIGURE: return "configured";
+	case SMP_ACTION_UNCHANGED: return "unchanged";
+	default: return "pruned";
+	}
+}
+
+static int render_patch_line(cli_buf *out, const plan *p, smp_error *err)
+{
+	const smp_value *obj = p->res ? smp_apply_result_object(p->res) : p->live;
+	const smp_value *md = smp_map_get(obj, "metadata");
+	smp_apply_action a = p->res ? smp_apply_result_action(p->res) : SMP_ACTION_PRUNE;
+	const char *ns = cli_str_at(md, "namespace");
+	int rc;
+
+	cli_buf_puts(out, "{\"apiVersion\":");
+	cli_json_string(out, cli_str_at(obj, "apiVersion"));
+	cli_buf_puts(out, ",\"kind\":");
+	cli_json_string(out, cli_str_at(obj, "kind"));
+	cli_buf_puts(out, ",\"namespace\":");
+	cli_json_string(out, ns ? ns : "");
+	cli_buf_puts(out, ",\"name\":");
+	cli_json_string(out, cli_str_at(md, "name"));
+	cli_buf_puts(out, ",\"action\":");
+	cli_json_string(out, action_name(a));
+	cli_buf_puts(out, ",\"patchType\":");
+	if (a == SMP_ACTION_PRUNE)
+		cli_buf_puts(out, "null");
+	else if (a == SMP_ACTION_CREATE)
+		cli_json_string(out, "application/json");
+	else if (smp_apply_result_patch_type(p->res) == SMP_PATCH_MERGE)
+		cli_json_string(out, "application/merge-patch+json");
+	else
+		cli_json_string(out, "application/strategic-merge-patch+json");
+	cli_buf_puts(out, ",\"patch\":");
+	if (a == SMP_ACTION_PRUNE) {
+		cli_buf_puts(out, "null");
+	} else if ((rc = cli_buf_value(out, smp_apply_result_patch(p->res), SMP_OUT_JSON,
+	                                true, err))) {
+		return rc;
+	}
+	cli_buf_puts(out, "}\n");
+	return 0;
+}
+
+/* "group.version.Kind.namespace.name" as kubectl diff names its files. */
+static void diff_name(cli_buf *b, const smp_value *obj)
+{
+	const char *av = cli_str_at(obj, "apiVersion");
+	const char *ns = cli_str_at(smp_map_get(obj, "metadata"), "namespace");
+
+	if (!av)
+		av = "";
+	for (const char *c = av; *c; c++)
+		cli_buf_putc(b, *c == '/' ? '.' : *c);
+	if (!strchr(av, '/') && *av) {
+		/* core group: "v1.Pod..." as kubectl writes it */
+	}
+	cli_buf_putc(b, '.');
+	cli_buf_puts(b, cli_str_at(obj, "kind") ? cli_str_at(obj, "kind") : "");
+	cli_buf_putc(b, '.');
+	if (ns && *ns) {
+		cli_buf_puts(b, ns);
+		cli_buf_putc(b, '.');
+	}
+	cli_buf_puts(b, cli_str_at(smp_map_get(obj, "metadata"), "name") ?
+	                cli_str_at(smp_map_get(obj, "metadata"), "name") : "");
+}
+
+static int render_diff(cli_buf *out, const plan *p, bool *differs, smp_error *err)
+{
+	const smp_value *after = p->res ? smp_apply_result_object(p->res) : NULL;
+	const smp_value *named = after ? after : p->live;
+	cli_buf left, right, name;
+	int rc = 0;
+
+	cli_buf_init(&left);
+	cli_buf_init(&right);
+	cli_buf_init(&name);
+	if (p->live && (rc = cli_buf_value(&left, p->live, SMP_OUT_YAML, true, err)))
+		goto out;
+	if (after && (rc = cli_buf_value(&right, after, SMP_OUT_YAML, true, err)))
+		goto out;
+	diff_name(&name, named);
+	if (left.oom || right.oom || name.oom) {
+		rc = SMP_ENOMEM;
+		goto out;
+	}
+	rc = cli_unified_diff(out, "live/", "merged/", name.ptr ? name.ptr : "",
+	                      left.ptr ? left.ptr : "", left.len,
+	                      right.ptr ? right.ptr : "", right.len, differs);
+out:
+	cli_buf_release(&left);
+	cli_buf_release(&right);
+	cli_buf_release(&name);
+	return rc;
+}
+
+static int usage(const char *fmt, const char *arg)
+{
+	return cli_usage("apply", fmt, arg);
+}
 
 int cmd_apply(int argc, char **argv)
 {
-	(void)argc;
-	fprintf(stderr, "smpatch %s: not implemented yet\n", argv[0]);
-	return CLI_INTERNAL;
+	cli_inputs configs, lives;
+	cli_index index;
+	smp_apply_options ao = SMP_APPLY_OPTIONS_INIT;
+	smp_selector *lsel = NULL, *fsel = NULL;
+	smp_schema *schema = NULL;
+	const char **files = NULL;
+	size_t nfiles = 0;
+	const char *live_path = NULL, *selector = NULL, *field_sel = NULL;
+	const char *openapi = NULL, *ns = NULL;
+	const char **schemas = NULL;
+	size_t nschemas = 0;
+	bool recursive = false, prune = false, overwrite = true;
+	enum outfmt fmt = OUT_PATCH;
+	plan *plans = NULL;
+	size_t nplans = 0;
+	bool *used = NULL;
+	cli_buf out, status;
+	smp_error err;
+	int code = CLI_OK, rc;
+	bool differs = false;
+
+	cli_inputs_init(&configs);
+	cli_inputs_init(&lives);
+	cli_index_init(&index);
+	cli_buf_init(&out);
+	cli_buf_init(&status);
+	files = calloc((size_t)argc + 1, sizeof(*files));
+	schemas = calloc((size_t)argc + 1, sizeof(*schemas));
+	if (!files || !schemas) {
+		code = CLI_INTERNAL;
+		fprintf(stderr, "smpatch apply: out of memory\n");
+		goto out;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+		char optbuf[64];
+		const char *opt = cli_opt(argv, i, optbuf, sizeof(optbuf), &val);
+
+		if (!opt) {
+			code = usage("unexpected argument '%s'", a);
+			goto out;
+		}
+		if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
+			fputs(help_text, stdout);
+			goto out;
+		}
+		if (strcmp(opt, "-R") == 0 || strcmp(opt, "--recursive") == 0) {
+			recursive = true;
+			continue;
+		}
+		if (strcmp(opt, "--prune") == 0) {
+			prune = true;
+			continue;
+		}
+		if (strcmp(opt, "--overwrite") == 0) {
+			if (val && !cli_parse_bool(val, &overwrite)) {
+				code = usage("invalid value for --overwrite: '%s'", val);
+				goto out;
+			}
+			if (!val)
+				overwrite = true;
+			continue;
+		}
+		if (!val) {
+			if (i + 1 >= argc) {
+				code = usage("option '%s' needs a value", opt);
+				goto out;
+			}
+			val = argv[++i];
+		}
+		if (strcmp(opt, "-f") == 0 || strcmp(opt, "--filename") == 0) {
+			files[nfiles++] = val;
+		} else if (strcmp(opt, "--live") == 0) {
+			live_path = val;
+		} else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0) {
+			if (strcmp(val, "patch") == 0)
+				fmt = OUT_PATCH;
+			else if (strcmp(val, "yaml") == 0)
+				fmt = OUT_YAML;
+			else if (strcmp(val, "json") == 0)
+				fmt = OUT_JSON;
+			else if (strcmp(val, "diff") == 0)
+				fmt = OUT_DIFF;
+			else if (strcmp(val, "name") == 0)
+				fmt = OUT_NAME;
+			else {
+				code = usage("unknown output format '%s' (patch, yaml, json, diff, "
+				             "name)", val);
+				goto out;
+			}
+		} else if (strcmp(opt, "-l") == 0 || strcmp(opt, "--selector") == 0) {
+			selector = val;
+		} else if (strcmp(opt, "--field-selector") == 0) {
+			field_sel = val;
+		} else if (strcmp(opt, "-n") == 0 || strcmp(opt, "--namespace") == 0) {
+			ns = val;
+		} else if (strcmp(opt, "--openapi") == 0) {
+			openapi = val;
+		} else if (strcmp(opt, "--schema") == 0) {
+			schemas[nschemas++] = val;
+		} else {
+			code = usage("unknown option '%s'", opt);
+			goto out;
+		}
+	}
+	if (!nfiles) {
+		code = usage("%s", "must specify -f (a file, a directory or -)");
+		goto out;
+	}
+	if (live_path && strcmp(live_path, "-") == 0)
+		for (size_t i = 0; i < nfiles; i++)
+			if (strcmp(files[i], "-") == 0) {
+				code = usage("%s", "-f - and --live - cannot both read standard input");
+				goto out;
+			}
+	if (openapi && nschemas) {
+		code = usage("%s", "--openapi and --schema cannot be used together");
+		goto out;
+	}
+	if (prune && !selector) {
+		code = usage("%s", "all resources selected for prune without explicitly passing "
+		             "--all. To prune all resources, pass the --all flag. If you did not "
+		             "mean to prune all resources, specify a label selector");
+		goto out;
+	}
+	if (selector && (rc = smp_selector_parse(&lsel, selector, &err))) {
+		code = cli_selector_error("apply", "-l", selector, &err);
+		goto out;
+	}
+	if (field_sel && (rc = smp_field_selector_parse(&fsel, field_sel, &err))) {
+		code = cli_selector_error("apply", "--field-selector", field_sel, &err);
+		goto out;
+	}
+	if ((rc = cli_load_schemas(&schema, openapi, schemas, nschemas, &err))) {
+		code = cli_fail(&err);
+		goto out;
+	}
+
+	/* Read everything first. */
+	for (size_t i = 0; i < nfiles; i++)
+		if ((rc = cli_inputs_add_path(&configs, files[i], recursive, true, &err))) {
+			code = cli_fail(&err);
+			goto out;
+		}
+	if (live_path && (rc = cli_inputs_add_path(&lives, live_path, false, true, &err))) {
+		code = cli_fail(&err);
+		goto out;
+	}
+
+	ao.schema = schema;
+	ao.overwrite = overwrite;
+	ao.default_namespace = ns;
+	ao.enforce_namespace = ns != NULL;
+	if ((rc = cli_index_build(&index, &lives, &ao))) {
+		code = CLI_INTERNAL;
+		fprintf(stderr, "smpatch apply: out of memory\n");
+		goto out;
+	}
+	plans = calloc(configs.n + lives.n + 1, sizeof(*plans));
+	used = calloc(lives.n + 1, sizeof(*used));
+	if (!plans || !used) {
+		code = CLI_INTERNAL;
+		fprintf(stderr, "smpatch apply: out of memory\n");
+		goto out;
+	}
+
+	for (size_t i = 0; i < configs.n; i++) {
+		const cli_obj *c = &configs.items[i];
+		const smp_value *labels = smp_map_get(smp_map_get(c->v, "metadata"), "labels");
+		ptrdiff_t li;
+		plan *p;
+		int ecode;
+
+		if (lsel && !smp_selector_matches(lsel, labels))
+			continue;
+		li = cli_index_find(&index, &lives, c->v, &ao);
+		if (li >= 0)
+			used[li] = true;
+		p = &plans[nplans];
+		p->cfg = c;
+		p->live = li >= 0 ? lives.items[li].v : NULL;
+		p->live_file = li >= 0 ? lives.items[li].file : NULL;
+		rc = smp_apply_object(&p->res, c->v, p->live, &ao, &err);
+		if (rc) {
+			if (fsel && !cli_field_match(fsel, c->v, &ao))
+				continue;
+			ecode = cli_fail_at(&err, c);
+			if (code == CLI_OK)
+				code = ecode;
+			continue;
+		}
+		if (fsel && !cli_field_match(fsel, c->v, &ao)) {
+			smp_apply_result_free(p->res);
+			p->res = NULL;
+			continue;
+		}
+		nplans++;
+	}
+
+	if (prune) {
+		/* Namespaces the applied configurations use. */
+		for (size_t i = 0; i < lives.n; i++) {
+			const smp_value *lv = lives.items[i].v;
+			const smp_value *md = smp_map_get(lv, "metadata");
+			const smp_value *ann = smp_map_get(md, "annotations");
+			const char *lns = smp_apply_namespace(lv, &ao);
+			bool visited_ns = !*lns;
+
+			if (used[i] || !smp_map_get(ann, SMP_LAST_APPLIED_ANNOTATION) ||
+			    !prunable(lv) || !smp_selector_matches(lsel, smp_map_get(md, "labels")))
+				continue;
+			for (size_t j = 0; j < nplans && !visited_ns; j++)
+				if (strcmp(smp_apply_namespace(plans[j].cfg->v, &ao), lns) == 0)
+					visited_ns = true;
+			if (!visited_ns)
+				continue;
+			plans[nplans].cfg = NULL;
+			plans[nplans].live = lv;
+			plans[nplans].live_file = lives.items[i].file;
+			plans[nplans].res = NULL;
+			nplans++;
+		}
+	}
+
+	for (size_t i = 0; i < nplans; i++) {
+		const plan *p = &plans[i];
+		const smp_value *obj = p->res ? smp_apply_result_object(p->res) : p->live;
+		smp_apply_action a = p->res ? smp_apply_result_action(p->res) : SMP_ACTION_PRUNE;
+		const char *warn = p->res ? smp_apply_result_warning(p->res) : NULL;
+		char ref[512];
+
+		smp_apply_object_ref(ref, sizeof(ref), obj);
+		if (warn) {
+			cli_buf_puts(&status, warn);
+			cli_buf_putc(&status, '\n');
+		}
+		cli_buf_puts(&status, ref);
+		cli_buf_putc(&status, ' ');
+		cli_buf_puts(&status, status_word(a));
+		cli_buf_putc(&status, '\n');
+		switch (fmt) {
+		case OUT_PATCH:
+			rc = render_patch_line(&out, p, &err);
+			break;
+		case OUT_YAML:
+			if (i)
+				cli_buf_puts(&out, "---\n");
+			rc = cli_buf_value(&out, obj, SMP_OUT_YAML, true, &err);
+			break;
+		case OUT_JSON:
+			rc = cli_buf_value(&out, obj, SMP_OUT_JSON_INDENT, true, &err);
+			break;
+		case OUT_DIFF:
+			rc = render_diff(&out, p, &differs, &err);
+			break;
+		case OUT_NAME:
+			cli_buf_puts(&out, ref);
+			cli_buf_putc(&out, '\n');
+			rc = 0;
+			break;
+		}
+		if (rc) {
+			code = cli_fail(&err);
+			goto out;
+		}
+	}
+	if (out.oom || status.oom) {
+		fprintf(stderr, "smpatch apply: out of memory\n");
+		code = CLI_INTERNAL;
+		goto out;
+	}
+	fwrite(status.ptr ? status.ptr : "", 1, status.len, stderr);
+	if (!cli_write(out.ptr ? out.ptr : "", out.len)) {
+		code = CLI_INTERNAL;
+		goto out;
+	}
+	if (code == CLI_OK && fmt == OUT_DIFF && differs)
+		code = CLI_DIFF;
+out:
+	for (size_t i = 0; i < nplans; i++)
+		smp_apply_result_free(plans[i].res);
+	free(plans);
+	free(used);
+	free(files);
+	free(schemas);
+	smp_selector_free(lsel);
+	smp_selector_free(fsel);
+	smp_schema_free(schema);
+	cli_index_release(&index);
+	cli_inputs_release(&configs);
+	cli_inputs_release(&lives);
+	cli_buf_release(&out);
+	cli_buf_release(&status);
+	return code;
 }

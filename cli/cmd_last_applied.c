@@ -1,11 +1,361 @@
-/* cmd_last_applied.c - placeholder until the command lands; it says so and fails. */
+/*
+ * cmd_last_applied.c - `smpatch last-applied view|set`: kubectl apply
+ * view-last-applied / set-last-applied, on files instead of a cluster.
+ */
 #include "cli.h"
+#include "apply_util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help_text[] =
+	"Usage: smpatch last-applied view -f FILE [--live FILE|-] [-o yaml|json]\n"
+	"       smpatch last-applied set -f FILE [--live FILE|-] [--create-annotation]\n"
+	"                                [-n NAMESPACE] [-o yaml|json]\n"
+	"\n"
+	"view: prints the kubectl.kubernetes.io/last-applied-configuration annotation\n"
+	"of objects, like kubectl apply view-last-applied. Without --live the objects\n"
+	"of FILE are the live objects; with --live, FILE names the objects (by API\n"
+	"group, kind, namespace and name) and their live versions are read from\n"
+	"--live. -o yaml (default) converts the annotation to YAML; -o json prints\n"
+	"its JSON indented by two spaces, as kubectl does.\n"
+	"\n"
+	"set: sets the annotation of the live objects to the configurations of\n"
+	"FILE, as if `kubectl apply -f FILE` had run, without changing anything else\n"
+	"(like kubectl apply set-last-applied), and prints the updated objects.\n"
+	"A live object without the annotation is an error unless\n"
+	"--create-annotation is given. Without --live the configurations\n"
+	"themselves get the annotation (like kubectl create --save-config).\n"
+	"Status lines (deployment.apps/nginx configured) go to standard error.\n"
+	"\n"
+	"Options:\n"
+	"  -f, --filename FILE   objects: a file, a directory (.yaml, .yml, .json)\n"
+	"                        or - for standard input; repeatable. Lists expand.\n"
+	"  -R, --recursive       descend into subdirectories\n"
+	"      --live FILE|-     the live objects (a stream or a List)\n"
+	"      --create-annotation  (set) create the annotation where it is missing\n"
+	"  -n, --namespace NS    namespace for namespaced objects naming none\n"
+	"                        (default \"default\")\n"
+	"  -o, --output FORMAT   yaml (default) or json\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"Exit codes: 0 success, 2 usage, 3 invalid input (no annotation, object\n"
+	"missing from --live, unreadable files), 5 internal error.\n";
+
+/* json.Indent(dst, src, "", "  ") of a valid JSON text. */
+static void indent_json(cli_buf *out, const char *s, size_t n)
+{
+	size_t depth = 0, i = 0;
+	bool need_indent = false;
+
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+		i++;
+	for (; i < n; i++) {
+		char c = s[i];
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+			/* Outside strings: dropped, except trailing space at the end. */
+			size_t j = i;
+			while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r' || s[j] == '\n'))
+				j++;
+			if (j == n) {
+				cli_buf_put(out, s + i, n - i);
+				return;
+			}
+			continue;
+		}
+		if (need_indent && c != ']' && c != '}') {
+			need_indent = false;
+			cli_buf_putc(out, '\n');
+			for (size_t k = 0; k < depth; k++)
+				cli_buf_puts(out, "  ");
+		}
+		if (c == '"') {
+			size_t j = i + 1;
+			while (j < n && s[j] != '"')
+				j += s[j] == '\\' ? 2 : 1;
+			cli_buf_put(out, s + i, (j < n ? j + 1 : n) - i);
+			i = j;
+			continue;
+		}
+		switch (c) {
+		case '{':
+		case '[':
+			cli_buf_putc(out, c);
+			need_indent = true;
+			depth++;
+			break;
+		case ',':
+			cli_buf_putc(out, c);
+			cli_buf_putc(out, '\n');
+			for (size_t k = 0; k < depth; k++)
+				cli_buf_puts(out, "  ");
+			break;
+		case ':':
+			cli_buf_puts(out, ": ");
+			break;
+		case '}':
+		case ']':
+			if (depth)
+				depth--;
+			if (need_indent) {
+				/* empty {} or [] stay compact */
+				need_indent = false;
+			} else {
+				cli_buf_putc(out, '\n');
+				for (size_t k = 0; k < depth; k++)
+					cli_buf_puts(out, "  ");
+			}
+			cli_buf_putc(out, c);
+			break;
+		default:
+			cli_buf_putc(out, c);
+		}
+	}
+}
+
+static int no_annotation(const cli_obj *o, const smp_value *obj, bool hint)
+{
+	smp_error e;
+	char ref[512];
+
+	memset(&e, 0, sizeof(e));
+	e.code = SMP_EINVALOBJ;
+	smp_apply_object_ref(ref, sizeof(ref), obj);
+	snprintf(e.message, sizeof(e.message),
+	         "no last-applied-configuration annotation found on resource: %s%s", ref,
+	         hint ? ", to create the annotation, run the command with "
+	                "--create-annotation" : "");
+	return cli_fail_at(&e, o);
+}
+
+static int not_found(const cli_obj *o)
+{
+	smp_error e;
+	char ref[512];
+
+	memset(&e, 0, sizeof(e));
+	e.code = SMP_EINVALOBJ;
+	smp_apply_object_ref(ref, sizeof(ref), o->v);
+	snprintf(e.message, sizeof(e.message), "%s: not found in the live objects", ref);
+	return cli_fail_at(&e, o);
+}
+
+static int set_one(cli_buf *out, cli_buf *status, const cli_obj *c, const smp_value *target,
+                   const smp_apply_options *ao, bool json, bool first, smp_error *err)
+{
+	smp_apply_result *res = NULL;
+	smp_doc *pdoc = NULL, *odoc = NULL;
+	smp_patch_options po = SMP_PATCH_OPTIONS_INIT;
+	const char *enc;
+	cli_buf patch;
+	char ref[512];
+	int rc;
+
+	cli_buf_init(&patch);
+	/* The annotation exactly as apply would write it (namespace defaulted). */
+	rc = smp_apply_object(&res, c->v, NULL, ao, err);
+	if (rc)
+		goto out;
+	enc = cli_str_at(smp_map_get(smp_map_get(smp_apply_result_object(res), "metadata"),
+	                             "annotations"), SMP_LAST_APPLIED_ANNOTATION);
+	cli_buf_puts(&patch, "{\"metadata\":{\"annotations\":{\"" SMP_LAST_APPLIED_ANNOTATION
+	             "\":");
+	cli_json_string(&patch, enc);
+	cli_buf_puts(&patch, "}}}");
+	if (patch.oom) {
+		rc = SMP_ENOMEM;
+		goto out;
+	}
+	po.type = SMP_PATCH_MERGE;
+	if ((rc = smp_doc_parse(&pdoc, patch.ptr, patch.len, NULL, err)) ||
+	    (rc = smp_patch_apply(&odoc, target, smp_doc_root(pdoc, 0), &po, err)))
+		goto out;
+	if (!json && !first)
+		cli_buf_puts(out, "---\n");
+	rc = cli_buf_value(out, smp_doc_root(odoc, 0), json ? SMP_OUT_JSON_INDENT : SMP_OUT_YAML,
+	                   true, err);
+	smp_apply_object_ref(ref, sizeof(ref), smp_doc_root(odoc, 0));
+	cli_buf_puts(status, ref);
+	cli_buf_puts(status, " configured\n");
+out:
+	cli_buf_release(&patch);
+	smp_doc_free(pdoc);
+	smp_doc_free(odoc);
+	smp_apply_result_free(res);
+	return rc;
+}
 
 int cmd_last_applied(int argc, char **argv)
 {
-	(void)argc;
-	fprintf(stderr, "smpatch %s: not implemented yet\n", argv[0]);
-	return CLI_INTERNAL;
+	cli_inputs objs, lives;
+	cli_index index;
+	smp_apply_options ao = SMP_APPLY_OPTIONS_INIT;
+	const char **files = NULL;
+	size_t nfiles = 0;
+	const char *live_path = NULL, *mode = NULL;
+	bool recursive = false, create = false, json = false;
+	cli_buf out, status;
+	smp_error err;
+	int code = CLI_OK, rc;
+
+	cli_inputs_init(&objs);
+	cli_inputs_init(&lives);
+	cli_index_init(&index);
+	cli_buf_init(&out);
+	cli_buf_init(&status);
+	files = calloc((size_t)argc + 1, sizeof(*files));
+	if (!files) {
+		fprintf(stderr, "smpatch last-applied: out of memory\n");
+		code = CLI_INTERNAL;
+		goto out;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *val = NULL;
+		char optbuf[64];
+		const char *opt = cli_opt(argv, i, optbuf, sizeof(optbuf), &val);
+
+		if (!opt) {
+			if (!mode && (strcmp(argv[i], "view") == 0 || strcmp(argv[i], "set") == 0)) {
+				mode = argv[i];
+				continue;
+			}
+			code = cli_usage("last-applied", "unexpected argument '%s'", argv[i]);
+			goto out;
+		}
+		if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
+			fputs(help_text, stdout);
+			goto out;
+		}
+		if (strcmp(opt, "-R") == 0 || strcmp(opt, "--recursive") == 0) {
+			recursive = true;
+			continue;
+		}
+		if (strcmp(opt, "--create-annotation") == 0) {
+			if (val && !cli_parse_bool(val, &create)) {
+				code = cli_usage("last-applied", "invalid value for "
+				                 "--create-annotation: '%s'", val);
+				goto out;
+			}
+			if (!val)
+				create = true;
+			continue;
+		}
+		if (!val) {
+			if (i + 1 >= argc) {
+				code = cli_usage("last-applied", "option '%s' needs a value", opt);
+				goto out;
+			}
+			val = argv[++i];
+		}
+		if (strcmp(opt, "-f") == 0 || strcmp(opt, "--filename") == 0) {
+			files[nfiles++] = val;
+		} else if (strcmp(opt, "--live") == 0) {
+			live_path = val;
+		} else if (strcmp(opt, "-n") == 0 || strcmp(opt, "--namespace") == 0) {
+			ao.default_namespace = val;
+			ao.enforce_namespace = true;
+		} else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0) {
+			if (strcmp(val, "json") == 0) {
+				json = true;
+			} else if (strcmp(val, "yaml") == 0) {
+				json = false;
+			} else {
+				code = cli_usage("last-applied", "unknown output format '%s' (yaml, "
+				                 "json)", val);
+				goto out;
+			}
+		} else {
+			code = cli_usage("last-applied", "unknown option '%s'", opt);
+			goto out;
+		}
+	}
+	if (!mode) {
+		code = cli_usage("last-applied", "%s", "expected 'view' or 'set'");
+		goto out;
+	}
+	if (!nfiles) {
+		code = cli_usage("last-applied", "%s", "must specify -f FILE");
+		goto out;
+	}
+	for (size_t i = 0; i < nfiles; i++)
+		if ((rc = cli_inputs_add_path(&objs, files[i], recursive, true, &err))) {
+			code = cli_fail(&err);
+			goto out;
+		}
+	if (live_path) {
+		if ((rc = cli_inputs_add_path(&lives, live_path, false, true, &err))) {
+			code = cli_fail(&err);
+			goto out;
+		}
+		if (cli_index_build(&index, &lives, &ao)) {
+			fprintf(stderr, "smpatch last-applied: out of memory\n");
+			code = CLI_INTERNAL;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < objs.n; i++) {
+		const cli_obj *c = &objs.items[i];
+		const smp_value *target = c->v;
+		const char *la;
+
+		if (live_path) {
+			ptrdiff_t li = cli_index_find(&index, &lives, c->v, &ao);
+			if (li < 0) {
+				code = not_found(c);
+				goto out;
+			}
+			target = lives.items[li].v;
+		}
+		la = cli_str_at(smp_map_get(smp_map_get(target, "metadata"), "annotations"),
+		                SMP_LAST_APPLIED_ANNOTATION);
+		if (strcmp(mode, "view") == 0) {
+			smp_doc *doc = NULL;
+			smp_parse_options pp = SMP_PARSE_OPTIONS_INIT;
+			if (!la) {
+				code = no_annotation(c, target, false);
+				goto out;
+			}
+			if (json) {
+				indent_json(&out, la, strlen(la));
+				continue;
+			}
+			pp.format = SMP_FORMAT_JSON;
+			pp.filename = SMP_LAST_APPLIED_ANNOTATION;
+			if ((rc = smp_doc_parse(&doc, la, strlen(la), &pp, &err)) ||
+			    (i && (cli_buf_puts(&out, "---\n"), 0)) ||
+			    (rc = cli_buf_value(&out, smp_doc_root(doc, 0), SMP_OUT_YAML, true,
+			                        &err))) {
+				smp_doc_free(doc);
+				code = cli_fail_at(&err, c);
+				goto out;
+			}
+			smp_doc_free(doc);
+		} else {
+			if (live_path && !la && !create) {
+				code = no_annotation(c, target, true);
+				goto out;
+			}
+			if ((rc = set_one(&out, &status, c, target, &ao, json, i == 0, &err))) {
+				code = cli_fail_at(&err, c);
+				goto out;
+			}
+		}
+	}
+	if (out.oom || status.oom) {
+		fprintf(stderr, "smpatch last-applied: out of memory\n");
+		code = CLI_INTERNAL;
+		goto out;
+	}
+	fwrite(status.ptr ? status.ptr : "", 1, status.len, stderr);
+	if (!cli_write(out.ptr ? out.ptr : "", out.len))
+		code = CLI_INTERNAL;
+out:
+	free(files);
+	cli_index_release(&index);
+	cli_inputs_release(&objs);
+	cli_inputs_release(&lives);
+	cli_buf_release(&out);
+	cli_buf_release(&status);
+	return code;
 }

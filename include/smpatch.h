@@ -88,10 +88,12 @@ SMP_API const char *smp_strerror(int code);
 /* Formats `err` as one line: "file:line:col: message" (parts that are
  * unknown are left out; the path is appended as " (at PATH)" when set and
  * not already in the message). Writes at most `size` bytes including the
- * NUL; returns the length it wanted, like snprintf. */
+ * NUL; returns the length it wanted, like snprintf. `err` must not be
+ * NULL; `buf` may be NULL when `size` is 0. */
 SMP_API size_t smp_error_format(char *buf, size_t size, const smp_error *err);
 
-/* Frees memory the library returned as a plain buffer (smp_print output). */
+/* Frees memory the library returned as a plain buffer (smp_print and
+ * smp_last_applied_encode output). NULL is fine. */
 SMP_API void smp_free(void *ptr);
 
 /* ------------------------------------------------------------------------
@@ -162,16 +164,19 @@ SMP_API size_t smp_doc_count(const smp_doc *doc);
 /* The i-th root value, or NULL when i is out of range. */
 SMP_API const smp_value *smp_doc_root(const smp_doc *doc, size_t i);
 
-/* Creates a new, empty document set (for building values with the
- * smp_doc_add_* / smp_value_copy calls). */
+/* Creates a new, empty document set, to collect copies of values with
+ * smp_doc_add_copy(). Free with smp_doc_free(). SMP_ENOMEM. */
 SMP_API int smp_doc_new(smp_doc **out, smp_error *err);
 
 /* Deep-copies `v` (from any document) into `doc` and appends it as a root.
- * `*out` (may be NULL) receives the copy, owned by `doc`. */
+ * `out` may be NULL; `*out` receives the copy, owned by `doc`. `doc` is
+ * modified: no other thread may use it meanwhile. SMP_ENOMEM. */
 SMP_API int smp_doc_add_copy(const smp_value **out, smp_doc *doc, const smp_value *v,
                      smp_error *err);
 
-/* Value accessors. All accept any value; a wrong type gives the zero value. */
+/* Value accessors. All accept any value, NULL included; a wrong type gives
+ * the zero value (false, 0, 0.0), except that smp_value_float() also
+ * converts an SMP_INT. */
 SMP_API smp_type smp_value_type(const smp_value *v);
 SMP_API bool smp_value_bool(const smp_value *v);
 SMP_API int64_t smp_value_int(const smp_value *v);
@@ -242,6 +247,8 @@ SMP_API int smp_schema_load(smp_schema **out, const char *buf, size_t len,
 /* Same, from a file ("-" = standard input). */
 SMP_API int smp_schema_load_file(smp_schema **out, const char *path, smp_error *err);
 
+/* Frees a loaded schema and every type in it (after their last use). NULL
+ * and the built-in schema are ignored. */
 SMP_API void smp_schema_free(smp_schema *schema);
 
 /* The type of the kind apiVersion ("apps/v1", "v1") + kind ("Deployment").
@@ -345,10 +352,10 @@ SMP_API int smp_diff_three_way(smp_doc **out, const smp_value *original,
                        const smp_patch_options *opts, smp_error *err);
 
 /* True when the two patches touch some field differently (the reference's
- * mergepatch.HasConflicts). */
+ * mergepatch.HasConflicts). Only reads; thread-safe. */
 SMP_API bool smp_patch_has_conflicts(const smp_value *a, const smp_value *b);
 
-/* True when `patch` is the empty patch {}. */
+/* True when `patch` is the empty patch {} (a map with no entries). */
 SMP_API bool smp_patch_is_empty(const smp_value *patch);
 
 /* ------------------------------------------------------------------------
@@ -434,49 +441,113 @@ SMP_API int smp_labels_validate(const smp_value *labels, const char *path,
  * The kubectl-apply workflow for one object
  * ------------------------------------------------------------------------ */
 
+/* The annotation where kubectl keeps the last applied configuration. */
 #define SMP_LAST_APPLIED_ANNOTATION "kubectl.kubernetes.io/last-applied-configuration"
+/* The API server's limit on the total size of an object's annotations (the
+ * sum of the lengths of every key and value). */
 #define SMP_ANNOTATIONS_MAX_BYTES 262144
 
+/* What applying one configuration does. */
 typedef enum smp_apply_action {
-	SMP_ACTION_CREATE = 0,
-	SMP_ACTION_CONFIGURE,
-	SMP_ACTION_UNCHANGED,
-	SMP_ACTION_PRUNE
+	SMP_ACTION_CREATE = 0, /* no live object: it is created */
+	SMP_ACTION_CONFIGURE,  /* the live object is patched */
+	SMP_ACTION_UNCHANGED,  /* the patch is empty: nothing is sent */
+	SMP_ACTION_PRUNE       /* (CLI plans only) the live object would be deleted */
 } smp_apply_action;
 
 typedef struct smp_apply_options {
 	unsigned version;            /* SMP_APPLY_OPTIONS_VERSION */
-	const smp_schema *schema;    /* NULL = built-in */
-	const char *default_namespace; /* NULL = "default" */
-	bool overwrite;              /* default true, as kubectl */
+	/* Extra schema: an OpenAPI document (used for the patch metadata of
+	 * built-in kinds, as kubectl prefers the server's document) or CRDs
+	 * (consulted for the scope of custom kinds). NULL = built-in only. */
+	const smp_schema *schema;
+	const char *default_namespace; /* namespace for namespaced objects that name
+	                                  none; NULL or "" = "default" (as -n) */
+	bool overwrite;              /* default true, as kubectl's --overwrite */
+	/* true (kubectl with an explicit -n): an object naming another namespace
+	 * than default_namespace is an error. */
+	bool enforce_namespace;
 } smp_apply_options;
 
 #define SMP_APPLY_OPTIONS_VERSION 1
-#define SMP_APPLY_OPTIONS_INIT { SMP_APPLY_OPTIONS_VERSION, NULL, NULL, true }
+#define SMP_APPLY_OPTIONS_INIT { SMP_APPLY_OPTIONS_VERSION, NULL, NULL, true, false }
 
 /* The outcome for one object. Owns its values; free with smp_apply_result_free. */
 typedef struct smp_apply_result smp_apply_result;
 
-/* Computes what `kubectl apply` does with `config` given the live object
- * `live` (NULL = it does not exist). */
+/* Computes what client-side `kubectl apply` does with `config` given the
+ * live object `live` (NULL = it does not exist), without any server:
+ *
+ * 1. `config` must be a map with kind, apiVersion and metadata.name
+ *    (SMP_EINVALOBJ otherwise). A namespaced kind (built-in table, then
+ *    opts->schema; unknown kinds count as namespaced) without
+ *    metadata.namespace gets opts->default_namespace or "default";
+ *    cluster-scoped kinds get none. metadata.labels and
+ *    spec.template.metadata.labels must be valid labels (SMP_EINVALOBJ,
+ *    the rule broken in the message).
+ * 2. modified = config with the last-applied annotation set to the config's
+ *    own encoding (smp_last_applied_encode).
+ * 3. No live object: action CREATE; the patch (request body) and the object
+ *    are `modified` with null map values dropped (the annotation keeps them).
+ * 4. Otherwise original = the live object's annotation (absent: none, and a
+ *    warning in kubectl's words); the patch is the three-way patch
+ *    (original, modified, live): strategic merge patch when the kind is a
+ *    built-in kind, JSON merge patch otherwise (custom resources, unknown
+ *    kinds), as kubectl chooses. {} gives UNCHANGED (object = live), else
+ *    CONFIGURE (object = the patch applied to live).
+ * 5. With opts->overwrite false, SMP_ECONFLICT when the patch touches a field
+ *    changed in live since the last apply (the annotation itself counts:
+ *    see docs/APPLY.md). A changed apiVersion/kind/name is SMP_EPRECOND
+ *    "At least one of apiVersion, kind and name was changed".
+ * 6. Annotations of the result over SMP_ANNOTATIONS_MAX_BYTES in total:
+ *    SMP_EINVALOBJ ("The Deployment "x" is invalid: metadata.annotations:
+ *    Too long: must have at most 262144 bytes").
+ * Error messages start with the object ("deployment.apps/nginx: ...").
+ * `config` and `live` are only read; the result holds copies.
+ * Needs the codec, schema and merge modules; thread-safe. */
 SMP_API int smp_apply_object(smp_apply_result **out, const smp_value *config,
                      const smp_value *live, const smp_apply_options *opts,
                      smp_error *err);
 
+/* Frees a result and every value it returned. NULL is fine. */
 SMP_API void smp_apply_result_free(smp_apply_result *res);
+/* The action (CREATE, CONFIGURE or UNCHANGED). */
 SMP_API smp_apply_action smp_apply_result_action(const smp_apply_result *res);
+/* STRATEGIC or MERGE: the patch type kubectl uses for this kind (also set
+ * for CREATE, where the request is a plain POST of the object). */
 SMP_API smp_patch_type smp_apply_result_patch_type(const smp_apply_result *res);
-/* The request body kubectl sends: the object for create, the patch otherwise. */
+/* The request body kubectl sends: the object for CREATE, the patch for
+ * CONFIGURE, {} for UNCHANGED. Owned by `res`. */
 SMP_API const smp_value *smp_apply_result_patch(const smp_apply_result *res);
-/* The object as it will be after the apply. */
+/* The object as it will be after the apply (what `kubectl apply
+ * --dry-run=client -o yaml` shows). Owned by `res`. */
 SMP_API const smp_value *smp_apply_result_object(const smp_apply_result *res);
-/* A warning to show (e.g. missing annotation), or NULL. */
+/* A warning to show (the missing-annotation warning, one line without a
+ * newline), or NULL. Owned by `res`. */
 SMP_API const char *smp_apply_result_warning(const smp_apply_result *res);
 
-/* Computes the last-applied annotation text for `config` (compact JSON,
- * sorted keys, Go escaping, the annotation itself removed). Free with smp_free. */
+/* Computes the last-applied annotation text for `config` exactly as kubectl
+ * writes it: the object with the annotation itself removed from
+ * metadata.annotations (which stays, possibly as {}; an object without
+ * annotations gets "annotations":{}), as compact JSON with sorted keys, Go
+ * escaping of <, >, & (\u003c...) and a final newline. `config` must be a
+ * map (SMP_EINVAL). `*out` is NUL-terminated; free it with smp_free. `len`
+ * may be NULL. */
 SMP_API int smp_last_applied_encode(char **out, size_t *len, const smp_value *config,
                             smp_error *err);
+
+/* Writes the name kubectl prints for `obj`, "kind.group/name" with the kind
+ * in lower case ("deployment.apps/nginx", "configmap/settings"), into buf
+ * (truncated to size-1 bytes, NUL-terminated when size > 0). Returns the
+ * full length. */
+SMP_API size_t smp_apply_object_ref(char *buf, size_t size, const smp_value *obj);
+
+/* The namespace `config` is applied in: its metadata.namespace, else
+ * opts->default_namespace, else "default"; "" for cluster-scoped kinds.
+ * The result points into `config` or `opts`, or is static. opts may be
+ * NULL. */
+SMP_API const char *smp_apply_namespace(const smp_value *config,
+                                        const smp_apply_options *opts);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,602 @@
+/*
+ * apply.c - what client-side `kubectl apply` does with one object: the
+ * last-applied annotation (k8s.io/kubectl/pkg/util/apply.go), the choice
+ * between strategic and JSON merge patch (pkg/cmd/apply/patcher.go), the
+ * three-way patch, preconditions, conflicts and the annotation size limit.
+ */
+#include "apply/apply_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct smp_apply_result {
+	smp_doc *doc;              /* owns patch and object */
+	smp_doc *pdoc, *odoc;      /* documents from the merge engine */
+	smp_apply_action action;
+	smp_patch_type ptype;
+	const smp_value *patch;
+	const smp_value *object;
+	char *warning;
+};
+
+#define LA SMP_LAST_APPLIED_ANNOTATION
+
+static int oom(smp_error *err)
+{
+	return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+}
+
+static const char *str_at(const smp_value *v, const char *key)
+{
+	const smp_value *s = v && v->type == SMP_MAP ? smpv_map_get(v, key) : NULL;
+	return s && s->type == SMP_STRING ? s->u.s.ptr : NULL;
+}
+
+/* ---- object names ---- */
+
+static void put_lower(smp_buf *b, const char *s)
+{
+	for (; *s; s++)
+		smp_buf_putc(b, (*s >= 'A' && *s <= 'Z') ? (char)(*s - 'A' + 'a') : *s);
+}
+
+/* The group of an apiVersion ("apps/v1" -> "apps", "v1" -> ""). */
+static size_t group_len(const char *api_version)
+{
+	const char *slash = api_version ? strchr(api_version, '/') : NULL;
+	return slash ? (size_t)(slash - api_version) : 0;
+}
+
+/* kind.group/name as kubectl prints it ("deployment.apps/nginx"); with
+ * `resource`, the guessed plural resource instead ("deployments/nginx"),
+ * as the missing-annotation warning shows it. */
+static void put_ref(smp_buf *b, const smp_value *obj, bool resource)
+{
+	const char *kind = str_at(obj, "kind");
+	const char *av = str_at(obj, "apiVersion");
+	const char *name = str_at(smpv_map_get(obj, "metadata"), "name");
+	size_t gl = group_len(av);
+
+	if (!kind)
+		kind = "";
+	if (resource) {
+		/* meta.UnsafeGuessKindToResource */
+		size_t n = strlen(kind);
+		put_lower(b, kind);
+		if (n && (kind[n - 1] == 's' || kind[n - 1] == 'S')) {
+			smp_buf_puts(b, "es");
+		} else if (n && (kind[n - 1] == 'y' || kind[n - 1] == 'Y')) {
+			b->len--;
+			smp_buf_puts(b, "ies");
+		} else if (n) {
+			smp_buf_putc(b, 's');
+		}
+	} else {
+		put_lower(b, kind);
+		if (gl) {
+			smp_buf_putc(b, '.');
+			smp_buf_put(b, av, gl);
+		}
+	}
+	smp_buf_putc(b, '/');
+	smp_buf_puts(b, name ? name : "");
+}
+
+size_t smp_apply_object_ref(char *buf, size_t size, const smp_value *obj)
+{
+	smp_buf b;
+	size_t n;
+
+	smp_buf_init(&b);
+	put_ref(&b, obj, false);
+	n = b.oom ? 0 : b.len;
+	if (size) {
+		size_t c = n < size - 1 ? n : size - 1;
+		if (c)
+			memcpy(buf, b.ptr, c);
+		buf[c] = '\0';
+	}
+	smp_buf_release(&b);
+	return n;
+}
+
+/* ---- namespaces ---- */
+
+static const smp_schema *builtin(void)
+{
+	return smp_schema_builtin();
+}
+
+static bool is_namespaced(const smp_value *obj, const smp_apply_options *o)
+{
+	const char *av = str_at(obj, "apiVersion"), *kind = str_at(obj, "kind");
+	bool known = false, ns;
+
+	if (!av || !kind)
+		return true;
+	if (o->schema) {
+		ns = smp_schema_kind_namespaced(o->schema, av, kind, &known);
+		if (known)
+			return ns;
+	}
+	ns = smp_schema_kind_namespaced(builtin(), av, kind, &known);
+	/* Unknown kinds count as namespaced: most custom resources are, and
+	 * that keeps -n meaningful for them. */
+	return known ? ns : true;
+}
+
+const char *smp_apply_namespace(const smp_value *config, const smp_apply_options *opts)
+{
+	smp_apply_options def = SMP_APPLY_OPTIONS_INIT;
+	const smp_apply_options *o = opts ? opts : &def;
+	const char *ns;
+
+	if (!is_namespaced(config, o))
+		return "";
+	ns = str_at(smpv_map_get(config, "metadata"), "namespace");
+	if (ns && *ns)
+		return ns;
+	return o->default_namespace && *o->default_namespace ? o->default_namespace
+	                                                     : "default";
+}
+
+/* ---- the annotation ---- */
+
+/* Sets obj.metadata.annotations to a fresh map holding the string-valued
+ * annotations of `obj` except the last-applied one (the reference reads them
+ * as map[string]string: a map with any non-string value reads as none). */
+static smp_value *reset_annotations(smp_arena *a, smp_value *obj)
+{
+	smp_value *md = smpv_map_get(obj, "metadata");
+	smp_value *old, *fresh;
+	ptrdiff_t at;
+
+	if (!md) {
+		md = smpv_map(a, 2);
+		if (!md || smpv_map_add(a, obj, "metadata", 8, md))
+			return NULL;
+	}
+	old = smpv_map_get(md, "annotations");
+	fresh = smpv_map(a, old && old->type == SMP_MAP ? old->u.map.len + 1 : 1);
+	if (!fresh)
+		return NULL;
+	if (old && old->type == SMP_MAP) {
+		bool all_strings = true;
+		for (size_t i = 0; i < old->u.map.len; i++)
+			if (old->u.map.items[i].val->type != SMP_STRING)
+				all_strings = false;
+		for (size_t i = 0; all_strings && i < old->u.map.len; i++) {
+			const smp_member *m = &old->u.map.items[i];
+			if (m->klen == strlen(LA) && memcmp(m->key, LA, m->klen) == 0)
+				continue;
+			if (smpv_map_add(a, fresh, m->key, m->klen, m->val))
+				return NULL;
+		}
+	}
+	at = smpv_map_find(md, "annotations", 11);
+	if (at >= 0)
+		md->u.map.items[at].val = fresh;
+	else if (smpv_map_add(a, md, "annotations", 11, fresh))
+		return NULL;
+	return fresh;
+}
+
+/* The annotation text of `cfg` (which must be a map; it is modified: its
+ * annotations map is rebuilt without the last-applied entry). */
+static int encode_into(char **out, size_t *len, smp_arena *a, smp_value *cfg,
+                       smp_value **annotations, smp_error *err)
+{
+	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
+	smp_value *ann = reset_annotations(a, cfg);
+	char *text = NULL, *nl;
+	size_t n = 0;
+	int rc;
+
+	if (!ann)
+		return oom(err);
+	po.sort_keys = true;
+	po.go_escape = true;
+	rc = smp_print(&text, &n, cfg, &po, err);
+	if (rc)
+		return rc;
+	/* json.Encoder.Encode, which the reference uses, ends with a newline. */
+	nl = realloc(text, n + 2);
+	if (!nl) {
+		smp_free(text);
+		return oom(err);
+	}
+	nl[n] = '\n';
+	nl[n + 1] = '\0';
+	*out = nl;
+	*len = n + 1;
+	if (annotations)
+		*annotations = ann;
+	return 0;
+}
+
+int smp_last_applied_encode(char **out, size_t *len, const smp_value *config,
+                            smp_error *err)
+{
+	smp_arena a;
+	smp_value *cfg;
+	size_t n = 0;
+	int rc;
+
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (!config || config->type != SMP_MAP)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "the configuration must be an object (a map)");
+	smp_arena_init(&a);
+	cfg = smpv_copy(&a, config);
+	if (!cfg) {
+		rc = oom(err);
+		goto out;
+	}
+	rc = encode_into(out, &n, &a, cfg, NULL, err);
+	if (!rc && len)
+		*len = n;
+out:
+	smp_arena_release(&a);
+	return rc;
+}
+
+/* Removes null map values, recursively (maps inside lists too). */
+static void drop_nulls(smp_value *v, unsigned depth)
+{
+	if (depth > SMP_DEFAULT_MAX_DEPTH)
+		return;
+	if (v->type == SMP_MAP) {
+		size_t j = 0;
+		for (size_t i = 0; i < v->u.map.len; i++) {
+			if (v->u.map.items[i].val->type == SMP_NULL)
+				continue;
+			drop_nulls(v->u.map.items[i].val, depth + 1);
+			v->u.map.items[j++] = v->u.map.items[i];
+		}
+		v->u.map.len = j;
+	} else if (v->type == SMP_LIST) {
+		for (size_t i = 0; i < v->u.list.len; i++)
+			drop_nulls(v->u.list.items[i], depth + 1);
+	}
+}
+
+static size_t annotations_size(const smp_value *obj)
+{
+	const smp_value *ann = smpv_map_get(smpv_map_get(obj, "metadata"), "annotations");
+	size_t total = 0;
+
+	if (!ann || ann->type != SMP_MAP)
+		return 0;
+	for (size_t i = 0; i < ann->u.map.len; i++) {
+		const smp_value *v = ann->u.map.items[i].val;
+		total += ann->u.map.items[i].klen;
+		if (v->type == SMP_STRING)
+			total += v->u.s.len;
+	}
+	return total;
+}
+
+/* "<ref>: " in front of an error message. */
+static void prefix_ref(smp_error *err, const smp_value *obj)
+{
+	smp_buf b;
+
+	if (!err)
+		return;
+	smp_buf_init(&b);
+	put_ref(&b, obj, false);
+	smp_buf_puts(&b, ": ");
+	smp_buf_puts(&b, err->message);
+	if (!b.oom)
+		snprintf(err->message, sizeof(err->message), "%s", b.ptr);
+	smp_buf_release(&b);
+}
+
+/* ---- the workflow ---- */
+
+void smp_apply_result_free(smp_apply_result *res)
+{
+	if (!res)
+		return;
+	smp_doc_free(res->doc);
+	smp_doc_free(res->pdoc);
+	smp_doc_free(res->odoc);
+	free(res->warning);
+	free(res);
+}
+
+smp_apply_action smp_apply_result_action(const smp_apply_result *res)
+{
+	return res ? res->action : SMP_ACTION_UNCHANGED;
+}
+
+smp_patch_type smp_apply_result_patch_type(const smp_apply_result *res)
+{
+	return res ? res->ptype : SMP_PATCH_STRATEGIC;
+}
+
+const smp_value *smp_apply_result_patch(const smp_apply_result *res)
+{
+	return res ? res->patch : NULL;
+}
+
+const smp_value *smp_apply_result_object(const smp_apply_result *res)
+{
+	return res ? res->object : NULL;
+}
+
+const char *smp_apply_result_warning(const smp_apply_result *res)
+{
+	return res ? res->warning : NULL;
+}
+
+/* Checks what kubectl needs before it can apply an object at all. */
+static int check_config(const smp_value *cfg, smp_error *err)
+{
+	const smp_value *md;
+	const char *name;
+
+	if (!cfg || cfg->type != SMP_MAP)
+		return smp_err_set(err, SMP_EINVAL, NULL, cfg ? cfg->line : 0,
+		                   cfg ? cfg->col : 0, NULL,
+		                   "the configuration must be an object (a map)");
+	if (!str_at(cfg, "kind") || !*str_at(cfg, "kind"))
+		return smp_err_set(err, SMP_EINVALOBJ, NULL, cfg->line, cfg->col, "kind",
+		                   "Object 'Kind' is missing");
+	if (!str_at(cfg, "apiVersion") || !*str_at(cfg, "apiVersion"))
+		return smp_err_set(err, SMP_EINVALOBJ, NULL, cfg->line, cfg->col, "apiVersion",
+		                   "Object 'apiVersion' is missing");
+	md = smpv_map_get(cfg, "metadata");
+	if (md && md->type != SMP_MAP && md->type != SMP_NULL)
+		return smp_err_set(err, SMP_EINVALOBJ, NULL, md->line, md->col, "metadata",
+		                   "metadata must be a map");
+	name = str_at(md, "name");
+	if (!name || !*name) {
+		if (str_at(md, "generateName"))
+			return smp_err_set(err, SMP_EINVALOBJ, NULL, cfg->line, cfg->col,
+			                   "metadata.name", "cannot use generate name with apply");
+		return smp_err_set(err, SMP_EINVALOBJ, NULL, cfg->line, cfg->col,
+		                   "metadata.name", "resource name may not be empty");
+	}
+	return 0;
+}
+
+static int set_namespace(smp_arena *a, smp_value *cfg, const smp_apply_options *o,
+                         smp_error *err)
+{
+	smp_value *md = smpv_map_get(cfg, "metadata");
+	const char *want = o->default_namespace && *o->default_namespace
+	                   ? o->default_namespace : "default";
+	smp_value *nsv = md ? smpv_map_get(md, "namespace") : NULL;
+	const char *ns = nsv && nsv->type == SMP_STRING ? nsv->u.s.ptr : NULL;
+	ptrdiff_t at;
+
+	if (!is_namespaced(cfg, o))
+		return 0;
+	if (ns && *ns) {
+		if (o->enforce_namespace && o->default_namespace && strcmp(ns, want) != 0)
+			return smp_err_set(err, SMP_EINVALOBJ, NULL, nsv->line, nsv->col,
+			                   "metadata.namespace",
+			                   "the namespace from the provided object \"%s\" does not "
+			                   "match the namespace \"%s\". You must pass "
+			                   "'--namespace=%s' to perform this operation.",
+			                   ns, want, ns);
+		return 0;
+	}
+	nsv = smpv_str(a, want, strlen(want));
+	if (!nsv)
+		return oom(err);
+	if (md->type != SMP_MAP) {
+		/* metadata: null */
+		smp_value *m = smpv_map(a, 2);
+		if (!m)
+			return oom(err);
+		at = smpv_map_find(cfg, "metadata", 8);
+		cfg->u.map.items[at].val = m;
+		md = m;
+	}
+	at = smpv_map_find(md, "namespace", 9);
+	if (at >= 0)
+		md->u.map.items[at].val = nsv;
+	else if (smpv_map_add(a, md, "namespace", 9, nsv))
+		return oom(err);
+	return 0;
+}
+
+static int validate_labels(const smp_value *cfg, smp_error *err)
+{
+	const smp_value *md = smpv_map_get(cfg, "metadata");
+	const smp_value *tmpl;
+	int rc = smp_labels_validate(smpv_map_get(md, "labels"), "metadata.labels", err);
+
+	if (rc)
+		return rc;
+	/* Pod templates: the API server checks their labels too. */
+	tmpl = smpv_map_get(smpv_map_get(cfg, "spec"), "template");
+	return smp_labels_validate(smpv_map_get(smpv_map_get(tmpl, "metadata"), "labels"),
+	                           "spec.template.metadata.labels", err);
+}
+
+/* Whether kubectl would compute a strategic merge patch (the kind is one of
+ * its compiled-in types) and the schema type to use for it: the user's
+ * OpenAPI document first (kubectl prefers the server's), else built-in. */
+static bool strategic_type(const smp_value *cfg, const smp_apply_options *o,
+                           const smp_stype **st)
+{
+	const char *av = str_at(cfg, "apiVersion"), *kind = str_at(cfg, "kind");
+	const smp_stype *bt = NULL, *ut = NULL;
+
+	if (smp_schema_kind(&bt, builtin(), av, kind, NULL) != 0 || !bt)
+		return false;
+	if (o->schema && smp_schema_kind(&ut, o->schema, av, kind, NULL) == 0 && ut)
+		*st = ut;
+	else
+		*st = bt;
+	return true;
+}
+
+static int make_warning(smp_apply_result *res, const smp_value *live)
+{
+	smp_buf b;
+
+	smp_buf_init(&b);
+	smp_buf_puts(&b, "Warning: resource ");
+	put_ref(&b, live, true);
+	smp_buf_puts(&b, " is missing the " LA " annotation which is required by kubectl "
+	             "apply. kubectl apply should only be used on resources created "
+	             "declaratively by either kubectl create --save-config or kubectl "
+	             "apply. The missing annotation will be patched automatically.");
+	res->warning = smp_buf_detach(&b, NULL);
+	return res->warning ? 0 : SMP_ENOMEM;
+}
+
+int smp_apply_object(smp_apply_result **out, const smp_value *config,
+                     const smp_value *live, const smp_apply_options *opts,
+                     smp_error *err)
+{
+	smp_apply_options def = SMP_APPLY_OPTIONS_INIT;
+	const smp_apply_options *o = opts ? opts : &def;
+	smp_patch_options po = SMP_PATCH_OPTIONS_INIT;
+	smp_apply_result *res;
+	smp_arena *a;
+	smp_value *cfg, *mod, *ann, *encv;
+	const smp_value *original = NULL;
+	smp_doc *odoc = NULL;
+	char *enc = NULL;
+	size_t enclen = 0;
+	int rc;
+
+	*out = NULL;
+	if ((rc = check_config(config, err)))
+		return rc;
+	res = calloc(1, sizeof(*res));
+	if (!res || !(res->doc = smp_doc_alloc())) {
+		free(res);
+		return oom(err);
+	}
+	a = &res->doc->arena;
+	cfg = smpv_copy(a, config);
+	if (!cfg) {
+		rc = oom(err);
+		goto out;
+	}
+	if ((rc = set_namespace(a, cfg, o, err)) || (rc = validate_labels(cfg, err)))
+		goto fail_named;
+
+	/* modified = config + annotation (GetModifiedConfiguration). */
+	mod = smpv_copy(a, cfg);
+	if (!mod) {
+		rc = oom(err);
+		goto out;
+	}
+	if ((rc = encode_into(&enc, &enclen, a, mod, &ann, err)))
+		goto fail_named;
+	encv = smpv_str(a, enc, enclen);
+	if (!encv || smpv_map_add(a, ann, LA, strlen(LA), encv)) {
+		rc = oom(err);
+		goto out;
+	}
+	po.type = strategic_type(cfg, o, &po.stype) ? SMP_PATCH_STRATEGIC : SMP_PATCH_MERGE;
+	po.overwrite = o->overwrite;
+	res->ptype = po.type;
+
+	if (!live || live->type == SMP_NULL) {
+		/* Create: the object itself is sent. */
+		drop_nulls(mod, 0);
+		res->action = SMP_ACTION_CREATE;
+		res->patch = res->object = mod;
+	} else {
+		const smp_value *lann;
+		const smp_value *lav;
+
+		if (live->type != SMP_MAP) {
+			rc = smp_err_set(err, SMP_EINVALOBJ, NULL, live->line, live->col, NULL,
+			                 "the live object must be an object (a map)");
+			goto fail_named;
+		}
+		lann = smpv_map_get(smpv_map_get(live, "metadata"), "annotations");
+		lav = lann && lann->type == SMP_MAP ? smpv_map_get(lann, LA) : NULL;
+		if (!lav) {
+			if ((rc = make_warning(res, live))) {
+				rc = oom(err);
+				goto out;
+			}
+		} else if (lav->type == SMP_STRING && lav->u.s.len) {
+			smp_parse_options pp = SMP_PARSE_OPTIONS_INIT;
+			smp_error perr;
+			pp.format = SMP_FORMAT_JSON;
+			pp.filename = LA;
+			rc = smp_doc_parse(&odoc, lav->u.s.ptr, lav->u.s.len, &pp, &perr);
+			if (rc == SMP_ENOMEM) {
+				rc = oom(err);
+				goto out;
+			}
+			if (rc || smp_doc_count(odoc) != 1 ||
+			    (smp_doc_root(odoc, 0)->type != SMP_MAP &&
+			     smp_doc_root(odoc, 0)->type != SMP_NULL)) {
+				rc = smp_err_set(err, SMP_EINVALOBJ, NULL, lav->line, lav->col,
+				                 "metadata.annotations", "the live object's " LA
+				                 " annotation is not a JSON object%s%s",
+				                 rc ? ": " : "", rc ? perr.message : "");
+				goto fail_named;
+			}
+			original = smp_doc_root(odoc, 0);
+			if (original->type == SMP_NULL)
+				original = NULL;
+		}
+		rc = smp_diff_three_way(&res->pdoc, original, mod, live, &po, err);
+		if (rc == SMP_EPRECOND) {
+			rc = smp_err_set(err, SMP_EPRECOND, NULL, 0, 0, NULL,
+			                 "At least one of apiVersion, kind and name was changed");
+			goto fail_named;
+		}
+		if (rc)
+			goto fail_named;
+		res->patch = smp_doc_root(res->pdoc, 0);
+		if (!res->patch || smp_patch_is_empty(res->patch)) {
+			const smp_value *empty = smpv_map(a, 0);
+			if (!empty) {
+				rc = oom(err);
+				goto out;
+			}
+			res->patch = empty;
+			res->action = SMP_ACTION_UNCHANGED;
+			res->object = smpv_copy(a, live);
+			if (!res->object) {
+				rc = oom(err);
+				goto out;
+			}
+		} else {
+			res->action = SMP_ACTION_CONFIGURE;
+			if ((rc = smp_patch_apply(&res->odoc, live, res->patch, &po, err)))
+				goto fail_named;
+			res->object = smp_doc_root(res->odoc, 0);
+		}
+	}
+	if (annotations_size(res->object) > SMP_ANNOTATIONS_MAX_BYTES) {
+		const char *kind = str_at(cfg, "kind");
+		const char *name = str_at(smpv_map_get(cfg, "metadata"), "name");
+		rc = smp_err_set(err, SMP_EINVALOBJ, NULL, config->line, config->col,
+		                 "metadata.annotations",
+		                 "The %s \"%s\" is invalid: metadata.annotations: Too long: must "
+		                 "have at most %d bytes", kind, name, SMP_ANNOTATIONS_MAX_BYTES);
+		goto fail_named;
+	}
+	rc = 0;
+	goto out;
+fail_named:
+	if (rc != SMP_ENOMEM)
+		prefix_ref(err, cfg ? cfg : config);
+out:
+	smp_free(enc);
+	smp_doc_free(odoc);
+	if (rc) {
+		smp_apply_result_free(res);
+		return rc;
+	}
+	*out = res;
+	return 0;
+}
