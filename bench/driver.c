@@ -1,0 +1,355 @@
+/*
+ * driver.c - in-process timings of the library calls alone, no process
+ * start-up, no file I/O (bench/, uses only the public header).
+ *
+ *   driver DIR FAMILY REPS
+ *
+ * DIR holds what gen wrote (last.json, new.json, live.json, patch.json,
+ * expected.json, expected3.json or apply.json). Each operation runs REPS
+ * times; the median is reported, in milliseconds, on one line:
+ *
+ *   parse3 print3 diff3 ratio patch apply
+ *
+ *   parse3  smp_doc_parse of last, new and live (sum of the three medians)
+ *   print3  smp_print (compact JSON) of the same three documents
+ *   diff3   smp_diff_three_way(last, new, live) (for a List: per item)
+ *   ratio   diff3 / (parse3 + print3)   (issue 7 target: at most 2)
+ *   patch   smp_patch_apply(live, patch) (for a List: to every item)
+ *   apply   smp_apply_object(new, live) (for a List: every config object);
+ *           -1 when the library refuses the object because its annotations
+ *           would exceed 262,144 bytes (as the API server would)
+ *
+ * Results are checked with smp_value_equal against the generator's expected
+ * documents; a mismatch or a failing call prints a message to stderr and
+ * exits 1, so a fast wrong answer never shows up as a timing.
+ */
+#include "smpatch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_REPS 101
+
+typedef struct input {
+	char *buf;
+	size_t len;
+	smp_doc *doc;
+	const smp_value *root;
+} input;
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int fail(const char *what, const smp_error *err)
+{
+	char line[2048];
+	smp_error_format(line, sizeof(line), err);
+	fprintf(stderr, "driver: %s: %s\n", what, line);
+	return 1;
+}
+
+static int load(input *in, const char *dir, const char *name)
+{
+	char path[4096];
+	FILE *f;
+	long n;
+	smp_error err;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "rb");
+	if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) != 0) {
+		fprintf(stderr, "driver: cannot read %s\n", path);
+		if (f)
+			fclose(f);
+		return 1;
+	}
+	in->buf = malloc((size_t)n + 1);
+	if (!in->buf || fread(in->buf, 1, (size_t)n, f) != (size_t)n) {
+		fprintf(stderr, "driver: cannot read %s\n", path);
+		fclose(f);
+		return 1;
+	}
+	fclose(f);
+	in->len = (size_t)n;
+	in->buf[n] = 0;
+	if (smp_doc_parse(&in->doc, in->buf, in->len, NULL, &err) != SMP_OK)
+		return fail(path, &err);
+	in->root = smp_doc_root(in->doc, 0);
+	return 0;
+}
+
+static void unload(input *in)
+{
+	smp_doc_free(in->doc);
+	free(in->buf);
+}
+
+static const char *item_name(const smp_value *obj)
+{
+	return smp_value_string(smp_value_at(obj, "metadata.name"), NULL);
+}
+
+typedef struct named {
+	const char *name;
+	const smp_value *obj;
+} named;
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const named *)a)->name, ((const named *)b)->name);
+}
+
+/* Items of a List, sorted by name, for matching configs to live objects. */
+static named *index_items(const smp_value *list, size_t *n)
+{
+	const smp_value *items = smp_value_at(list, "items");
+	*n = smp_value_len(items);
+	named *ix = malloc((*n + 1) * sizeof(named));
+	if (!ix)
+		return NULL;
+	for (size_t i = 0; i < *n; i++) {
+		ix[i].obj = smp_list_get(items, i);
+		ix[i].name = item_name(ix[i].obj);
+		if (!ix[i].name)
+			ix[i].name = "";
+	}
+	qsort(ix, *n, sizeof(named), by_name);
+	return ix;
+}
+
+static const smp_value *find(const named *ix, size_t n, const char *name)
+{
+	named key = {name, NULL};
+	const named *hit = bsearch(&key, ix, n, sizeof(named), by_name);
+	return hit ? hit->obj : NULL;
+}
+
+int main(int argc, char **argv)
+{
+	input last = {0}, new = {0}, live = {0}, patch = {0}, expected = {0}, expected3 = {0};
+	double t[MAX_REPS], parse3 = 0, print3 = 0, diff3, tpatch, tapply;
+	smp_error err;
+	int rc = 1, reps;
+	named *new_ix = NULL, *live_ix = NULL;
+	size_t new_n = 0, live_n = 0;
+	int is_list;
+	bool rejected = false;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: driver DIR FAMILY REPS\n");
+		return 2;
+	}
+	const char *dir = argv[1];
+	is_list = strcmp(argv[2], "list") == 0;
+	reps = atoi(argv[3]);
+	if (reps < 1 || reps > MAX_REPS) {
+		fprintf(stderr, "driver: REPS must be 1..%d\n", MAX_REPS);
+		return 2;
+	}
+	if (load(&last, dir, "last.json") || load(&new, dir, "new.json") ||
+	    load(&live, dir, "live.json") || load(&patch, dir, "patch.json") ||
+	    load(&expected, dir, "expected.json") ||
+	    load(&expected3, dir, is_list ? "apply.json" : "expected3.json"))
+		goto out;
+
+	/* parse and print the three documents of a three-way diff */
+	input *three[3] = {&last, &new, &live};
+	for (int d = 0; d < 3; d++) {
+		for (int r = 0; r < reps; r++) {
+			smp_doc *doc = NULL;
+			double t0 = now_ms();
+			int e = smp_doc_parse(&doc, three[d]->buf, three[d]->len, NULL, &err);
+			t[r] = now_ms() - t0;
+			smp_doc_free(doc);
+			if (e != SMP_OK) {
+				fail("parse", &err);
+				goto out;
+			}
+		}
+		parse3 += median(t, reps);
+		for (int r = 0; r < reps; r++) {
+			char *text = NULL;
+			size_t len;
+			double t0 = now_ms();
+			int e = smp_print(&text, &len, three[d]->root, NULL, &err);
+			t[r] = now_ms() - t0;
+			smp_free(text);
+			if (e != SMP_OK) {
+				fail("print", &err);
+				goto out;
+			}
+		}
+		print3 += median(t, reps);
+	}
+
+	if (is_list) {
+		new_ix = index_items(new.root, &new_n);
+		live_ix = index_items(live.root, &live_n);
+		if (!new_ix || !live_ix) {
+			fprintf(stderr, "driver: out of memory\n");
+			goto out;
+		}
+	}
+
+	/* three-way diff; the result applied to live must give expected3
+	 * (checked once, outside the timing) */
+	for (int r = 0; r < reps; r++) {
+		double t0 = now_ms();
+		if (!is_list) {
+			smp_doc *p = NULL;
+			int e = smp_diff_three_way(&p, last.root, new.root, live.root, NULL, &err);
+			t[r] = now_ms() - t0;
+			if (e != SMP_OK) {
+				fail("three-way diff", &err);
+				goto out;
+			}
+			if (r == 0) {
+				smp_doc *res = NULL;
+				e = smp_patch_apply(&res, live.root, smp_doc_root(p, 0), NULL, &err);
+				if (e != SMP_OK) {
+					smp_doc_free(p);
+					fail("applying the three-way patch", &err);
+					goto out;
+				}
+				if (!smp_value_equal(smp_doc_root(res, 0), expected3.root)) {
+					fprintf(stderr, "driver: %s: live + three-way patch != "
+					                "expected3.json\n", dir);
+					smp_doc_free(res);
+					smp_doc_free(p);
+					goto out;
+				}
+				smp_doc_free(res);
+			}
+			smp_doc_free(p);
+		} else {
+			/* each live object with its last-applied config and new config */
+			const smp_value *li = smp_value_at(last.root, "items");
+			const smp_value *vi = smp_value_at(live.root, "items");
+			for (size_t i = 0; i < smp_value_len(vi); i++) {
+				const smp_value *lv = smp_list_get(vi, i);
+				const smp_value *nv = find(new_ix, new_n, item_name(lv));
+				if (!nv)
+					continue;
+				smp_doc *p = NULL;
+				int e = smp_diff_three_way(&p, smp_list_get(li, i), nv, lv, NULL,
+				                           &err);
+				smp_doc_free(p);
+				if (e != SMP_OK) {
+					fail("three-way diff", &err);
+					goto out;
+				}
+			}
+			t[r] = now_ms() - t0;
+		}
+	}
+	diff3 = median(t, reps);
+
+	/* the strategic patch of patch.json */
+	for (int r = 0; r < reps; r++) {
+		const smp_value *vi = smp_value_at(live.root, "items");
+		const smp_value *ei = smp_value_at(expected.root, "items");
+		size_t n = is_list ? smp_value_len(vi) : 1;
+		double t0 = now_ms(), spent = 0;
+		for (size_t i = 0; i < n; i++) {
+			smp_doc *res = NULL;
+			const smp_value *target = is_list ? smp_list_get(vi, i) : live.root;
+			int e = smp_patch_apply(&res, target, patch.root, NULL, &err);
+			if (e != SMP_OK) {
+				fail("patch", &err);
+				goto out;
+			}
+			if (r == 0) {
+				/* check outside the clock */
+				double c0 = now_ms();
+				const smp_value *want = is_list ? smp_list_get(ei, i) : expected.root;
+				bool ok = smp_value_equal(smp_doc_root(res, 0), want);
+				spent += now_ms() - c0;
+				if (!ok) {
+					fprintf(stderr, "driver: %s: patch result %zu != expected.json\n",
+					        dir, i);
+					smp_doc_free(res);
+					goto out;
+				}
+			}
+			smp_doc_free(res);
+		}
+		t[r] = now_ms() - t0 - spent;
+	}
+	tpatch = median(t, reps);
+
+	/* the kubectl-apply workflow for each config object */
+	for (int r = 0; r < reps; r++) {
+		const smp_value *ni = smp_value_at(new.root, "items");
+		const smp_value *ai = smp_value_at(expected3.root, "items");
+		size_t n = is_list ? smp_value_len(ni) : 1;
+		double t0 = now_ms(), spent = 0;
+		for (size_t i = 0; i < n; i++) {
+			smp_apply_result *res = NULL;
+			const smp_value *cfg = is_list ? smp_list_get(ni, i) : new.root;
+			const smp_value *cur = is_list ? find(live_ix, live_n, item_name(cfg))
+			                               : live.root;
+			int e = smp_apply_object(&res, cfg, cur, NULL, &err);
+			if (e == SMP_EINVALOBJ && !is_list) {
+				/* A config over the 262,144-byte annotation limit: the
+				 * API server would refuse it, and so does smpatch. */
+				fprintf(stderr, "driver: %s: apply refused: %s\n", dir, err.message);
+				rejected = true;
+				spent += now_ms() - t0;
+				break;
+			}
+			if (e != SMP_OK) {
+				fail("apply", &err);
+				goto out;
+			}
+			if (r == 0) {
+				double c0 = now_ms();
+				const smp_value *want = is_list ? smp_list_get(ai, i) : expected.root;
+				bool ok = smp_value_equal(smp_apply_result_object(res), want);
+				spent += now_ms() - c0;
+				if (!ok) {
+					fprintf(stderr, "driver: %s: apply result %zu != %s\n", dir, i,
+					        is_list ? "apply.json" : "expected.json");
+					smp_apply_result_free(res);
+					goto out;
+				}
+			}
+			smp_apply_result_free(res);
+		}
+		t[r] = now_ms() - t0 - spent;
+	}
+	tapply = median(t, reps);
+
+	/* apply -1: refused by the annotation size limit, timing meaningless */
+	printf("%.3f %.3f %.3f %.2f %.3f %.3f\n", parse3, print3, diff3,
+	       diff3 / (parse3 + print3), tpatch, rejected ? -1.0 : tapply);
+	rc = 0;
+out:
+	free(new_ix);
+	free(live_ix);
+	unload(&last);
+	unload(&new);
+	unload(&live);
+	unload(&patch);
+	unload(&expected);
+	unload(&expected3);
+	return rc;
+}

@@ -1,0 +1,439 @@
+#!/usr/bin/env bash
+# bench/run.sh BUILD_DIR - smpatch against kubectl, as whole processes and
+# in-process; prints the tables and regenerates bench/RESULTS.md.
+#
+# Called by `make bench` after the build. Not part of `make test`.
+# Environment knobs (defaults keep the whole run well under 10 minutes on a
+# 2-core machine):
+#   BENCH_REPS=5      whole-process repetitions of each smpatch command
+#   BENCH_KREPS=3     repetitions of kubectl (slow: seconds per large input)
+#   BENCH_DREPS=5     in-process repetitions (driver)
+#   BENCH_FAMILIES="deploy configmap pod list"   subset for quick runs
+#   BENCH_SIZES=4     how many of the 4 sizes per family (smallest first)
+#   BENCH_NO_RESULTS=1   do not rewrite bench/RESULTS.md
+# Exit status: 0 when every output matched, 1 on any mismatch or failure
+# (the tables are still printed). Missed targets are reported, not fatal.
+set -u
+export LC_ALL=C
+
+BUILD=${1:-build}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+BENCH=$ROOT/bench
+OUT=$BENCH/out
+BIN=$OUT/bin
+RUNS=$OUT/runs
+SMPATCH=$BUILD/smpatch
+REPS=${BENCH_REPS:-5}
+KREPS=${BENCH_KREPS:-3}
+DREPS=${BENCH_DREPS:-5}
+FAMILIES=${BENCH_FAMILIES:-deploy configmap pod list}
+NSIZES=${BENCH_SIZES:-4}
+CC=${CC:-cc}
+CFLAGS="-std=c11 -O2 -Wall -Wextra -Wpedantic -Wshadow -Werror"
+START=$(date +%s)
+failures=0
+
+# Sizes double at each step; the largest are the issue's: 1000 containers x
+# 100 env vars (a 5.8 MB config), 200,000 keys, 5,000 volumes, 10,000 objects.
+sizes_of() {
+	case $1 in
+	deploy) echo 125 250 500 1000 ;;
+	configmap) echo 25000 50000 100000 200000 ;;
+	pod) echo 625 1250 2500 5000 ;;
+	list) echo 1250 2500 5000 10000 ;;
+	esac | tr ' ' '\n' | head -n "$NSIZES" | tr '\n' ' '
+}
+unit_of() {
+	case $1 in
+	deploy) echo "containers x 100 env" ;;
+	configmap) echo "keys" ;;
+	pod) echo "volumes" ;;
+	list) echo "Services" ;;
+	esac
+}
+
+fail() {
+	echo "bench: FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# ---- tools ---------------------------------------------------------------
+
+if [ ! -x "$SMPATCH" ] || [ ! -f "$BUILD/libsmpatch.a" ]; then
+	echo "bench: $SMPATCH or $BUILD/libsmpatch.a missing: build first (make bench does)" >&2
+	exit 1
+fi
+if [ ! -x /usr/bin/time ]; then
+	echo "bench: installing GNU time (Debian package 'time')" >&2
+	if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
+	$SUDO apt-get install -y -qq time >/dev/null 2>&1 ||
+		{ $SUDO apt-get update -qq && $SUDO apt-get install -y -qq time; } >/dev/null 2>&1 ||
+		echo "bench: could not install 'time'; RSS still comes from wait4 in runner" >&2
+fi
+HAVE_KUBECTL=0
+if command -v kubectl >/dev/null 2>&1; then
+	HAVE_KUBECTL=1
+	KUBECTL_VERSION=$(kubectl version --client 2>/dev/null | head -n 1)
+else
+	KUBECTL_VERSION="not installed (kubectl columns skipped)"
+	echo "bench: kubectl not found: kubectl columns are skipped" >&2
+fi
+
+mkdir -p "$BIN" "$RUNS"
+YAML_LIBS=$(pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml)
+CJSON_CFLAGS=$(pkg-config --cflags libcjson 2>/dev/null)
+CJSON_LIBS=$(pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
+$CC $CFLAGS -D_POSIX_C_SOURCE=200809L -o "$BIN/gen" "$BENCH/gen.c" &&
+	$CC $CFLAGS -D_GNU_SOURCE -o "$BIN/runner" "$BENCH/runner.c" &&
+	$CC $CFLAGS -D_POSIX_C_SOURCE=200809L $CJSON_CFLAGS -o "$BIN/jsoncmp" \
+		"$BENCH/jsoncmp.c" $CJSON_LIBS ||
+	{ echo "bench: cannot build the bench tools" >&2; exit 1; }
+rm -f "$BIN/driver"
+# shellcheck disable=SC2086 # word splitting of the flags is intended
+$CC $CFLAGS -D_POSIX_C_SOURCE=200809L -I"$ROOT/include" -o "$BIN/driver" \
+	"$BENCH/driver.c" "$BUILD/libsmpatch.a" $YAML_LIBS -lm ||
+	fail "cannot build bench/driver.c against $BUILD/libsmpatch.a: no in-process timings"
+
+# ---- inputs --------------------------------------------------------------
+
+for fam in $FAMILIES; do
+	for n in $(sizes_of "$fam"); do
+		"$BIN/gen" "$OUT/$fam-$n" "$fam" "$n" || { echo "bench: gen failed" >&2; exit 1; }
+	done
+done
+
+# ---- measuring -----------------------------------------------------------
+
+# run NAME OUTFILE CMD...: one measured run, appends "ms rss status" to
+# $RUNS/NAME.
+run() {
+	local name=$1 out=$2
+	shift 2
+	"$BIN/runner" "$out" "$out.err" -- "$@" >>"$RUNS/$name"
+}
+
+# stats NAME -> "median_ms median_rss_kib worst_status" (statuses: the
+# highest one seen, so one failure shows).
+stats() {
+	local f=$RUNS/$1
+	[ -s "$f" ] || { echo "- - -"; return; }
+	local med='{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+	local m r s
+	m=$(cut -d' ' -f1 "$f" | sort -g | awk "$med")
+	r=$(cut -d' ' -f2 "$f" | sort -g | awk "$med")
+	s=$(cut -d' ' -f3 "$f" | sort -g | tail -n 1)
+	awk -v m="$m" -v r="$r" -v s="$s" 'BEGIN { printf "%.1f %d %d\n", m, r, s }'
+}
+
+fsize() { stat -c %s "$1"; }
+
+# ok_ms NAME -> the median ms when every run exited 0, else "-".
+ok_ms() {
+	local m st
+	read -r m _ st < <(stats "$1")
+	if [ "$st" = 0 ]; then echo "$m"; else echo "-"; fi
+}
+
+# shown NAME -> the median ms, or "failed (exit N)".
+shown() {
+	local m st
+	read -r m _ st < <(stats "$1")
+	case $st in 0 | -) echo "$m" ;; *) echo "failed (exit $st)" ;; esac
+}
+
+rm -f "$RUNS"/*
+declare -A MB IN_PATCH IN_DIFF IN_APPLY DRV NOTE
+
+for fam in $FAMILIES; do
+	for n in $(sizes_of "$fam"); do
+		d=$OUT/$fam-$n
+		key=$fam-$n
+		echo "bench: $key" >&2
+		IN_PATCH[$key]=$(($(fsize "$d/live.json") + $(fsize "$d/patch.json")))
+		IN_DIFF[$key]=$(($(fsize "$d/live.json") + $(fsize "$d/last.json") + $(fsize "$d/new.json")))
+		IN_APPLY[$key]=$(($(fsize "$d/live.json") + $(fsize "$d/new.yaml")))
+		MB[$key]=$(awk -v b="$(fsize "$d/live.json")" 'BEGIN { printf "%.2f", b / 1e6 }')
+		# Interleaved: each repetition runs every command once, so drifts in
+		# machine load hit all of them alike.
+		for r in $(seq 1 "$REPS"); do
+			run "$key.patch" "$d/smpatch-patch.json" \
+				"$SMPATCH" patch -o json "$d/live.json" "$d/patch.json"
+			if [ "$HAVE_KUBECTL" = 1 ] && [ "$r" -le "$KREPS" ]; then
+				run "$key.kubectl" "$d/kubectl-patch.json" kubectl patch --local \
+					-f "$d/live.json" --type strategic --patch-file "$d/patch.json" -o json
+			fi
+			if [ "$fam" != list ]; then
+				run "$key.diff" "$d/smpatch-diff.json" "$SMPATCH" diff -o json \
+					--current "$d/live.json" "$d/last.json" "$d/new.json"
+			fi
+			run "$key.apply" "$d/smpatch-apply.json" "$SMPATCH" apply -o json \
+				-f "$d/new.yaml" --live "$d/live.json"
+		done
+
+		# Correctness, every input: outputs compared as JSON values.
+		read -r _ _ st < <(stats "$key.patch")
+		if [ "$st" != 0 ]; then
+			fail "$key: smpatch patch exited $st: $(head -c 300 "$d/smpatch-patch.json.err")"
+		elif ! "$BIN/jsoncmp" "$d/expected.json" "$d/smpatch-patch.json"; then
+			fail "$key: smpatch patch output differs from the expected object"
+		fi
+		if [ "$HAVE_KUBECTL" = 1 ]; then
+			read -r _ _ st < <(stats "$key.kubectl")
+			if [ "$st" != 0 ]; then
+				fail "$key: kubectl patch exited $st: $(head -c 300 "$d/kubectl-patch.json.err")"
+			elif ! "$BIN/jsoncmp" "$d/kubectl-patch.json" "$d/smpatch-patch.json"; then
+				fail "$key: smpatch patch and kubectl patch outputs differ"
+			fi
+		fi
+		if [ "$fam" != list ]; then
+			read -r _ _ st < <(stats "$key.diff")
+			if [ "$st" != 0 ]; then
+				fail "$key: smpatch diff --current exited $st: $(head -c 300 "$d/smpatch-diff.json.err")"
+			elif [ "$HAVE_KUBECTL" = 1 ]; then
+				# kubectl applies smpatch's three-way patch to the live
+				# object: the result must be the new config over live.
+				kubectl patch --local -f "$d/live.json" --type strategic \
+					--patch-file "$d/smpatch-diff.json" -o json >"$d/kubectl-diff3.json" \
+					2>"$d/kubectl-diff3.json.err" ||
+					fail "$key: kubectl rejects smpatch's three-way patch: $(head -c 300 "$d/kubectl-diff3.json.err")"
+				"$BIN/jsoncmp" "$d/expected3.json" "$d/kubectl-diff3.json" ||
+					fail "$key: live + smpatch three-way patch (applied by kubectl) differs from expected3.json"
+			fi
+		fi
+		read -r _ _ st < <(stats "$key.apply")
+		if [ "$fam" = list ]; then want=$d/apply.json; else want=$d/expected.json; fi
+		if [ "$st" = 3 ] && [ "$fam" != list ] && grep -qi 'annotation' "$d/smpatch-apply.json.err" &&
+			[ "$(fsize "$d/new.json")" -gt 262144 ]; then
+			# Over the 262,144-byte annotation limit: the API server would
+			# refuse this apply, and smpatch does the same (issue 5).
+			NOTE[$key.apply]="refused"
+		elif [ "$st" != 0 ]; then
+			fail "$key: smpatch apply exited $st: $(head -c 300 "$d/smpatch-apply.json.err")"
+		elif ! "$BIN/jsoncmp" "$want" "$d/smpatch-apply.json"; then
+			fail "$key: smpatch apply result differs from $(basename "$want")"
+		fi
+
+		# In-process timings (and library-level checks).
+		if [ ! -x "$BIN/driver" ]; then
+			DRV[$key]="- - - - - -"
+		elif DRV[$key]=$("$BIN/driver" "$d" "$fam" "$DREPS" 2>"$RUNS/$key.driver.err"); then
+			:
+		else
+			DRV[$key]="- - - - - -"
+			fail "$key: driver: $(head -c 300 "$RUNS/$key.driver.err")"
+		fi
+	done
+done
+
+# ---- tables --------------------------------------------------------------
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b <= 0) print "-"; else printf "%.1f", a / b }'; }
+perMB() { awk -v t="$1" -v b="$2" 'BEGIN { if (t == "-" || b <= 0) print "-"; else printf "%.2f", t / (b / 1e6) }'; }
+mib() { awk -v k="$1" 'BEGIN { if (k == "-") print "-"; else printf "%.1f", k / 1024 }'; }
+fmt() { [ "$1" = "-" ] && echo "-" || awk -v x="$1" 'BEGIN { printf "%.1f", x }'; }
+
+TABLES=$OUT/tables.md
+{
+	echo "### 1. \`smpatch patch\` vs \`kubectl patch --local --type strategic\` (whole processes)"
+	echo
+	echo "Median wall time of $REPS smpatch runs and $KREPS kubectl runs, interleaved; peak RSS"
+	echo "(ru_maxrss, as \`/usr/bin/time -v\` reports it). MB = size of the live object (compact JSON);"
+	echo "ms/MB divides by live + patch bytes. Both outputs are compared as JSON values"
+	echo "(with each other and with the generator's expected object)."
+	echo
+	echo "| input | size | live MB | smpatch ms | kubectl ms | kubectl/smpatch | smpatch RSS MiB | kubectl RSS MiB | RSS ratio | smpatch ms/MB |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for fam in $FAMILIES; do
+		for n in $(sizes_of "$fam"); do
+			key=$fam-$n
+			read -r _ srss _ < <(stats "$key.patch")
+			read -r _ krss _ < <(stats "$key.kubectl")
+			sms=$(ok_ms "$key.patch")
+			kms=$(ok_ms "$key.kubectl")
+			[ "$HAVE_KUBECTL" = 1 ] || { kms=-; krss=-; }
+			echo "| $fam | $n $(unit_of "$fam") | ${MB[$key]} | $(shown "$key.patch") | $kms | $(ratio "$kms" "$sms") | $(mib "$srss") | $(mib "$krss") | $(ratio "$krss" "$srss") | $(perMB "$sms" "${IN_PATCH[$key]}") |"
+		done
+	done
+	if [ "$HAVE_KUBECTL" = 0 ]; then
+		echo
+		echo "kubectl is not installed: its columns are skipped."
+	fi
+	echo
+	echo "### 2. Three-way diff and apply workflow (whole processes)"
+	echo
+	echo "\`smpatch diff -o json --current live.json last.json new.json\` and"
+	echo "\`smpatch apply -o json -f new.yaml --live live.json\`, medians of $REPS runs. The diff's"
+	echo "patch is applied to the live object by kubectl and compared with the expected object;"
+	echo "the apply output is compared with the expected objects. ms/MB divides by all input bytes."
+	echo "A List has no single three-way diff (its objects are diffed by \`apply\`)."
+	echo
+	echo "| input | size | diff ms | diff RSS MiB | diff ms/MB | apply ms | apply RSS MiB | apply ms/MB |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|"
+	for fam in $FAMILIES; do
+		for n in $(sizes_of "$fam"); do
+			key=$fam-$n
+			read -r _ drss _ < <(stats "$key.diff")
+			read -r ams arss _ < <(stats "$key.apply")
+			dval=$(shown "$key.diff")
+			aval=$(shown "$key.apply")
+			[ -n "${NOTE[$key.apply]:-}" ] && aval="$ams (refused: annotation > 256 KiB)"
+			echo "| $fam | $n | $dval | $(mib "$drss") | $(perMB "$(ok_ms "$key.diff")" "${IN_DIFF[$key]}") | $aval | $(mib "$arss") | $(perMB "$(ok_ms "$key.apply")" "${IN_APPLY[$key]}") |"
+		done
+	done
+	echo
+	echo "### 3. Library calls alone (in-process, bench/driver.c)"
+	echo
+	echo "Medians of $DREPS repetitions, milliseconds. parse3/print3: \`smp_doc_parse\` / \`smp_print\`"
+	echo "(compact JSON) of last, new and live together; diff3: \`smp_diff_three_way\` (per object for"
+	echo "a List); ratio = diff3 / (parse3 + print3), target <= 2; patch: \`smp_patch_apply\`;"
+	echo "apply: \`smp_apply_object\` (refused above the annotation limit). Each result is checked"
+	echo "against the expected document with \`smp_value_equal\`."
+	echo
+	echo "| input | size | parse3 | print3 | diff3 | diff3 / (parse3+print3) | patch | apply |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|"
+	for fam in $FAMILIES; do
+		for n in $(sizes_of "$fam"); do
+			key=$fam-$n
+			read -r p3 pr3 d3 rt pt ap <<<"${DRV[$key]}"
+			[ "$ap" = "-1.000" ] && ap="refused"
+			echo "| $fam | $n | $p3 | $pr3 | $d3 | $rt | $pt | $ap |"
+		done
+	done
+	echo
+	echo "### 4. Growth: time(2n) / time(n), target <= 2.2"
+	echo
+	echo "Whole processes (patch, diff, apply), library calls (lib ...), and kubectl patch for"
+	echo "comparison (not a target of ours). Ratios above 2.2 are marked **!**."
+	echo
+	echo "| input | step | patch | diff | apply | lib diff3 | lib patch | lib apply | kubectl patch |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+} >"$TABLES"
+
+GROWTH_BAD=0
+GROWTH_MAX=0
+for fam in $FAMILIES; do
+	prev=
+	for n in $(sizes_of "$fam"); do
+		key=$fam-$n
+		if [ -n "$prev" ]; then
+			pk=$fam-$prev
+			row="| $fam | $prev -> $n"
+			for c in patch diff apply; do
+				a=$(ok_ms "$pk.$c")
+				b=$(ok_ms "$key.$c")
+				g=$(ratio "$b" "$a")
+				row="$row | $g"
+				if [ "$g" != - ] && awk -v g="$g" 'BEGIN { exit !(g > 2.2) }'; then
+					GROWTH_BAD=$((GROWTH_BAD + 1))
+					row="$row **!**"
+				fi
+				[ "$g" != - ] && GROWTH_MAX=$(awk -v g="$g" -v m="$GROWTH_MAX" 'BEGIN { print (g > m) ? g : m }')
+			done
+			read -r _ _ d3a _ pta apa <<<"${DRV[$pk]}"
+			read -r _ _ d3b _ ptb apb <<<"${DRV[$key]}"
+			for pair in "$d3a $d3b" "$pta $ptb" "$apa $apb"; do
+				set -- $pair
+				if [ "$1" = "-1.000" ] || [ "$2" = "-1.000" ]; then g=-; else g=$(ratio "$2" "$1"); fi
+				row="$row | $g"
+				if [ "$g" != - ] && awk -v g="$g" 'BEGIN { exit !(g > 2.2) }'; then
+					GROWTH_BAD=$((GROWTH_BAD + 1))
+					row="$row **!**"
+				fi
+				[ "$g" != - ] && GROWTH_MAX=$(awk -v g="$g" -v m="$GROWTH_MAX" 'BEGIN { print (g > m) ? g : m }')
+			done
+			echo "$row | $(ratio "$(ok_ms "$key.kubectl")" "$(ok_ms "$pk.kubectl")") |" >>"$TABLES"
+		fi
+		prev=$n
+	done
+done
+
+# ---- targets -------------------------------------------------------------
+
+TARGETS=$OUT/targets.md
+{
+	echo "### Targets (issue 7)"
+	echo
+	key=deploy-1000
+	if [[ " $FAMILIES " == *" deploy "* ]] && [ "$NSIZES" -ge 4 ] && [ "$HAVE_KUBECTL" = 1 ]; then
+		read -r sms srss _ < <(stats "$key.patch")
+		read -r kms krss _ < <(stats "$key.kubectl")
+		sp=$(ratio "$kms" "$sms")
+		rr=$(ratio "$krss" "$srss")
+		v1=FAIL
+		awk -v s="$sp" -v r="$rr" 'BEGIN { exit !(s >= 30 && r >= 10) }' && v1=PASS
+		echo "- **$v1** 5.8 MB Deployment (1000 x 100) patch: ${sp}x faster than kubectl (target >= 30x),"
+		echo "  peak RSS $(mib "$srss") MiB vs $(mib "$krss") MiB = 1/${rr} (target <= 1/10)."
+	else
+		echo "- n/a: the 5 MB Deployment target needs the deploy family at 4 sizes and kubectl."
+	fi
+	v2=PASS
+	[ "$GROWTH_BAD" -gt 0 ] && v2=FAIL
+	echo "- **$v2** growth: largest time(2n)/time(n) is $GROWTH_MAX (target <= 2.2); $GROWTH_BAD step(s) above."
+	worst=0
+	worst_key=-
+	for fam in $FAMILIES; do
+		for n in $(sizes_of "$fam"); do
+			read -r _ _ _ rt _ _ <<<"${DRV[$fam-$n]}"
+			[ "$rt" = - ] && continue
+			if awk -v a="$rt" -v b="$worst" 'BEGIN { exit !(a > b) }'; then
+				worst=$rt
+				worst_key=$fam-$n
+			fi
+		done
+	done
+	v3=PASS
+	awk -v w="$worst" 'BEGIN { exit !(w > 2) }' && v3=FAIL
+	[ "$worst_key" = - ] && v3="n/a (no in-process figures)"
+	echo "- **$v3** three-way diff / (parse + print of the three documents): worst $worst ($worst_key) (target <= 2)."
+	if [ "$failures" -gt 0 ]; then
+		echo "- **FAIL** correctness: $failures mismatch(es) or failure(s), see the run's stderr."
+	else
+		echo "- **PASS** correctness: every output equal to kubectl's and to the expected objects."
+	fi
+} >"$TARGETS"
+
+cat "$TABLES"
+echo
+cat "$TARGETS"
+ELAPSED=$(($(date +%s) - START))
+echo
+echo "bench: finished in ${ELAPSED}s"
+
+# ---- RESULTS.md ------------------------------------------------------------
+
+if [ -z "${BENCH_NO_RESULTS:-}" ]; then
+	CPU=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
+	MEM=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+	{
+		echo "# smpatch benchmark results"
+		echo
+		echo "Generated by \`make bench\` (bench/run.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'); do not edit by"
+		echo "hand: the history of changes lives in bench/history.md and is appended below."
+		echo
+		echo "## Machine"
+		echo
+		echo "- CPU: $CPU, nproc $(nproc)"
+		echo "- memory: $MEM; kernel $(uname -r)"
+		echo "- compiler: $($CC --version | head -n 1)"
+		echo "- smpatch: $("$SMPATCH" --version 2>/dev/null) at git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)'), build $(grep -m1 '^CMAKE_BUILD_TYPE' "$BUILD/CMakeCache.txt" 2>/dev/null | cut -d= -f2)"
+		echo "- kubectl: $KUBECTL_VERSION"
+		echo "- inputs: bench/gen.c (fixed-seed), 10 % values changed, 5 % removed, 5 % added; the live"
+		echo "  object carries server-side defaults, status and the last-applied annotation"
+		echo "- whole run: ${ELAPSED}s"
+		echo
+		echo "## Results"
+		echo
+		cat "$TARGETS"
+		echo
+		cat "$TABLES"
+		if [ -f "$BENCH/history.md" ]; then
+			echo
+			cat "$BENCH/history.md"
+		fi
+	} >"$BENCH/RESULTS.md"
+	echo "bench: wrote bench/RESULTS.md"
+fi
+
+[ "$failures" -eq 0 ] || { echo "bench: $failures FAILURE(S)" >&2; exit 1; }
+exit 0
