@@ -54,8 +54,10 @@ int main(void)
 		printf("%s/%s (line %u)\n", smp_value_string(kind, NULL),
 		       smp_value_string(name, NULL), smp_value_line(root));
 		rc = smp_print(&json, NULL, root, &po, &err); /* compact JSON */
-		if (rc)
+		if (rc) {
+			fprintf(stderr, "parse: %s\n", err.message);
 			break;
+		}
 		printf("  %s\n", json);
 		smp_free(json);
 	}
@@ -72,7 +74,9 @@ int main(void)
 		po.output = SMP_OUT_YAML;
 		po.sort_keys = true;
 		rc = smp_print(&yaml, NULL, smp_doc_root(doc, 0), &po, &err);
-		if (!rc)
+		if (rc)
+			fprintf(stderr, "parse: %s\n", err.message);
+		else
 			fputs(yaml, stdout);
 		smp_free(yaml);
 	}
