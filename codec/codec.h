@@ -74,6 +74,11 @@ char *smp_utf8_sanitize(const char *buf, size_t len, size_t *out_len, bool *oom)
  * Returns the length. */
 size_t smp_format_float(char *buf, double f);
 
+/* strconv.FormatFloat(d, 'g', -1, f32 ? 32 : 64) with .inf/-.inf/.nan for
+ * the special values: how go-yaml writes floats, and (f32) how
+ * sigs.k8s.io/yaml turns float map keys into strings. buf needs 32 bytes. */
+size_t smp_format_float_g(char *buf, double d, bool f32);
+
 /* Validates one UTF-8 sequence at p (n bytes available). Returns its length
  * (1..4) and the code point, or 0 when invalid (overlong, surrogate, > 0x10FFFF,
  * truncated). */
@@ -108,9 +113,6 @@ int smp_resolve(smp_scalar *out, const char *s, size_t n, const char *tag, bool 
                 char *msg, size_t msgsize);
 /* Go's base64.StdEncoding.DecodeString; out needs n bytes. -1 if invalid. */
 int smp_base64_decode(char *out, size_t *outlen, const char *s, size_t n);
-/* strconv.FormatFloat(float32(d), 'g', -1, 32), with .inf/-.inf/.nan as
- * sigs.k8s.io/yaml spells float map keys. buf needs 32 bytes. */
-size_t smp_format_float32_g(char *buf, double d);
 /* The value a float has after kubectl's YAML -> JSON -> object round trip:
  * an int when Go's text of it is an integer that fits int64. SMP_EINVAL for
  * NaN and infinities (json.Marshal refuses them), SMP_ENOMEM. */

@@ -313,23 +313,21 @@ char *smp_utf8_sanitize(const char *buf, size_t len, size_t *out_len, bool *oom)
 
 /*
  * Shortest decimal that reads back as f: try 1..17 significant digits with
- * %.*e and keep the first that strtod maps to the same double. This is what
- * Go's strconv.FormatFloat(f, fmt, -1, 64) produces (Ryu/Grisu give the same
- * digit strings; when several shortest strings round-trip, %.*e rounds
- * correctly to the nearest, as Go does).
+ * %.*e and keep the first that strtod maps to the same double (for float32,
+ * 1..9 digits and strtof). This is what Go's strconv.FormatFloat(f, fmt, -1,
+ * bits) produces: when several shortest strings round-trip, %.*e rounds
+ * correctly to the nearest, as Go does.
  */
-static int shortest_digits(double f, char *digits, int *exp10)
+static int shortest_digits(double f, bool f32, char *digits, int *exp10)
 {
 	char tmp[40];
-	int p;
+	int p, maxp = f32 ? 9 : 17;
 
-	for (p = 1; p <= 17; p++) {
+	for (p = 1; p < maxp; p++) {
 		snprintf(tmp, sizeof(tmp), "%.*e", p - 1, f);
-		if (strtod(tmp, NULL) == f)
+		if (f32 ? strtof(tmp, NULL) == (float)f : strtod(tmp, NULL) == f)
 			break;
 	}
-	if (p > 17)
-		p = 17;
 	snprintf(tmp, sizeof(tmp), "%.*e", p - 1, f);
 	/* tmp: [-]d[.ddd]e[+-]xx */
 	const char *s = tmp;
@@ -347,43 +345,22 @@ static int shortest_digits(double f, char *digits, int *exp10)
 	return nd;
 }
 
-size_t smp_format_float(char *buf, double f)
+/* d.ddde±XX (at least two exponent digits, as Go writes them). */
+static int put_exp_form(char *buf, int n, const char *digits, int nd, int e)
 {
-	char digits[24];
-	int nd, e, n = 0;
-	double af = fabs(f);
+	buf[n++] = digits[0];
+	if (nd > 1) {
+		buf[n++] = '.';
+		for (int i = 1; i < nd; i++)
+			buf[n++] = digits[i];
+	}
+	n += snprintf(buf + n, 16, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+	return n;
+}
 
-	if (f == 0) {
-		/* Go prints -0 as "-0". */
-		if (signbit(f))
-			buf[n++] = '-';
-		buf[n++] = '0';
-		buf[n] = '\0';
-		return (size_t)n;
-	}
-	nd = shortest_digits(f, digits, &e);
-	if (f < 0)
-		buf[n++] = '-';
-	if (af < 1e-6 || af >= 1e21) {
-		/* d[.ddd]e±XX with at least two exponent digits, then Go's
-		 * encoding/json strips the leading zero of a negative one
-		 * ("e-07" -> "e-7"). */
-		buf[n++] = digits[0];
-		if (nd > 1) {
-			buf[n++] = '.';
-			for (int i = 1; i < nd; i++)
-				buf[n++] = digits[i];
-		}
-		buf[n++] = 'e';
-		buf[n++] = e < 0 ? '-' : '+';
-		int ae = e < 0 ? -e : e;
-		if (ae < 10 && e >= 0)
-			buf[n++] = '0';
-		n += snprintf(buf + n, 8, "%d", ae);
-		buf[n] = '\0';
-		return (size_t)n;
-	}
-	/* Plain decimal. The decimal point sits after digit e (0-based). */
+/* Plain decimal; the decimal point sits after digit e (0-based). */
+static int put_plain_form(char *buf, int n, const char *digits, int nd, int e)
+{
 	if (e < 0) {
 		buf[n++] = '0';
 		buf[n++] = '.';
@@ -401,5 +378,63 @@ size_t smp_format_float(char *buf, double f)
 		}
 	}
 	buf[n] = '\0';
+	return n;
+}
+
+size_t smp_format_float_g(char *buf, double d, bool f32)
+{
+	char digits[24];
+	int nd, e, n = 0;
+
+	if (f32)
+		d = (float)d;
+	if (isnan(d))
+		return (size_t)snprintf(buf, 32, ".nan");
+	if (isinf(d))
+		return (size_t)snprintf(buf, 32, d > 0 ? ".inf" : "-.inf");
+	if (d == 0)
+		return (size_t)snprintf(buf, 32, signbit(d) ? "-0" : "0");
+	nd = shortest_digits(d, f32, digits, &e);
+	if (d < 0)
+		buf[n++] = '-';
+	/* Shortest 'g': %e when exp < -4 || exp >= 6 (Go uses precision 6
+	 * for this decision only). */
+	if (e < -4 || e >= 6)
+		n = put_exp_form(buf, n, digits, nd, e);
+	else
+		n = put_plain_form(buf, n, digits, nd, e);
+	buf[n] = '\0';
+	return (size_t)n;
+}
+
+size_t smp_format_float(char *buf, double f)
+{
+	char digits[24];
+	int nd, e, n = 0;
+	double af = fabs(f);
+
+	if (f == 0) {
+		/* Go prints -0 as "-0". */
+		if (signbit(f))
+			buf[n++] = '-';
+		buf[n++] = '0';
+		buf[n] = '\0';
+		return (size_t)n;
+	}
+	nd = shortest_digits(f, false, digits, &e);
+	if (f < 0)
+		buf[n++] = '-';
+	if (af < 1e-6 || af >= 1e21) {
+		/* Go's encoding/json then drops the leading zero of a negative
+		 * two-digit exponent ("e-07" -> "e-7"). */
+		n = put_exp_form(buf, n, digits, nd, e);
+		if (n >= 4 && buf[n - 4] == 'e' && buf[n - 3] == '-' && buf[n - 2] == '0') {
+			buf[n - 2] = buf[n - 1];
+			n--;
+		}
+		buf[n] = '\0';
+		return (size_t)n;
+	}
+	n = put_plain_form(buf, n, digits, nd, e);
 	return (size_t)n;
 }

@@ -403,7 +403,7 @@ static int scalar_key(yr *r, yframe *f, const char *s, size_t n, const char *tag
 		k = num;
 		break;
 	case SMP_RS_FLOAT:
-		kl = smp_format_float32_g(num, sc.f);
+		kl = smp_format_float_g(num, sc.f, true);
 		k = num;
 		break;
 	case SMP_RS_BINARY: {
