@@ -6,7 +6,9 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX     ?= /usr/local
-DEBS       := build-essential cmake pkg-config libyaml-dev libcjson-dev
+# clang builds the sanitizer tree, so every `make test` compiles with both gcc and
+# clang under -Werror; valgrind serves the leak-check test.
+DEBS       := build-essential cmake pkg-config libyaml-dev libcjson-dev clang valgrind
 CMAKE_ARGS ?=
 
 .PHONY: all deps build build-asan run test test-fast bench schema install clean golden-update
@@ -31,7 +33,7 @@ build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 $(ASAN_BUILD)/CMakeCache.txt:
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSMP_SANITIZE=ON $(CMAKE_ARGS)
+	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSMP_SANITIZE=ON $(CMAKE_ARGS)
 
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
