@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char help_text[] =
+static const char *const help_text[] = {
 	"Usage: smpatch apply -f PATH [-f PATH...] [-R] [--live FILE|-]\n"
 	"                     [-o patch|yaml|json|diff|name] [--overwrite=false]\n"
 	"                     [--prune -l SELECTOR] [-l SELECTOR] [--field-selector SEL]\n"
@@ -31,6 +31,7 @@ static const char help_text[] =
 	"A live object without the annotation gets kubectl's warning, then a patch\n"
 	"(nothing is deleted from it).\n"
 	"\n"
+	,
 	"Options:\n"
 	"  -f, --filename PATH   configuration: a file, a directory (its .yaml, .yml\n"
 	"                        and .json files, in name order) or - for standard\n"
@@ -58,6 +59,7 @@ static const char help_text[] =
 	"                        result (pruned objects against nothing); exit 1 when\n"
 	"                        anything differs, like kubectl diff.\n"
 	"                        name: kind.group/name per object.\n"
+	,
 	"      --overwrite=false like kubectl: refuse (exit 4) to overwrite fields\n"
 	"                        changed in the live object since the last apply. As in\n"
 	"                        kubectl, the last-applied annotation itself counts as\n"
@@ -74,6 +76,7 @@ static const char help_text[] =
 	"                        Deployment, ReplicaSet and StatefulSet; namespaced\n"
 	"                        ones only in namespaces the configurations use.\n"
 	"                        Nothing is deleted anywhere: this is a plan.\n"
+	,
 	"  -l, --selector SEL    apply only configurations whose labels match SEL\n"
 	"                        (=, ==, !=, in, notin, key, !key, comma = AND)\n"
 	"      --field-selector SEL  apply only objects whose fields match SEL\n"
@@ -89,6 +92,7 @@ static const char help_text[] =
 	"                        repeatable\n"
 	"  -h, --help            show this help\n"
 	"\n"
+	,
 	"Status lines go to standard error as kubectl prints them\n"
 	"(deployment.apps/nginx created|configured|unchanged|pruned), warnings too.\n"
 	"An object that fails (invalid labels, annotations over 262144 bytes,\n"
@@ -98,7 +102,9 @@ static const char help_text[] =
 	"Exit codes: 0 success; 1 differences found (-o diff); 2 usage or bad\n"
 	"selector syntax (with its position); 3 invalid input (unreadable or\n"
 	"invalid files, invalid labels, annotations too large); 4 conflict\n"
-	"(--overwrite=false) or changed apiVersion/kind/name; 5 internal error.\n";
+	"(--overwrite=false) or changed apiVersion/kind/name; 5 internal error.\n",
+	NULL
+};
 
 enum outfmt { OUT_PATCH, OUT_YAML, OUT_JSON, OUT_DIFF, OUT_NAME };
 
@@ -295,7 +301,8 @@ int cmd_apply(int argc, char **argv)
 			goto out;
 		}
 		if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
-			fputs(help_text, stdout);
+			for (size_t h = 0; help_text[h]; h++)
+				fputs(help_text[h], stdout);
 			goto out;
 		}
 		if (strcmp(opt, "-R") == 0 || strcmp(opt, "--recursive") == 0) {
