@@ -1,0 +1,331 @@
+/*
+ * apply_test.c - the apply workflow through the library: annotation bytes
+ * (checked against strings encoded independently, as Go's encoding/json
+ * writes them), namespace defaulting, create, unchanged, configure, the
+ * missing-annotation warning, preconditions, conflicts and limits.
+ */
+#include "smpatch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond, ...)                                                          \
+	do {                                                                      \
+		if (!(cond)) {                                                    \
+			failures++;                                               \
+			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);           \
+			fprintf(stderr, __VA_ARGS__);                             \
+			fputc('\n', stderr);                                      \
+		}                                                                 \
+	} while (0)
+
+static smp_doc *doc_of(const char *json)
+{
+	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
+	smp_doc *d = NULL;
+	smp_error err;
+
+	po.format = SMP_FORMAT_JSON;
+	if (smp_doc_parse(&d, json, strlen(json), &po, &err)) {
+		fprintf(stderr, "bad test JSON: %s\n", err.message);
+		failures++;
+		return NULL;
+	}
+	return d;
+}
+
+static char *json_of(const smp_value *v)
+{
+	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
+	char *out = NULL;
+
+	po.sort_keys = true;
+	if (smp_print(&out, NULL, v, &po, NULL))
+		return NULL;
+	return out;
+}
+
+static void test_encode(void)
+{
+	static const struct { const char *config, *want; } cases[] = {
+		{"{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"x\"},\"data\":{\"b\":\"1\",\"a\":\"2\"}}",
+		 "{\"apiVersion\":\"v1\",\"data\":{\"a\":\"2\",\"b\":\"1\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"x\"}}\n"},
+		/* the annotation itself is removed, others kept; <>& escaped */
+		{"{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"x\",\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":\"old\",\"z\":\"<&>\"}}}",
+		 "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{\"z\":\"\\u003c\\u0026\\u003e\"},\"name\":\"x\"}}\n"},
+		/* an emptied map stays {} */
+		{"{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"x\",\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":\"old\"}}}",
+		 "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"x\"}}\n"},
+		/* nulls are kept in the annotation; no metadata at all gets one */
+		{"{\"kind\":\"Thing\",\"apiVersion\":\"x/v1\",\"spec\":{\"n\":null,\"i\":12345678901234,\"f\":1.5,\"t\":true}}",
+		 "{\"apiVersion\":\"x/v1\",\"kind\":\"Thing\",\"metadata\":{\"annotations\":{}},\"spec\":{\"f\":1.5,\"i\":12345678901234,\"n\":null,\"t\":true}}\n"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		smp_doc *d = doc_of(cases[i].config);
+		char *out = NULL;
+		size_t len = 0;
+		smp_error err;
+		int rc;
+
+		if (!d)
+			continue;
+		rc = smp_last_applied_encode(&out, &len, smp_doc_root(d, 0), &err);
+		CHECK(rc == 0, "encode %zu: %s", i, err.message);
+		if (!rc) {
+			CHECK(strcmp(out, cases[i].want) == 0 && len == strlen(cases[i].want),
+			      "encode %zu:\n got %s\nwant %s", i, out, cases[i].want);
+		}
+		smp_free(out);
+		smp_doc_free(d);
+	}
+}
+
+static const smp_value *ann(const smp_value *obj, const char *key)
+{
+	return smp_map_get(smp_map_get(smp_map_get(obj, "metadata"), "annotations"), key);
+}
+
+static void test_create(void)
+{
+	smp_doc *d = doc_of("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},"
+	                    "\"spec\":{\"minReadySeconds\":null,\"replicas\":2}}");
+	smp_apply_result *res = NULL;
+	smp_error err;
+	int rc;
+
+	if (!d)
+		return;
+	rc = smp_apply_object(&res, smp_doc_root(d, 0), NULL, NULL, &err);
+	CHECK(rc == 0, "create: %s", err.message);
+	if (!rc) {
+		const smp_value *obj = smp_apply_result_object(res);
+		const char *la = smp_value_string(ann(obj, SMP_LAST_APPLIED_ANNOTATION), NULL);
+		CHECK(smp_apply_result_action(res) == SMP_ACTION_CREATE, "action");
+		CHECK(smp_apply_result_patch_type(res) == SMP_PATCH_STRATEGIC, "patch type");
+		CHECK(smp_apply_result_patch(res) == obj, "create sends the object");
+		CHECK(smp_value_at(obj, "spec.minReadySeconds") == NULL, "null field sent");
+		CHECK(la && strcmp(la, "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":"
+		                       "{\"annotations\":{},\"name\":\"web\",\"namespace\":\"default\"},"
+		                       "\"spec\":{\"minReadySeconds\":null,\"replicas\":2}}\n") == 0,
+		      "annotation %s", la ? la : "(none)");
+		CHECK(smp_value_string(smp_value_at(obj, "metadata.namespace"), NULL) &&
+		      strcmp(smp_value_string(smp_value_at(obj, "metadata.namespace"), NULL),
+		             "default") == 0, "namespace defaulted");
+		CHECK(smp_apply_result_warning(res) == NULL, "warning on create");
+	}
+	smp_apply_result_free(res);
+	smp_doc_free(d);
+}
+
+static void test_namespaces(void)
+{
+	smp_doc *d = doc_of("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"team\"}}");
+	smp_doc *c = doc_of("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\",\"namespace\":\"prod\"}}");
+	smp_doc *u = doc_of("{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"w\"}}");
+	smp_apply_options ao = SMP_APPLY_OPTIONS_INIT;
+	smp_apply_result *res = NULL;
+	smp_error err;
+	int rc;
+
+	if (!d || !c || !u)
+		goto out;
+	CHECK(strcmp(smp_apply_namespace(smp_doc_root(d, 0), NULL), "") == 0, "cluster-scoped");
+	CHECK(strcmp(smp_apply_namespace(smp_doc_root(c, 0), NULL), "prod") == 0, "own namespace");
+	CHECK(strcmp(smp_apply_namespace(smp_doc_root(u, 0), NULL), "default") == 0,
+	      "unknown kinds count as namespaced");
+	ao.default_namespace = "staging";
+	CHECK(strcmp(smp_apply_namespace(smp_doc_root(u, 0), &ao), "staging") == 0, "-n");
+	rc = smp_apply_object(&res, smp_doc_root(d, 0), NULL, &ao, &err);
+	CHECK(rc == 0 && !smp_value_at(smp_apply_result_object(res), "metadata.namespace"),
+	      "namespace added to a cluster-scoped object");
+	smp_apply_result_free(res);
+	res = NULL;
+	ao.enforce_namespace = true;
+	rc = smp_apply_object(&res, smp_doc_root(c, 0), NULL, &ao, &err);
+	CHECK(rc == SMP_EINVALOBJ && strstr(err.message, "the namespace from the provided object "
+	                                    "\"prod\" does not match the namespace \"staging\""),
+	      "enforced namespace: %d %s", rc, err.message);
+	smp_apply_result_free(res);
+out:
+	smp_doc_free(d);
+	smp_doc_free(c);
+	smp_doc_free(u);
+}
+
+static void test_rejects(void)
+{
+	static const struct { const char *config; int rc; const char *msg; } cases[] = {
+		{"{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"x\"}}", SMP_EINVALOBJ, "Object 'Kind' is missing"},
+		{"{\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\"}}", SMP_EINVALOBJ, "Object 'apiVersion' is missing"},
+		{"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{}}", SMP_EINVALOBJ, "resource name may not be empty"},
+		{"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"generateName\":\"x-\"}}", SMP_EINVALOBJ,
+		 "cannot use generate name with apply"},
+		{"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\",\"labels\":{\"a\":\"b c\"}}}",
+		 SMP_EINVALOBJ, "configmap/x: metadata.labels: Invalid value: \"b c\": a valid label must be"},
+		{"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"template\":"
+		 "{\"metadata\":{\"labels\":{\"_a\":\"b\"}}}}}", SMP_EINVALOBJ,
+		 "deployment.apps/x: spec.template.metadata.labels: Invalid value: \"_a\": name part must"},
+		{"[1]", SMP_EINVAL, "must be an object"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		smp_doc *d = doc_of(cases[i].config);
+		smp_apply_result *res = NULL;
+		smp_error err;
+		int rc;
+
+		if (!d)
+			continue;
+		rc = smp_apply_object(&res, smp_doc_root(d, 0), NULL, NULL, &err);
+		CHECK(rc == cases[i].rc && !res, "reject %zu: rc %d", i, rc);
+		CHECK(rc == 0 || strstr(err.message, cases[i].msg), "reject %zu: %s", i, err.message);
+		smp_apply_result_free(res);
+		smp_doc_free(d);
+	}
+}
+
+/* Annotations of exactly 262144 bytes pass, one more fails. */
+static void test_limit(void)
+{
+	static const char tmpl[] = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\","
+	                           "\"annotations\":{\"k\":\"%s\"}}}";
+	/* total = len("k") + len(value) + len(LA key) + len(LA value) */
+	const char *base_la = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":"
+	                      "{\"k\":\"\"},\"name\":\"x\",\"namespace\":\"default\"}}\n";
+	size_t fixed = 1 + strlen(SMP_LAST_APPLIED_ANNOTATION) + strlen(base_la);
+	/* the value appears twice: in the annotation k and inside the JSON */
+	size_t n = (SMP_ANNOTATIONS_MAX_BYTES - fixed) / 2;
+	size_t extra = (SMP_ANNOTATIONS_MAX_BYTES - fixed) % 2;
+	char *val = malloc(n + 2), *json = malloc(n + sizeof(tmpl) + 8);
+
+	if (!val || !json) {
+		failures++;
+		goto out;
+	}
+	for (int round = 0; round < 2; round++) {
+		size_t len = n + (round ? 1 : 0);
+		smp_doc *d;
+		smp_apply_result *res = NULL;
+		smp_error err;
+		int rc;
+
+		memset(val, 'v', len);
+		val[len] = '\0';
+		sprintf(json, tmpl, val);
+		d = doc_of(json);
+		if (!d)
+			continue;
+		rc = smp_apply_object(&res, smp_doc_root(d, 0), NULL, NULL, &err);
+		if (round == 0)
+			CHECK(rc == 0, "at the limit (%zu spare): %s", extra, err.message);
+		else
+			CHECK(rc == SMP_EINVALOBJ && strstr(err.message, "configmap/x: The ConfigMap \"x\" "
+			      "is invalid: metadata.annotations: Too long: must have at most 262144 bytes"),
+			      "over the limit: %d %s", rc, err.message);
+		smp_apply_result_free(res);
+		smp_doc_free(d);
+	}
+out:
+	free(val);
+	free(json);
+}
+
+/* The three-way paths (need the merge engine). */
+static void test_three_way(void)
+{
+	smp_doc *cfg = doc_of("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"},"
+	                      "\"data\":{\"a\":\"1\"}}");
+	smp_doc *cfg2 = doc_of("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"},"
+	                       "\"data\":{\"b\":\"2\"}}");
+	smp_doc *bare = doc_of("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\","
+	                       "\"namespace\":\"default\",\"uid\":\"u\"},\"data\":{\"a\":\"1\",\"z\":\"9\"}}");
+	smp_apply_result *created = NULL, *res = NULL;
+	smp_apply_options ao = SMP_APPLY_OPTIONS_INIT;
+	smp_error err;
+	char *s;
+	int rc;
+
+	if (!cfg || !cfg2 || !bare)
+		goto out;
+	if (smp_apply_object(&created, smp_doc_root(cfg, 0), NULL, NULL, &err)) {
+		CHECK(0, "create: %s", err.message);
+		goto out;
+	}
+	/* live = what was created: re-applying is a no-op */
+	rc = smp_apply_object(&res, smp_doc_root(cfg, 0), smp_apply_result_object(created), NULL, &err);
+	CHECK(rc == 0 && smp_apply_result_action(res) == SMP_ACTION_UNCHANGED, "unchanged: %d %s",
+	      rc, rc ? err.message : "");
+	if (!rc) {
+		s = json_of(smp_apply_result_patch(res));
+		CHECK(s && strcmp(s, "{}") == 0, "unchanged patch %s", s ? s : "");
+		free(s);
+	}
+	smp_apply_result_free(res);
+	res = NULL;
+	/* a changed key: a is deleted (in the annotation), b added */
+	rc = smp_apply_object(&res, smp_doc_root(cfg2, 0), smp_apply_result_object(created), NULL, &err);
+	CHECK(rc == 0 && smp_apply_result_action(res) == SMP_ACTION_CONFIGURE, "configure: %d %s",
+	      rc, rc ? err.message : "");
+	if (!rc) {
+		s = json_of(smp_value_at(smp_apply_result_object(res), "data"));
+		CHECK(s && strcmp(s, "{\"b\":\"2\"}") == 0, "configured data %s", s ? s : "");
+		free(s);
+		s = json_of(smp_value_at(smp_apply_result_patch(res), "data"));
+		CHECK(s && strcmp(s, "{\"a\":null,\"b\":\"2\"}") == 0, "patch data %s", s ? s : "");
+		free(s);
+	}
+	smp_apply_result_free(res);
+	res = NULL;
+	/* --overwrite=false: the annotation itself conflicts */
+	ao.overwrite = false;
+	rc = smp_apply_object(&res, smp_doc_root(cfg2, 0), smp_apply_result_object(created), &ao, &err);
+	CHECK(rc == SMP_ECONFLICT, "overwrite=false conflict: %d", rc);
+	smp_apply_result_free(res);
+	res = NULL;
+	rc = smp_apply_object(&res, smp_doc_root(cfg, 0), smp_apply_result_object(created), &ao, &err);
+	CHECK(rc == 0 && smp_apply_result_action(res) == SMP_ACTION_UNCHANGED,
+	      "overwrite=false unchanged: %d", rc);
+	smp_apply_result_free(res);
+	res = NULL;
+	/* no annotation: the warning, nothing deleted (z stays) */
+	rc = smp_apply_object(&res, smp_doc_root(cfg2, 0), smp_doc_root(bare, 0), NULL, &err);
+	CHECK(rc == 0, "missing annotation: %s", rc ? err.message : "");
+	if (!rc) {
+		const char *w = smp_apply_result_warning(res);
+		CHECK(w && strcmp(w, "Warning: resource configmaps/c is missing the "
+		                     "kubectl.kubernetes.io/last-applied-configuration annotation which "
+		                     "is required by kubectl apply. kubectl apply should only be used on "
+		                     "resources created declaratively by either kubectl create "
+		                     "--save-config or kubectl apply. The missing annotation will be "
+		                     "patched automatically.") == 0, "warning %s", w ? w : "(none)");
+		s = json_of(smp_value_at(smp_apply_result_object(res), "data"));
+		CHECK(s && strcmp(s, "{\"a\":\"1\",\"b\":\"2\",\"z\":\"9\"}") == 0, "data %s", s ? s : "");
+		free(s);
+	}
+	smp_apply_result_free(res);
+out:
+	smp_apply_result_free(created);
+	smp_doc_free(cfg);
+	smp_doc_free(cfg2);
+	smp_doc_free(bare);
+}
+
+int main(void)
+{
+	test_encode();
+	test_create();
+	test_namespaces();
+	test_rejects();
+	test_limit();
+	test_three_way();
+	if (failures) {
+		fprintf(stderr, "%d failure(s)\n", failures);
+		return 1;
+	}
+	puts("apply tests: ok");
+	return 0;
+}
