@@ -517,6 +517,49 @@ int cli_fail_at(smp_error *err, const cli_obj *o)
 	return cli_fail(err);
 }
 
+int cli_report_conflict(smp_error *err, const cli_obj *o, const smp_value *live,
+                        const smp_apply_options *ao)
+{
+	smp_apply_options force = *ao;
+	smp_apply_result *res = NULL;
+	smp_patch_options po = SMP_PATCH_OPTIONS_INIT;
+	smp_doc *orig = NULL, *changed = NULL;
+	const char *la;
+	char ref[512];
+	cli_buf b;
+	smp_error e2;
+	int code;
+
+	/* The one-line error first, then both sides in full, as kubectl shows
+	 * them ("patch: ... conflicts with changes made from original to
+	 * current: ..."). */
+	smp_apply_object_ref(ref, sizeof(ref), o->v);
+	snprintf(err->message, sizeof(err->message), "%s: conflict: the patch changes fields "
+	         "changed in the live object since the last apply (--overwrite=false)", ref);
+	code = cli_fail_at(err, o);
+	force.overwrite = true;
+	if (smp_apply_object(&res, o->v, live, &force, &e2))
+		return code;
+	la = cli_str_at(smp_map_get(smp_map_get(live, "metadata"), "annotations"),
+	                SMP_LAST_APPLIED_ANNOTATION);
+	po.type = smp_apply_result_patch_type(res);
+	cli_buf_init(&b);
+	if ((!la || !smp_doc_parse(&orig, la, strlen(la), NULL, &e2)) &&
+	    !smp_diff_two_way(&changed, orig ? smp_doc_root(orig, 0) : NULL, live, &po, &e2)) {
+		cli_buf_puts(&b, "patch:\n");
+		cli_buf_value(&b, smp_apply_result_patch(res), SMP_OUT_YAML, true, &e2);
+		cli_buf_puts(&b, "conflicts with changes made from original to current:\n");
+		cli_buf_value(&b, smp_doc_root(changed, 0), SMP_OUT_YAML, true, &e2);
+		if (!b.oom)
+			fputs(b.ptr, stderr);
+	}
+	cli_buf_release(&b);
+	smp_doc_free(orig);
+	smp_doc_free(changed);
+	smp_apply_result_free(res);
+	return code;
+}
+
 bool cli_field_match(const smp_selector *sel, const smp_value *cfg,
                      const smp_apply_options *ao)
 {

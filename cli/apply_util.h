@@ -87,6 +87,12 @@ int cli_load_schemas(smp_schema **out, const char *openapi, const char **schemas
 /* cli_fail, with the object's file and position filled in when unknown. */
 int cli_fail_at(smp_error *err, const cli_obj *o);
 
+/* Reports an SMP_ECONFLICT of applying o->v to `live`: the error line,
+ * then the patch and the live changes since the last apply, in YAML.
+ * Returns the exit code. */
+int cli_report_conflict(smp_error *err, const cli_obj *o, const smp_value *live,
+                        const smp_apply_options *ao);
+
 /* Field selector on a configuration with its namespace filled in. */
 bool cli_field_match(const smp_selector *sel, const smp_value *cfg,
                      const smp_apply_options *ao);

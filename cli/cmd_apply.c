@@ -445,7 +445,10 @@ int cmd_apply(int argc, char **argv)
 		if (rc) {
 			if (fsel && !cli_field_match(fsel, c->v, &ao))
 				continue;
-			ecode = cli_fail_at(&err, c);
+			if (rc == SMP_ECONFLICT && p->live)
+				ecode = cli_report_conflict(&err, c, p->live, &ao);
+			else
+				ecode = cli_fail_at(&err, c);
 			if (code == CLI_OK)
 				code = ecode;
 			continue;
@@ -459,7 +462,8 @@ int cmd_apply(int argc, char **argv)
 	}
 
 	if (prune) {
-		/* Namespaces the applied configurations use. */
+		size_t napplied = nplans;
+
 		for (size_t i = 0; i < lives.n; i++) {
 			const smp_value *lv = lives.items[i].v;
 			const smp_value *md = smp_map_get(lv, "metadata");
@@ -470,7 +474,8 @@ int cmd_apply(int argc, char **argv)
 			if (used[i] || !smp_map_get(ann, SMP_LAST_APPLIED_ANNOTATION) ||
 			    !prunable(lv) || !smp_selector_matches(lsel, smp_map_get(md, "labels")))
 				continue;
-			for (size_t j = 0; j < nplans && !visited_ns; j++)
+			/* Only namespaces the applied configurations use. */
+			for (size_t j = 0; j < napplied && !visited_ns; j++)
 				if (strcmp(smp_apply_namespace(plans[j].cfg->v, &ao), lns) == 0)
 					visited_ns = true;
 			if (!visited_ns)

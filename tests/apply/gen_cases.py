@@ -325,7 +325,9 @@ pc = cm("c", {"k": "3"}, labels={"app": "shop"})
 pother = cm("d", {"k": "4"}, labels={"app": "blog"})
 pnoann = live_from(cm("e", {"k": "5"}, labels={"app": "shop"}), annotate=False)
 pns = live_from(cm("f", {"k": "6"}, labels={"app": "shop"}), ns="elsewhere")
-pdeploy = live_from(deploy(name="old-web", labels={"app": "shop"}))
+olddep = deploy(name="old-web", labels={"app": "shop"})
+olddep["metadata"]["labels"] = {"app": "shop"}
+pdeploy = live_from(olddep)
 case("prune", [pa, pb],
      [live_from(pa), live_from(pc), live_from(pother), pnoann, pns, pdeploy,
       live_from(widget("wid", {"x": 1}, labels={"app": "shop"}))],
