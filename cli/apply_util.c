@@ -616,6 +616,8 @@ static int split_lines(line **out, size_t *count, const char *s, size_t len)
 		n++;
 		start = i + 1;
 	}
+	if (!l && !(l = malloc(sizeof(*l))))
+		return SMP_ENOMEM; /* never NULL, even for no lines */
 	*out = l;
 	*count = n;
 	return 0;
