@@ -74,7 +74,8 @@ int cli_buf_value(cli_buf *b, const smp_value *v, smp_output out, bool sort_keys
 
 	po.output = out;
 	po.sort_keys = sort_keys;
-	po.go_escape = out == SMP_OUT_JSON;
+	/* kubectl's JSON (json.Marshal / MarshalIndent) escapes <, >, &. */
+	po.go_escape = out != SMP_OUT_YAML;
 	rc = smp_print(&text, &len, v, &po, err);
 	if (rc)
 		return rc;

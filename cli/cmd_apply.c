@@ -140,6 +140,11 @@ static bool prunable(const smp_value *obj)
 	return false;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static const char *action_name(smp_apply_action a)
 {
 	switch (a) {
@@ -198,28 +203,23 @@ static int render_patch_line(cli_buf *out, const plan *p, smp_error *err)
 	return 0;
 }
 
-/* "group.version.Kind.namespace.name" as kubectl diff names its files. */
+/* "[group.]version.Kind.namespace.name" as kubectl diff names its files
+ * (the namespace part stays, empty, for cluster-scoped objects). */
 static void diff_name(cli_buf *b, const smp_value *obj)
 {
 	const char *av = cli_str_at(obj, "apiVersion");
 	const char *ns = cli_str_at(smp_map_get(obj, "metadata"), "namespace");
+	const char *kind = cli_str_at(obj, "kind");
+	const char *name = cli_str_at(smp_map_get(obj, "metadata"), "name");
 
-	if (!av)
-		av = "";
-	for (const char *c = av; *c; c++)
+	for (const char *c = av ? av : ""; *c; c++)
 		cli_buf_putc(b, *c == '/' ? '.' : *c);
-	if (!strchr(av, '/') && *av) {
-		/* core group: "v1.Pod..." as kubectl writes it */
-	}
 	cli_buf_putc(b, '.');
-	cli_buf_puts(b, cli_str_at(obj, "kind") ? cli_str_at(obj, "kind") : "");
+	cli_buf_puts(b, kind ? kind : "");
 	cli_buf_putc(b, '.');
-	if (ns && *ns) {
-		cli_buf_puts(b, ns);
-		cli_buf_putc(b, '.');
-	}
-	cli_buf_puts(b, cli_str_at(smp_map_get(obj, "metadata"), "name") ?
-	                cli_str_at(smp_map_get(obj, "metadata"), "name") : "");
+	cli_buf_puts(b, ns ? ns : "");
+	cli_buf_putc(b, '.');
+	cli_buf_puts(b, name ? name : "");
 }
 
 static int render_diff(cli_buf *out, const plan *p, bool *differs, smp_error *err)
@@ -462,7 +462,18 @@ int cmd_apply(int argc, char **argv)
 	}
 
 	if (prune) {
-		size_t napplied = nplans;
+		size_t napplied = nplans, nns = 0;
+		const char **nss = calloc(napplied + 1, sizeof(*nss));
+
+		if (!nss) {
+			code = CLI_INTERNAL;
+			fprintf(stderr, "smpatch apply: out of memory\n");
+			goto out;
+		}
+		/* The namespaces the applied configurations use, sorted for lookup. */
+		for (size_t j = 0; j < napplied; j++)
+			nss[nns++] = smp_apply_namespace(plans[j].cfg->v, &ao);
+		qsort(nss, nns, sizeof(*nss), cmp_str);
 
 		for (size_t i = 0; i < lives.n; i++) {
 			const smp_value *lv = lives.items[i].v;
@@ -474,10 +485,9 @@ int cmd_apply(int argc, char **argv)
 			if (used[i] || !smp_map_get(ann, SMP_LAST_APPLIED_ANNOTATION) ||
 			    !prunable(lv) || !smp_selector_matches(lsel, smp_map_get(md, "labels")))
 				continue;
-			/* Only namespaces the applied configurations use. */
-			for (size_t j = 0; j < napplied && !visited_ns; j++)
-				if (strcmp(smp_apply_namespace(plans[j].cfg->v, &ao), lns) == 0)
-					visited_ns = true;
+			if (!visited_ns && nns &&
+			    bsearch(&lns, nss, nns, sizeof(*nss), cmp_str))
+				visited_ns = true;
 			if (!visited_ns)
 				continue;
 			plans[nplans].cfg = NULL;
@@ -486,6 +496,7 @@ int cmd_apply(int argc, char **argv)
 			plans[nplans].res = NULL;
 			nplans++;
 		}
+		free(nss);
 	}
 
 	for (size_t i = 0; i < nplans; i++) {
