@@ -297,6 +297,22 @@ case("crd-unchanged", [w1], [live_from(w1)], args="--schema crd.yaml",
      files={"crd.yaml": [WIDGET_CRD]})
 case("unknown-kind-no-schema", [w2], [live_from(w1)])
 
+CLUSTER_CRD = copy.deepcopy(WIDGET_CRD)
+CLUSTER_CRD["metadata"]["name"] = "globes.example.com"
+CLUSTER_CRD["spec"]["scope"] = "Cluster"
+CLUSTER_CRD["spec"]["names"] = {"plural": "globes", "singular": "globe", "kind": "Globe"}
+case("crd-cluster-scoped", [{"apiVersion": "example.com/v1", "kind": "Globe",
+                             "metadata": {"name": "earth"}, "spec": {"radius": 6371}},
+                            widget("gadget", {"size": 1})],
+     args="--schema crd.yaml --schema crd2.yaml",
+     files={"crd.yaml": [WIDGET_CRD], "crd2.yaml": [CLUSTER_CRD]})
+
+# ---- bad input ----
+case("config-parse-error", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n")
+case("config-missing-name", [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {},
+                              "data": {"a": "b"}}])
+case("usage-unknown-option", [cm("a", {"k": "1"})], args="--bogus")
+
 # ---- missing annotation ----
 case("missing-annotation", [cm("settings", {"mode": "fast"}, labels={"app": "web"})],
      [live_from(base, annotate=False)])
