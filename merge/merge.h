@@ -1,0 +1,125 @@
+/*
+ * merge.h - the merge engine's internals (strategic merge patch, JSON merge
+ * patch, JSON Patch). The public entry points are in smpatch.h ("Patches");
+ * these are the same operations on a caller-chosen arena and schema type,
+ * for patch.c and the tests.
+ *
+ * Every function here reads its inputs (const) and builds its result in
+ * arena `a`: inputs are never modified and may be shared between threads.
+ */
+#ifndef SMP_MERGE_H
+#define SMP_MERGE_H
+
+#include "codec/value.h"
+#include "schema/schema.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---- strategic merge patch (smp_apply.c, smp_diff.c) ---- */
+
+/* StrategicMergePatchUsingLookupPatchMeta: `target` NULL or null means {}.
+ * `root` is the schema type of the document (NULL: no metadata at all). */
+int smp_sm_apply(smp_value **out, smp_arena *a, const smp_value *target,
+                 const smp_value *patch, const smp_stype *root, smp_error *err);
+
+/* CreateTwoWayMergePatchUsingLookupPatchMeta (NULL inputs mean {}). */
+int smp_sm_diff2(smp_value **out, smp_arena *a, const smp_value *original,
+                 const smp_value *modified, const smp_stype *root, smp_error *err);
+
+/* CreateThreeWayMergePatch with kubectl's preconditions (apiVersion, kind,
+ * metadata.name unchanged). SMP_ECONFLICT / SMP_EPRECOND. */
+int smp_sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
+                 const smp_value *modified, const smp_value *current,
+                 const smp_stype *root, bool overwrite, smp_error *err);
+
+/* MergingMapsHaveConflicts. Returns 0 and sets *conflict, or an error. */
+int smp_sm_conflicts(bool *conflict, const smp_value *left, const smp_value *right,
+                     const smp_stype *root, smp_error *err);
+
+/* The reference's test helper sortMergeListsByName (kept for the
+ * conformance suite smp-sort): sorts every merging list by its merge key. */
+int smp_sm_sort_merge_lists(smp_value **out, smp_arena *a, const smp_value *doc,
+                            const smp_stype *root, smp_error *err);
+
+/* ---- JSON merge patch, RFC 7386 (jmp.c) ---- */
+
+/* MergePatch (evanphx/json-patch v4 for objects; RFC 7386 at the top level
+ * for a non-object patch). */
+int smp_jmp_apply(smp_value **out, smp_arena *a, const smp_value *target,
+                  const smp_value *patch, smp_error *err);
+/* CreateMergePatch (numbers compared as the reference's float64 would,
+ * except that two integers compare exactly). */
+int smp_jmp_diff2(smp_value **out, smp_arena *a, const smp_value *original,
+                  const smp_value *modified, smp_error *err);
+/* CreateThreeWayJSONMergePatch with kubectl's preconditions. */
+int smp_jmp_diff3(smp_value **out, smp_arena *a, const smp_value *original,
+                  const smp_value *modified, const smp_value *current, smp_error *err);
+/* keepOrDeleteNullInObj. */
+int smp_jmp_keep_or_delete_null(smp_value **out, smp_arena *a, const smp_value *map,
+                                bool keep_null, smp_error *err);
+
+/* SMP_ECONFLICT with both sides (compact JSON) in the message. */
+int smp_conflict_error(smp_error *err, const smp_value *patch, const smp_value *changed);
+
+/* mergepatch.HasConflicts. */
+bool smp_has_conflicts(const smp_value *a, const smp_value *b);
+
+/* ---- JSON Patch, RFC 6902 (jsonpatch.c) ---- */
+
+int smp_jsonpatch_apply(smp_value **out, smp_arena *a, const smp_value *target,
+                        const smp_value *ops, smp_error *err);
+
+/* ---- helpers shared by the files above (gofmt.c) ---- */
+
+/* Appends v formatted like Go's fmt "%v" of the decoded JSON value. */
+void smp_gofmt_v(smp_buf *b, const smp_value *v);
+/* Like "%s": strings as is, other values as %!s(type=...). */
+void smp_gofmt_s(smp_buf *b, const smp_value *v);
+/* The Go type name of a decoded value ("string", "int64",
+ * "map[string]interface {}", ...). */
+const char *smp_go_type_name(const smp_value *v);
+
+/* Sorts idx[0..n) by keys (bytewise) the way Go's sort.Sort does with the
+ * reference's "a <= b" Less: insertion sort up to 12 elements (ties come
+ * out reversed), a stable merge sort beyond. */
+typedef struct smp_skey {
+	const char *s;
+	size_t n;
+} smp_skey;
+int smp_go_sort_keys(size_t *idx, const smp_skey *keys, size_t n);
+
+/* sort.SliceStable with the comparator "ki < kj when both are >= 0, else
+ * true" over precomputed integer keys (-1 = not found): Go's insertion
+ * sort blocks and SymMerge, so even the inconsistent case matches. */
+void smp_go_stable_by_index(void **items, long *keys, size_t n);
+
+/* Open-addressing index from a value (smpv_hash/smpv_equal) to the first
+ * position it was added at. */
+typedef struct smp_vindex {
+	size_t cap;              /* power of two */
+	uint32_t *slot;          /* entry + 1; 0 = empty */
+	struct { const smp_value *key; size_t pos; } *ent;
+	size_t n, max;
+} smp_vindex;
+
+int smp_vindex_init(smp_vindex *ix, smp_arena *a, size_t max_entries);
+/* Adds key at position pos unless an equal key is there already. */
+void smp_vindex_add(smp_vindex *ix, const smp_value *key, size_t pos);
+/* First position of key, or -1. */
+long smp_vindex_find(const smp_vindex *ix, const smp_value *key);
+
+/* Index of a map's keys (linear scan when small). */
+typedef struct smp_kindex {
+	const smp_value *map;
+	smp_arena *arena;        /* where the slots live */
+	uint32_t *slot;          /* entry + 1; 0 = empty */
+	size_t cap;              /* 0 = no index (small map): scan */
+} smp_kindex;
+
+int smp_kindex_init(smp_kindex *ix, smp_arena *a, const smp_value *map);
+/* Keeps the index current after smpv_map_add to the indexed map. */
+int smp_kindex_added(smp_kindex *ix);
+long smp_kindex_find(const smp_kindex *ix, const char *key, size_t klen);
+
+#endif

@@ -1,0 +1,495 @@
+/*
+ * mutil.c - helpers of the merge engine: Go's "%v" formatting (the
+ * reference sorts and matches some lists by it), Go's sort orders, and the
+ * hash indices that keep list and map matching linear.
+ */
+#include "merge/merge.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Go formatting ---- */
+
+/* strconv.FormatFloat(f, 'g', -1, 64), which is what %v prints. */
+static void put_go_g(smp_buf *b, double f)
+{
+	char tmp[64], digits[32];
+	int prec, exp10 = 0, nd = 0;
+
+	if (isnan(f)) {
+		smp_buf_puts(b, "NaN");
+		return;
+	}
+	if (isinf(f)) {
+		smp_buf_puts(b, f > 0 ? "+Inf" : "-Inf");
+		return;
+	}
+	if (f == 0) {
+		smp_buf_puts(b, signbit(f) ? "-0" : "0");
+		return;
+	}
+	/* Shortest digits that read back as the same double. */
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, f);
+		if (strtod(tmp, NULL) == f)
+			break;
+	}
+	{
+		const char *p = tmp;
+		if (*p == '-') {
+			smp_buf_putc(b, '-');
+			p++;
+		}
+		for (; *p && *p != 'e'; p++)
+			if (*p >= '0' && *p <= '9')
+				digits[nd++] = *p;
+		if (*p == 'e')
+			exp10 = atoi(p + 1);
+	}
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	digits[nd] = '\0';
+	/* %e when the exponent is < -4 or >= 6 (shortest precision rule). */
+	if (exp10 < -4 || exp10 >= 6) {
+		smp_buf_putc(b, digits[0]);
+		if (nd > 1) {
+			smp_buf_putc(b, '.');
+			smp_buf_put(b, digits + 1, (size_t)nd - 1);
+		}
+		smp_buf_printf(b, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+		return;
+	}
+	if (exp10 < 0) {
+		smp_buf_puts(b, "0.");
+		for (int i = -1; i > exp10; i--)
+			smp_buf_putc(b, '0');
+		smp_buf_put(b, digits, (size_t)nd);
+		return;
+	}
+	for (int i = 0; i <= exp10; i++)
+		smp_buf_putc(b, i < nd ? digits[i] : '0');
+	if (nd > exp10 + 1) {
+		smp_buf_putc(b, '.');
+		smp_buf_put(b, digits + exp10 + 1, (size_t)(nd - exp10 - 1));
+	}
+}
+
+static int cmp_member_keys(const void *x, const void *y)
+{
+	const smp_member *a = *(const smp_member *const *)x;
+	const smp_member *b = *(const smp_member *const *)y;
+	size_t n = a->klen < b->klen ? a->klen : b->klen;
+	int c = memcmp(a->key, b->key, n);
+
+	if (c)
+		return c;
+	return a->klen < b->klen ? -1 : a->klen > b->klen;
+}
+
+static void gofmt(smp_buf *b, const smp_value *v, char verb, unsigned depth)
+{
+	if (depth > 64) {
+		smp_buf_puts(b, "...");
+		return;
+	}
+	if (!v || v->type == SMP_NULL) {
+		smp_buf_puts(b, verb == 's' ? "%!s(<nil>)" : "<nil>");
+		return;
+	}
+	switch (v->type) {
+	case SMP_BOOL:
+		smp_buf_puts(b, verb == 's' ? (v->u.b ? "%!s(bool=true)" : "%!s(bool=false)")
+		                            : (v->u.b ? "true" : "false"));
+		return;
+	case SMP_INT:
+		if (verb == 's')
+			smp_buf_printf(b, "%%!s(int64=%lld)", (long long)v->u.i);
+		else
+			smp_buf_printf(b, "%lld", (long long)v->u.i);
+		return;
+	case SMP_FLOAT:
+		if (verb == 's')
+			smp_buf_puts(b, "%!s(float64=");
+		put_go_g(b, v->u.f);
+		if (verb == 's')
+			smp_buf_putc(b, ')');
+		return;
+	case SMP_STRING:
+		smp_buf_put(b, v->u.s.ptr, v->u.s.len);
+		return;
+	case SMP_LIST:
+		smp_buf_putc(b, '[');
+		for (size_t i = 0; i < v->u.list.len; i++) {
+			if (i)
+				smp_buf_putc(b, ' ');
+			gofmt(b, v->u.list.items[i], verb, depth + 1);
+		}
+		smp_buf_putc(b, ']');
+		return;
+	case SMP_MAP: {
+		size_t n = v->u.map.len;
+		const smp_member **m = n ? malloc(n * sizeof(*m)) : NULL;
+
+		smp_buf_puts(b, "map[");
+		if (n && !m) {
+			smp_buf_puts(b, "...]");
+			return;
+		}
+		for (size_t i = 0; i < n; i++)
+			m[i] = &v->u.map.items[i];
+		/* fmt prints map keys sorted. */
+		if (n > 1)
+			qsort(m, n, sizeof(*m), cmp_member_keys);
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				smp_buf_putc(b, ' ');
+			smp_buf_put(b, m[i]->key, m[i]->klen);
+			smp_buf_putc(b, ':');
+			gofmt(b, m[i]->val, verb, depth + 1);
+		}
+		smp_buf_putc(b, ']');
+		free(m);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+void smp_gofmt_v(smp_buf *b, const smp_value *v) { gofmt(b, v, 'v', 0); }
+void smp_gofmt_s(smp_buf *b, const smp_value *v) { gofmt(b, v, 's', 0); }
+
+const char *smp_go_type_name(const smp_value *v)
+{
+	switch (v ? v->type : SMP_NULL) {
+	case SMP_NULL: return "%!s(<nil>)";
+	case SMP_BOOL: return "bool";
+	case SMP_INT: return "int64";
+	case SMP_FLOAT: return "float64";
+	case SMP_STRING: return "string";
+	case SMP_LIST: return "[]interface {}";
+	case SMP_MAP: return "map[string]interface {}";
+	}
+	return "?";
+}
+
+/* ---- Go sort orders ---- */
+
+static int skey_cmp(const smp_skey *a, const smp_skey *b)
+{
+	size_t n = a->n < b->n ? a->n : b->n;
+	int c = n ? memcmp(a->s, b->s, n) : 0;
+
+	if (c)
+		return c;
+	return a->n < b->n ? -1 : a->n > b->n;
+}
+
+int smp_go_sort_keys(size_t *idx, const smp_skey *keys, size_t n)
+{
+	if (n <= 12) {
+		/* Go's insertionSort with Less(j, j-1) = keys[j] <= keys[j-1]. */
+		for (size_t i = 1; i < n; i++)
+			for (size_t j = i; j > 0 && skey_cmp(&keys[idx[j]], &keys[idx[j - 1]]) <= 0;
+			     j--) {
+				size_t t = idx[j];
+				idx[j] = idx[j - 1];
+				idx[j - 1] = t;
+			}
+		return 0;
+	}
+	/* Bottom-up stable merge sort. */
+	size_t *tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return SMP_ENOMEM;
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				tmp[k++] = skey_cmp(&keys[idx[j]], &keys[idx[i]]) < 0 ? idx[j++]
+				                                                     : idx[i++];
+			while (i < mid)
+				tmp[k++] = idx[i++];
+			while (j < hi)
+				tmp[k++] = idx[j++];
+		}
+		memcpy(idx, tmp, n * sizeof(*idx));
+	}
+	free(tmp);
+	return 0;
+}
+
+/* sort.SliceStable: insertion sort on blocks of 20, then SymMerge. */
+typedef struct ssort {
+	void **items;
+	long *keys;
+} ssort;
+
+static int ss_less(const ssort *s, size_t i, size_t j)
+{
+	long a = s->keys[i], b = s->keys[j];
+	return (a >= 0 && b >= 0) ? a < b : 1;
+}
+
+static void ss_swap(ssort *s, size_t i, size_t j)
+{
+	void *t = s->items[i];
+	long k = s->keys[i];
+	s->items[i] = s->items[j];
+	s->keys[i] = s->keys[j];
+	s->items[j] = t;
+	s->keys[j] = k;
+}
+
+static void ss_insertion(ssort *s, size_t a, size_t b)
+{
+	for (size_t i = a + 1; i < b; i++)
+		for (size_t j = i; j > a && ss_less(s, j, j - 1); j--)
+			ss_swap(s, j, j - 1);
+}
+
+static void ss_swap_range(ssort *s, size_t a, size_t b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ss_swap(s, a + i, b + i);
+}
+
+static void ss_rotate(ssort *s, size_t a, size_t m, size_t b)
+{
+	size_t i = m - a, j = b - m;
+
+	while (i != j) {
+		if (i > j) {
+			ss_swap_range(s, m - i, m, j);
+			i -= j;
+		} else {
+			ss_swap_range(s, m - i, m + j - i, i);
+			j -= i;
+		}
+	}
+	ss_swap_range(s, m - i, m, i);
+}
+
+static void ss_symmerge(ssort *s, size_t a, size_t m, size_t b)
+{
+	if (m - a == 1) {
+		size_t i = m, j = b;
+		while (i < j) {
+			size_t h = (i + j) >> 1;
+			if (ss_less(s, h, a))
+				i = h + 1;
+			else
+				j = h;
+		}
+		for (size_t k = a; k + 1 < i; k++)
+			ss_swap(s, k, k + 1);
+		return;
+	}
+	if (b - m == 1) {
+		size_t i = a, j = m;
+		while (i < j) {
+			size_t h = (i + j) >> 1;
+			if (!ss_less(s, m, h))
+				i = h + 1;
+			else
+				j = h;
+		}
+		for (size_t k = m; k > i; k--)
+			ss_swap(s, k, k - 1);
+		return;
+	}
+	size_t mid = (a + b) >> 1, n = mid + m, start, r;
+	if (m > mid) {
+		start = n - b;
+		r = mid;
+	} else {
+		start = a;
+		r = m;
+	}
+	size_t p = n - 1;
+	while (start < r) {
+		size_t c = (start + r) >> 1;
+		if (!ss_less(s, p - c, c))
+			start = c + 1;
+		else
+			r = c;
+	}
+	size_t end = n - start;
+	if (start < m && m < end)
+		ss_rotate(s, start, m, end);
+	if (a < start && start < mid)
+		ss_symmerge(s, a, start, mid);
+	if (mid < end && end < b)
+		ss_symmerge(s, mid, end, b);
+}
+
+void smp_go_stable_by_index(void **items, long *keys, size_t n)
+{
+	ssort s = {items, keys};
+	size_t block = 20, a = 0, b = block;
+
+	/* Fast path: all keys known and already ascending. */
+	bool sorted = true;
+	for (size_t i = 0; i < n; i++)
+		if (keys[i] < 0 || (i && keys[i] < keys[i - 1])) {
+			sorted = false;
+			break;
+		}
+	if (sorted)
+		return;
+	while (b <= n) {
+		ss_insertion(&s, a, b);
+		a = b;
+		b += block;
+	}
+	ss_insertion(&s, a, n);
+	while (block < n) {
+		a = 0;
+		b = 2 * block;
+		while (b <= n) {
+			ss_symmerge(&s, a, a + block, b);
+			a = b;
+			b += 2 * block;
+		}
+		if (a + block < n)
+			ss_symmerge(&s, a, a + block, n);
+		block *= 2;
+	}
+}
+
+/* ---- value index ---- */
+
+int smp_vindex_init(smp_vindex *ix, smp_arena *a, size_t max_entries)
+{
+	size_t cap = 8;
+
+	while (cap < 2 * max_entries + 2)
+		cap *= 2;
+	ix->cap = cap;
+	ix->n = 0;
+	ix->max = max_entries;
+	ix->slot = smp_arena_alloc(a, cap * sizeof(uint32_t));
+	ix->ent = smp_arena_alloc(a, (max_entries + 1) * sizeof(*ix->ent));
+	if (!ix->slot || !ix->ent)
+		return SMP_ENOMEM;
+	memset(ix->slot, 0, cap * sizeof(uint32_t));
+	return 0;
+}
+
+static const smp_value null_value = {SMP_NULL, 0, 0, {0}};
+
+void smp_vindex_add(smp_vindex *ix, const smp_value *key, size_t pos)
+{
+	size_t s;
+
+	if (!key)
+		key = &null_value;
+	s = smpv_hash(key) & (ix->cap - 1);
+	while (ix->slot[s]) {
+		if (smpv_equal(ix->ent[ix->slot[s] - 1].key, key))
+			return;
+		s = (s + 1) & (ix->cap - 1);
+	}
+	if (ix->n >= ix->max)
+		return; /* callers size the index; never reached */
+	ix->ent[ix->n].key = key;
+	ix->ent[ix->n].pos = pos;
+	ix->slot[s] = (uint32_t)(++ix->n);
+}
+
+long smp_vindex_find(const smp_vindex *ix, const smp_value *key)
+{
+	size_t s;
+
+	if (!key)
+		key = &null_value;
+	s = smpv_hash(key) & (ix->cap - 1);
+	while (ix->slot[s]) {
+		if (smpv_equal(ix->ent[ix->slot[s] - 1].key, key))
+			return (long)ix->ent[ix->slot[s] - 1].pos;
+		s = (s + 1) & (ix->cap - 1);
+	}
+	return -1;
+}
+
+/* ---- map key index ---- */
+
+#define KINDEX_LINEAR 16
+
+static int kindex_rebuild(smp_kindex *ix)
+{
+	size_t cap = 64;
+	const smp_value *m = ix->map;
+
+	while (cap < 4 * m->u.map.len)
+		cap *= 2;
+	ix->slot = smp_arena_alloc(ix->arena, cap * sizeof(uint32_t));
+	if (!ix->slot) {
+		ix->cap = 0;
+		return SMP_ENOMEM;
+	}
+	memset(ix->slot, 0, cap * sizeof(uint32_t));
+	ix->cap = cap;
+	for (size_t i = 0; i < m->u.map.len; i++) {
+		const smp_member *e = &m->u.map.items[i];
+		size_t s = smp_hash_bytes(e->key, e->klen) & (cap - 1);
+		while (ix->slot[s])
+			s = (s + 1) & (cap - 1);
+		ix->slot[s] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+int smp_kindex_init(smp_kindex *ix, smp_arena *a, const smp_value *map)
+{
+	ix->map = map;
+	ix->arena = a;
+	ix->slot = NULL;
+	ix->cap = 0;
+	if (map && map->type == SMP_MAP && map->u.map.len > KINDEX_LINEAR)
+		return kindex_rebuild(ix);
+	return 0;
+}
+
+int smp_kindex_added(smp_kindex *ix)
+{
+	const smp_value *m = ix->map;
+	size_t i = m->u.map.len - 1;
+	const smp_member *e = &m->u.map.items[i];
+	size_t s;
+
+	if (!ix->cap) {
+		if (m->u.map.len > KINDEX_LINEAR)
+			return kindex_rebuild(ix);
+		return 0;
+	}
+	if (2 * m->u.map.len > ix->cap)
+		return kindex_rebuild(ix);
+	s = smp_hash_bytes(e->key, e->klen) & (ix->cap - 1);
+	while (ix->slot[s])
+		s = (s + 1) & (ix->cap - 1);
+	ix->slot[s] = (uint32_t)i + 1;
+	return 0;
+}
+
+long smp_kindex_find(const smp_kindex *ix, const char *key, size_t klen)
+{
+	const smp_value *m = ix->map;
+
+	if (!m || m->type != SMP_MAP)
+		return -1;
+	if (!ix->cap)
+		return (long)smpv_map_find(m, key, klen);
+	size_t s = smp_hash_bytes(key, klen) & (ix->cap - 1);
+	while (ix->slot[s]) {
+		const smp_member *e = &m->u.map.items[ix->slot[s] - 1];
+		if (e->klen == klen && memcmp(e->key, key, klen) == 0)
+			return (long)ix->slot[s] - 1;
+		s = (s + 1) & (ix->cap - 1);
+	}
+	return -1;
+}

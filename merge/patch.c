@@ -1,0 +1,173 @@
+/*
+ * patch.c - the public "Patches" API of smpatch.h over the engine in
+ * smp_apply.c, smp_diff.c, jmp.c and jsonpatch.c: option handling, the
+ * built-in schema lookup by apiVersion/kind, result documents.
+ */
+#include "merge/merge.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const smp_patch_options default_opts = SMP_PATCH_OPTIONS_INIT;
+
+static int new_result(smp_doc **doc, smp_error *err)
+{
+	*doc = smp_doc_alloc();
+	if (!*doc)
+		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+	return 0;
+}
+
+static int finish(smp_doc **out, smp_doc *doc, smp_value *root, int rc, smp_error *err)
+{
+	if (!rc && smp_doc_push_root(doc, root))
+		rc = smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+	if (rc) {
+		smp_doc_free(doc);
+		return rc;
+	}
+	*out = doc;
+	return 0;
+}
+
+static const char *str_or_null(const smp_value *v)
+{
+	return v && v->type == SMP_STRING ? v->u.s.ptr : NULL;
+}
+
+/* The schema type for a strategic patch: the caller's, or the built-in
+ * kind named by the first of the documents that has apiVersion and kind. */
+static int root_type(const smp_stype **out, const smp_patch_options *o, const smp_value *d1,
+                     const smp_value *d2, const smp_value *d3, smp_error *err)
+{
+	const smp_value *docs[3] = {d1, d2, d3};
+
+	if (o->stype) {
+		*out = o->stype;
+		return 0;
+	}
+	for (int i = 0; i < 3; i++) {
+		const char *av = str_or_null(smp_map_get(docs[i], "apiVersion"));
+		const char *kind = str_or_null(smp_map_get(docs[i], "kind"));
+		if (av && kind) {
+			int rc = smp_schema_kind(out, smp_schema_builtin(), av, kind, err);
+			if (rc && err)
+				snprintf(err->message, sizeof(err->message),
+				         "no strategic merge schema for %s %s in the built-in tables "
+				         "(use --type merge for custom resources)", av, kind);
+			return rc;
+		}
+	}
+	return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
+	                   "a strategic merge patch needs a schema: the document has no "
+	                   "apiVersion and kind (give a schema, or use a JSON merge patch)");
+}
+
+SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_value *patch,
+                            const smp_patch_options *opts, smp_error *err)
+{
+	const smp_patch_options *o = opts ? opts : &default_opts;
+	const smp_stype *t = NULL;
+	smp_value *res = NULL;
+	smp_doc *doc;
+	int rc;
+
+	if (!out)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL, "smp_patch_apply: out is NULL");
+	*out = NULL;
+	if ((rc = new_result(&doc, err)))
+		return rc;
+	switch (o->type) {
+	case SMP_PATCH_STRATEGIC:
+		rc = root_type(&t, o, target, patch, NULL, err);
+		if (!rc)
+			rc = smp_sm_apply(&res, &doc->arena, target, patch, t, err);
+		break;
+	case SMP_PATCH_MERGE:
+		rc = smp_jmp_apply(&res, &doc->arena, target, patch, err);
+		break;
+	case SMP_PATCH_JSON:
+		rc = smp_jsonpatch_apply(&res, &doc->arena, target ? target : NULL, patch, err);
+		break;
+	default:
+		rc = smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL, "unknown patch type %d",
+		                 (int)o->type);
+	}
+	return finish(out, doc, res, rc, err);
+}
+
+SMP_API int smp_diff_two_way(smp_doc **out, const smp_value *original,
+                             const smp_value *modified, const smp_patch_options *opts,
+                             smp_error *err)
+{
+	const smp_patch_options *o = opts ? opts : &default_opts;
+	const smp_stype *t = NULL;
+	smp_value *res = NULL;
+	smp_doc *doc;
+	int rc;
+
+	if (!out)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL, "smp_diff_two_way: out is NULL");
+	*out = NULL;
+	if ((rc = new_result(&doc, err)))
+		return rc;
+	switch (o->type) {
+	case SMP_PATCH_STRATEGIC:
+		rc = root_type(&t, o, modified, original, NULL, err);
+		if (!rc)
+			rc = smp_sm_diff2(&res, &doc->arena, original, modified, t, err);
+		break;
+	case SMP_PATCH_MERGE:
+		rc = smp_jmp_diff2(&res, &doc->arena, original, modified, err);
+		break;
+	default:
+		rc = smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                 "a diff can produce a strategic or a JSON merge patch only");
+	}
+	return finish(out, doc, res, rc, err);
+}
+
+SMP_API int smp_diff_three_way(smp_doc **out, const smp_value *original,
+                               const smp_value *modified, const smp_value *current,
+                               const smp_patch_options *opts, smp_error *err)
+{
+	const smp_patch_options *o = opts ? opts : &default_opts;
+	const smp_stype *t = NULL;
+	smp_value *res = NULL;
+	smp_doc *doc;
+	int rc;
+
+	if (!out)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_diff_three_way: out is NULL");
+	*out = NULL;
+	if ((rc = new_result(&doc, err)))
+		return rc;
+	switch (o->type) {
+	case SMP_PATCH_STRATEGIC:
+		rc = root_type(&t, o, modified, current, original, err);
+		if (!rc)
+			rc = smp_sm_diff3(&res, &doc->arena, original, modified, current, t,
+			                  o->overwrite, err);
+		break;
+	case SMP_PATCH_MERGE:
+		/* kubectl's JSON merge patch checks conflicts between its own two
+		 * halves only, whatever overwrite says. */
+		rc = smp_jmp_diff3(&res, &doc->arena, original, modified, current, err);
+		break;
+	default:
+		rc = smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                 "a diff can produce a strategic or a JSON merge patch only");
+	}
+	return finish(out, doc, res, rc, err);
+}
+
+SMP_API bool smp_patch_has_conflicts(const smp_value *a, const smp_value *b)
+{
+	return smp_has_conflicts(a, b);
+}
+
+SMP_API bool smp_patch_is_empty(const smp_value *patch)
+{
+	return patch && patch->type == SMP_MAP && patch->u.map.len == 0;
+}

@@ -1,0 +1,1049 @@
+/*
+ * smp_apply.c - applying a strategic merge patch: the reference's mergeMap,
+ * mergeSlice and their helpers (k8s.io/apimachinery strategicpatch, v0.36
+ * semantics), rewritten over our value tree.
+ *
+ * The target is deep-copied into the result arena first and then changed in
+ * place; patch values are copied when they are taken, so the inputs are
+ * never written. Maps being changed keep deleted entries as tombstones
+ * (val == NULL) until the end of mergeMap; large maps get a key index, and
+ * list elements are matched through a hash index on merge-key values.
+ */
+#include "merge/smp_core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a map being changed ---- */
+
+typedef struct wmap {
+	smp_value *m;
+	smp_kindex ix;
+} wmap;
+
+static int wm_init(sctx *c, wmap *w, smp_value *m)
+{
+	w->m = m;
+	return smp_kindex_init(&w->ix, c->tmp, m) ? snomem(c) : 0;
+}
+
+/* Entry index of a live key, or -1. */
+static long wm_find(wmap *w, const char *key, size_t klen)
+{
+	long i = smp_kindex_find(&w->ix, key, klen);
+	return (i >= 0 && w->m->u.map.items[i].val) ? i : -1;
+}
+
+static int wm_set(sctx *c, wmap *w, const char *key, size_t klen, smp_value *val)
+{
+	long i = smp_kindex_find(&w->ix, key, klen);
+
+	if (i >= 0) {
+		w->m->u.map.items[i].val = val;
+		return 0;
+	}
+	if (smpv_map_add_copy(c->a, w->m, key, klen, val) || smp_kindex_added(&w->ix))
+		return snomem(c);
+	return 0;
+}
+
+static void wm_del(wmap *w, const char *key, size_t klen)
+{
+	long i = smp_kindex_find(&w->ix, key, klen);
+	if (i >= 0)
+		w->m->u.map.items[i].val = NULL;
+}
+
+static void wm_compact(smp_value *m)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < m->u.map.len; i++)
+		if (m->u.map.items[i].val)
+			m->u.map.items[k++] = m->u.map.items[i];
+	m->u.map.len = k;
+}
+
+/* ---- copies of patch values ---- */
+
+/* discardNullValuesFromPatch (when discard) followed by removeDirectives
+ * (when strip), on a copy. *keep is false when the value itself is a map
+ * carrying $patch. */
+static smp_value *copy_clean(sctx *c, const smp_value *v, bool discard, bool strip,
+                             bool *keep, unsigned depth)
+{
+	smp_value *r;
+
+	*keep = true;
+	if (depth > SMP_MERGE_MAX_DEPTH) {
+		sfail(c, SMP_ELIMIT, "document nested too deeply");
+		return NULL;
+	}
+	if (v->type == SMP_MAP) {
+		if (strip) {
+			const smp_value *d = mget(v, DIRECTIVE_MARKER);
+			if (d && !(discard && d->type == SMP_NULL)) {
+				*keep = false;
+				return NULL;
+			}
+		}
+		r = smpv_map(c->a, v->u.map.len);
+		if (!r)
+			goto nomem;
+		for (size_t i = 0; i < v->u.map.len; i++) {
+			const smp_member *e = &v->u.map.items[i];
+			bool k;
+			smp_value *cv;
+			if (discard && e->val->type == SMP_NULL)
+				continue;
+			cv = copy_clean(c, e->val, discard, strip, &k, depth + 1);
+			if (!cv && k)
+				return NULL;
+			if (!k)
+				continue;
+			if (smpv_map_add_copy(c->a, r, e->key, e->klen, cv))
+				goto nomem;
+		}
+		return r;
+	}
+	if (v->type == SMP_LIST) {
+		r = smpv_list(c->a, v->u.list.len);
+		if (!r)
+			goto nomem;
+		for (size_t i = 0; i < v->u.list.len; i++) {
+			bool k;
+			smp_value *cv = copy_clean(c, v->u.list.items[i], discard, strip, &k,
+			                           depth + 1);
+			if (!cv && k)
+				return NULL;
+			if (k && smpv_list_add(c->a, r, cv))
+				goto nomem;
+		}
+		return r;
+	}
+	r = smpv_copy(c->a, v);
+	if (!r)
+		goto nomem;
+	return r;
+nomem:
+	snomem(c);
+	return NULL;
+}
+
+static smp_value *raw_copy(sctx *c, const smp_value *v)
+{
+	smp_value *r = smpv_copy(c->a, v);
+	if (!r)
+		snomem(c);
+	return r;
+}
+
+/* ---- list ordering (normalizeElementOrder and friends) ---- */
+
+int vl_push(sctx *c, vlist *l, smp_value *v)
+{
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 8;
+		smp_value **nv = smp_arena_alloc(c->tmp, ncap * sizeof(*nv));
+		if (!nv)
+			return snomem(c);
+		if (l->n)
+			memcpy(nv, l->v, l->n * sizeof(*nv));
+		l->v = nv;
+		l->cap = ncap;
+	}
+	l->v[l->n++] = v;
+	return 0;
+}
+
+int vl_from_list(sctx *c, vlist *l, const smp_value *list)
+{
+	memset(l, 0, sizeof(*l));
+	if (!list || list->type != SMP_LIST)
+		return 0;
+	for (size_t i = 0; i < list->u.list.len; i++)
+		if (vl_push(c, l, list->u.list.items[i]))
+			return SMP_ENOMEM;
+	return 0;
+}
+
+smp_value *vl_to_list(sctx *c, const vlist *l)
+{
+	smp_value *r = smpv_list(c->a, l->n);
+
+	if (!r) {
+		snomem(c);
+		return NULL;
+	}
+	for (size_t i = 0; i < l->n; i++)
+		r->u.list.items[i] = l->v[i];
+	r->u.list.len = l->n;
+	return r;
+}
+
+/* What index() compares: the merge-key value for maps, the item itself
+ * otherwise. */
+static const smp_value *order_key(const smp_value *item, const char *mk, bool maps)
+{
+	return maps ? mk_value(item, mk) : item;
+}
+
+static int build_order_index(sctx *c, smp_vindex *ix, const vlist *order, const char *mk,
+                             bool maps)
+{
+	if (smp_vindex_init(ix, c->tmp, order->n))
+		return snomem(c);
+	for (size_t i = 0; i < order->n; i++)
+		smp_vindex_add(ix, order_key(order->v[i], mk, maps), i);
+	return 0;
+}
+
+static int validate_merge_keys(sctx *c, const char *mk, const vlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const smp_value *m = l->v[i];
+		if (m->type != SMP_MAP)
+			return err_bad_arg_type(c, "map[string]interface {}", m);
+		if (smpv_map_find(m, mk, strlen(mk)) < 0)
+			return err_no_merge_key(c, m, mk);
+	}
+	return 0;
+}
+
+static bool is_delete_item(const smp_value *m)
+{
+	return smpv_is_str(mget(m, DIRECTIVE_MARKER), "delete");
+}
+
+/* normalizeSliceOrder: stable sort of l by position in order; items marked
+ * $patch: delete go last. */
+int normalize_slice_order(sctx *c, vlist *l, const vlist *order, const char *mk,
+                                 bool maps)
+{
+	vlist keep = {0}, del = {0};
+	smp_vindex ix;
+	long *keys;
+	int rc;
+
+	if (maps) {
+		if ((rc = validate_merge_keys(c, mk, l)) || (rc = validate_merge_keys(c, mk, order)))
+			return rc;
+		for (size_t i = 0; i < l->n; i++)
+			if ((rc = vl_push(c, is_delete_item(l->v[i]) ? &del : &keep, l->v[i])))
+				return rc;
+	} else {
+		keep = *l;
+	}
+	if ((rc = build_order_index(c, &ix, order, mk, maps)))
+		return rc;
+	keys = smp_arena_alloc(c->tmp, (keep.n + 1) * sizeof(*keys));
+	if (!keys)
+		return snomem(c);
+	for (size_t i = 0; i < keep.n; i++)
+		keys[i] = smp_vindex_find(&ix, order_key(keep.v[i], mk, maps));
+	smp_go_stable_by_index((void **)keep.v, keys, keep.n);
+	for (size_t i = 0; i < del.n; i++)
+		if ((rc = vl_push(c, &keep, del.v[i])))
+			return rc;
+	*l = keep;
+	return 0;
+}
+
+/* normalizeElementOrder + mergeSortedSlice. */
+static int normalize_element_order(sctx *c, vlist *out, vlist *patch, vlist *server,
+                                   const vlist *patch_order, const vlist *server_order,
+                                   const char *mk, bool maps)
+{
+	smp_vindex ix;
+	size_t i = 0, j = 0;
+	int rc;
+
+	if ((rc = normalize_slice_order(c, patch, patch_order, mk, maps)) ||
+	    (rc = normalize_slice_order(c, server, server_order, mk, maps)))
+		return rc;
+	if ((rc = build_order_index(c, &ix, server_order, mk, maps)))
+		return rc;
+	memset(out, 0, sizeof(*out));
+	while (i < server->n && j < patch->n) {
+		long li = smp_vindex_find(&ix, order_key(server->v[i], mk, maps));
+		long ri = smp_vindex_find(&ix, order_key(patch->v[j], mk, maps));
+		if (li >= 0 && ri >= 0 && li < ri)
+			rc = vl_push(c, out, server->v[i++]);
+		else
+			rc = vl_push(c, out, patch->v[j++]);
+		if (rc)
+			return rc;
+	}
+	while (i < server->n)
+		if ((rc = vl_push(c, out, server->v[i++])))
+			return rc;
+	while (j < patch->n)
+		if ((rc = vl_push(c, out, patch->v[j++])))
+			return rc;
+	return 0;
+}
+
+/* partitionPrimitivesByPresentInList / partitionMapsByPresentInList. */
+static int partition(sctx *c, const vlist *merged, const vlist *by, const char *mk, bool maps,
+                     vlist *in, vlist *out)
+{
+	smp_vindex ix;
+	int rc;
+
+	memset(in, 0, sizeof(*in));
+	memset(out, 0, sizeof(*out));
+	if (maps) {
+		for (size_t i = 0; i < merged->n && i == 0; i++)
+			for (size_t k = 0; k < by->n; k++)
+				if (by->v[k]->type != SMP_MAP)
+					return sfail(c, SMP_EPATCH, "value for key %zu is not a map", k);
+	}
+	if (smp_vindex_init(&ix, c->tmp, by->n))
+		return snomem(c);
+	for (size_t k = 0; k < by->n; k++) {
+		const smp_value *key = maps ? mk_value(by->v[k], mk) : by->v[k];
+		/* findMapInSliceBasedOnKeyValue skips maps without the key. */
+		if (maps && !key)
+			continue;
+		smp_vindex_add(&ix, key, k);
+	}
+	for (size_t i = 0; i < merged->n; i++) {
+		const smp_value *v = merged->v[i];
+		const smp_value *key = v;
+		if (maps) {
+			if (v->type != SMP_MAP)
+				return err_bad_arg_type(c, "map[string]interface {}", v);
+			key = mk_value(v, mk);
+			if (!key)
+				return err_no_merge_key(c, v, mk);
+		}
+		rc = vl_push(c, smp_vindex_find(&ix, key) >= 0 ? in : out, merged->v[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- merging ---- */
+
+static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_value *patch,
+                       const smp_stype *elem, const char *mk, bool is_delete_list,
+                       vlist *view);
+
+static int merge_slice_handler(sctx *c, smp_value **out, smp_value *orig,
+                               const smp_value *patch, const pmeta *m, bool is_delete_list,
+                               vlist *view)
+{
+	/* Delete lists are handled the same way whatever the strategy. */
+	if (m->merge || is_delete_list)
+		return merge_slice(c, out, orig, patch, m->sub, m->mk, is_delete_list, view);
+	*out = raw_copy(c, patch);
+	return *out ? 0 : SMP_ENOMEM;
+}
+
+/*
+ * Go slice aliasing. The reference deletes list elements in place
+ * (append(s[:k], s[k+1:]...)) and then appends new elements to the same
+ * slice, so the caller's view of the original list (its length unchanged)
+ * sees the shifted survivors, stale tail entries and, while capacity lasts,
+ * the appended elements. mergePatchIntoOriginal orders server-only items by
+ * that view, so to order lists as the reference does we replay it. A list
+ * decoded by encoding/json was grown by append from empty: its capacity is
+ * what growslice gives (interface elements, 16 bytes, malloc size classes).
+ */
+static size_t go_roundupsize(size_t size)
+{
+	static const unsigned classes[] = {
+		0, 8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240,
+		256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152,
+		1280, 1408, 1536, 1792, 2048, 2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144,
+		6528, 6784, 6912, 8192, 9472, 9728, 10240, 10880, 12288, 13568, 14336, 16384, 18432,
+		19072, 20480, 21760, 24576, 27264, 28672, 32768};
+
+	if (size <= 32768) {
+		for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+			if (classes[i] >= size)
+				return classes[i];
+	}
+	return (size + 8191) & ~(size_t)8191;
+}
+
+static size_t go_decoded_cap(size_t len)
+{
+	size_t cap = 0;
+
+	while (cap < len) {
+		size_t newlen = cap + 1, newcap = cap, dbl = cap * 2;
+		if (newlen > dbl) {
+			newcap = newlen;
+		} else if (cap < 256) {
+			newcap = dbl;
+		} else {
+			while (newcap < newlen)
+				newcap += (newcap + 3 * 256) / 4;
+		}
+		cap = go_roundupsize(newcap * 16) / 16;
+	}
+	return cap;
+}
+
+/* The caller's view (length L) after deletions (group order, ascending
+ * positions) and then merges/appends of the patch elements. */
+static int alias_view(sctx *c, vlist *view, const smp_value *orig, const smp_vindex *del,
+                      size_t ndel_keys, const vlist *patch_order, bool replace,
+                      const char *mk)
+{
+	size_t L = orig->u.list.len, C = go_decoded_cap(L), n, w = 0, last;
+	bool *removed = smp_arena_alloc(c->tmp, L + 1);
+	size_t *order = smp_arena_alloc(c->tmp, (L + 1) * sizeof(size_t));
+	size_t *bucket_start = smp_arena_alloc(c->tmp, (ndel_keys + 2) * sizeof(size_t));
+	long *grp = smp_arena_alloc(c->tmp, (L + 1) * sizeof(long));
+	smp_value **stale = smp_arena_alloc(c->tmp, (L + 1) * sizeof(*stale));
+	vlist cur = {0};
+	smp_vindex ix;
+	int rc;
+
+	memset(view, 0, sizeof(*view));
+	if (!removed || !order || !bucket_start || !grp || !stale)
+		return snomem(c);
+	memset(removed, 0, L + 1);
+	memset(bucket_start, 0, (ndel_keys + 2) * sizeof(size_t));
+	/* Removal order: by the directive's first position, then ascending. */
+	for (size_t i = 0; i < L; i++) {
+		const smp_value *mv = mk_value(orig->u.list.items[i], mk);
+		grp[i] = mv ? smp_vindex_find(del, mv) : -1;
+		if (grp[i] >= 0)
+			bucket_start[grp[i] + 1]++;
+	}
+	for (size_t g = 0; g < ndel_keys; g++)
+		bucket_start[g + 1] += bucket_start[g];
+	size_t nrem = 0;
+	for (size_t i = 0; i < L; i++)
+		if (grp[i] >= 0)
+			order[bucket_start[grp[i]]++] = i, nrem++;
+	n = L;
+	last = L;
+	for (size_t k = 0; k < nrem; k++) {
+		size_t r = order[k];
+		while (last > 0 && removed[last - 1])
+			last--;
+		stale[n - 1] = orig->u.list.items[last - 1];
+		removed[r] = true;
+		n--;
+	}
+	for (size_t i = 0; i < L; i++)
+		if (!removed[i] && (rc = vl_push(c, &cur, orig->u.list.items[i])))
+			return rc;
+	for (size_t p = n; p < L; p++)
+		if ((rc = vl_push(c, &cur, stale[p])))
+			return rc;
+	/* cur.v[0..L) is now the backing array's visible part. */
+	if (!replace) {
+		bool realloc = false;
+		if (smp_vindex_init(&ix, c->tmp, n + patch_order->n))
+			return snomem(c);
+		for (size_t i = 0; i < n; i++) {
+			const smp_value *mv = mk_value(cur.v[i], mk);
+			if (mv)
+				smp_vindex_add(&ix, mv, i);
+		}
+		for (size_t i = 0; i < patch_order->n; i++) {
+			const smp_value *mv = mk_value(patch_order->v[i], mk);
+			if (!mv || smp_vindex_find(&ix, mv) >= 0)
+				continue; /* merged in place: same key */
+			if (!realloc && n < C) {
+				if (n < L)
+					cur.v[n] = patch_order->v[i];
+			} else {
+				realloc = true;
+			}
+			smp_vindex_add(&ix, mv, n);
+			n++;
+		}
+	}
+	(void)w;
+	*view = cur;
+	view->n = L;
+	return 0;
+}
+
+static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_value *patch,
+                       const smp_stype *elem, const char *mk, bool is_delete_list,
+                       vlist *view)
+{
+	vlist merged = {0}, server_order = {0}, patch_order = {0}, in, outl, res;
+	smp_type kind;
+	bool maps;
+	int rc;
+
+	if (orig->u.list.len == 0 && patch->u.list.len == 0) {
+		*out = orig;
+		return 0;
+	}
+	if (++c->depth > SMP_MERGE_MAX_DEPTH)
+		return sfail(c, SMP_ELIMIT, "document nested too deeply");
+	if ((rc = slice_elem_type(c, orig, patch, &kind)))
+		goto out;
+	maps = kind == SMP_MAP;
+	if (!maps) {
+		if (c->mpl && is_delete_list) {
+			/* deleteFromSlice */
+			smp_vindex ix;
+			if (smp_vindex_init(&ix, c->tmp, patch->u.list.len)) {
+				rc = snomem(c);
+				goto out;
+			}
+			for (size_t i = 0; i < patch->u.list.len; i++)
+				smp_vindex_add(&ix, patch->u.list.items[i], i);
+			for (size_t i = 0; i < orig->u.list.len; i++)
+				if (smp_vindex_find(&ix, orig->u.list.items[i]) < 0 &&
+				    (rc = vl_push(c, &merged, orig->u.list.items[i])))
+					goto out;
+			*out = vl_to_list(c, &merged);
+			rc = *out ? 0 : SMP_ENOMEM;
+			goto out;
+		}
+		if ((rc = vl_from_list(c, &server_order, orig)) ||
+		    (rc = vl_from_list(c, &patch_order, patch)))
+			goto out;
+		for (size_t i = 0; i < server_order.n; i++)
+			if ((rc = vl_push(c, &merged, server_order.v[i])))
+				goto out;
+		for (size_t i = 0; i < patch->u.list.len; i++) {
+			smp_value *cv = raw_copy(c, patch->u.list.items[i]);
+			if (!cv || (rc = vl_push(c, &merged, cv))) {
+				rc = SMP_ENOMEM;
+				goto out;
+			}
+		}
+		merged.n = dedup_scalars(c, merged.v, merged.n);
+	} else {
+		vlist nonspecial = {0};
+		smp_vindex del, ix;
+		bool replace = false, any_delete = false;
+		size_t ndel = 0;
+
+		if (!mk || !*mk) {
+			rc = sfail(c, SMP_EPATCH, "cannot merge lists without merge key for %s",
+			           elem && elem->name ? elem->name : "object");
+			goto out;
+		}
+		if (smp_vindex_init(&del, c->tmp, patch->u.list.len)) {
+			rc = snomem(c);
+			goto out;
+		}
+		/* mergeSliceWithSpecialElements */
+		for (size_t i = 0; i < patch->u.list.len; i++) {
+			const smp_value *pe = patch->u.list.items[i];
+			const smp_value *d = mget(pe, DIRECTIVE_MARKER);
+			if (!d) {
+				if ((rc = vl_push(c, &nonspecial, (smp_value *)pe)))
+					goto out;
+				continue;
+			}
+			size_t pl = spush_elem(c, mk, mk_value(pe, mk), i);
+			if (smpv_is_str(d, "delete")) {
+				const smp_value *mv = mk_value(pe, mk);
+				if (!mv) {
+					rc = err_no_merge_key(c, pe, mk);
+					goto out;
+				}
+				if (smp_vindex_find(&del, mv) < 0)
+					smp_vindex_add(&del, mv, ndel++);
+				any_delete = true;
+			} else if (smpv_is_str(d, "replace")) {
+				replace = true;
+			} else if (smpv_is_str(d, "merge")) {
+				rc = sfail(c, SMP_EPATCH, "merging lists cannot yet be specified in the patch");
+				goto out;
+			} else {
+				rc = err_bad_patch_type(c, d, pe);
+				goto out;
+			}
+			spop(c, pl);
+		}
+		if (view && any_delete &&
+		    (rc = alias_view(c, view, orig, &del, ndel, &nonspecial, replace, mk)))
+			goto out;
+		if (replace) {
+			for (size_t i = 0; i < nonspecial.n; i++) {
+				smp_value *cv = raw_copy(c, nonspecial.v[i]);
+				if (!cv || (rc = vl_push(c, &server_order, cv))) {
+					rc = SMP_ENOMEM;
+					goto out;
+				}
+			}
+		} else {
+			for (size_t i = 0; i < orig->u.list.len; i++) {
+				smp_value *oe = orig->u.list.items[i];
+				const smp_value *mv = any_delete ? mk_value(oe, mk) : NULL;
+				if (mv && smp_vindex_find(&del, mv) >= 0)
+					continue;
+				if ((rc = vl_push(c, &server_order, oe)))
+					goto out;
+			}
+			patch_order = nonspecial;
+		}
+		/* mergeSliceWithoutSpecialElements */
+		for (size_t i = 0; i < server_order.n; i++)
+			if ((rc = vl_push(c, &merged, server_order.v[i])))
+				goto out;
+		if (smp_vindex_init(&ix, c->tmp, merged.n + patch_order.n)) {
+			rc = snomem(c);
+			goto out;
+		}
+		for (size_t i = 0; i < merged.n; i++) {
+			const smp_value *mv = mk_value(merged.v[i], mk);
+			if (mv)
+				smp_vindex_add(&ix, mv, i);
+		}
+		for (size_t i = 0; i < patch_order.n; i++) {
+			const smp_value *pe = patch_order.v[i];
+			const smp_value *mv = mk_value(pe, mk);
+			long pos;
+			if (!mv) {
+				rc = err_no_merge_key(c, pe, mk);
+				goto out;
+			}
+			pos = smp_vindex_find(&ix, mv);
+			if (pos >= 0) {
+				size_t pl = spush_elem(c, mk, mv, (size_t)pos);
+				smp_value *r;
+				rc = smp_merge_map(c, &r, merged.v[pos], pe, elem);
+				if (rc)
+					goto out;
+				spop(c, pl);
+				merged.v[pos] = r;
+			} else {
+				smp_value *cv = raw_copy(c, pe);
+				if (!cv || (rc = vl_push(c, &merged, cv))) {
+					rc = SMP_ENOMEM;
+					goto out;
+				}
+				smp_vindex_add(&ix, mk_value(cv, mk), merged.n - 1);
+			}
+		}
+	}
+	if ((rc = partition(c, &merged, &patch_order, mk, maps, &in, &outl)))
+		goto out;
+	if ((rc = normalize_element_order(c, &res, &in, &outl, &patch_order, &server_order, mk,
+	                                  maps)))
+		goto out;
+	*out = vl_to_list(c, &res);
+	rc = *out ? 0 : SMP_ENOMEM;
+out:
+	c->depth--;
+	return rc;
+}
+
+static int extract_key(sctx *c, const char *key, size_t klen, const char *prefix,
+                       const char **rest, size_t *rlen)
+{
+	const char *slash = memchr(key, '/', klen);
+	size_t pn = strlen(prefix);
+
+	if (!slash || (size_t)(slash - key) != pn || memcmp(key, prefix, pn) != 0) {
+		if (strcmp(prefix, DELETE_FROM_PRIMITIVE_PREFIX) == 0)
+			return sfail(c, SMP_EPATCH, "invalid patch format of primitive list");
+		return sfail(c, SMP_EPATCH, "invalid patch format of setElementOrder list");
+	}
+	*rest = slash + 1;
+	*rlen = klen - pn - 1;
+	return 0;
+}
+
+static int apply_retain_keys(sctx *c, wmap *w, const smp_value *patch, bool *done)
+{
+	ptrdiff_t ri = smpv_map_find(patch, RETAIN_KEYS_DIRECTIVE, strlen(RETAIN_KEYS_DIRECTIVE));
+	const smp_value *rk;
+	smp_vindex set;
+
+	if (ri < 0)
+		return 0;
+	done[ri] = true;
+	rk = patch->u.map.items[ri].val;
+	if (!c->mpl) {
+		long oi = wm_find(w, RETAIN_KEYS_DIRECTIVE, strlen(RETAIN_KEYS_DIRECTIVE));
+		if (oi >= 0) {
+			if (!smpv_equal(w->m->u.map.items[oi].val, rk))
+				return sfail(c, SMP_EPATCH, "$retainKeys lists differ: this may happen when "
+				             "calculating the 3-way diff patch");
+			return 0;
+		}
+		smp_value *cv = raw_copy(c, rk);
+		return cv ? wm_set(c, w, RETAIN_KEYS_DIRECTIVE, strlen(RETAIN_KEYS_DIRECTIVE), cv)
+		          : SMP_ENOMEM;
+	}
+	if (rk->type != SMP_LIST)
+		return sfail(c, SMP_EPATCH, "invalid patch format of retainKeys");
+	if (smp_vindex_init(&set, c->tmp, rk->u.list.len))
+		return snomem(c);
+	for (size_t i = 0; i < rk->u.list.len; i++)
+		smp_vindex_add(&set, rk->u.list.items[i], i);
+	for (size_t i = 0; i < patch->u.map.len; i++) {
+		const smp_member *e = &patch->u.map.items[i];
+		smp_value key;
+		if ((ptrdiff_t)i == ri || e->val->type == SMP_NULL ||
+		    has_prefix(e->key, e->klen, DELETE_FROM_PRIMITIVE_PREFIX) ||
+		    has_prefix(e->key, e->klen, SET_ELEMENT_ORDER_PREFIX))
+			continue;
+		memset(&key, 0, sizeof(key));
+		key.type = SMP_STRING;
+		key.u.s.ptr = e->key;
+		key.u.s.len = e->klen;
+		if (smp_vindex_find(&set, &key) < 0)
+			return sfail(c, SMP_EPATCH, "invalid patch format of retainKeys: "
+			             "field \"%s\" is not in the $retainKeys list", e->key);
+	}
+	for (size_t i = 0; i < w->m->u.map.len; i++) {
+		smp_member *e = &w->m->u.map.items[i];
+		smp_value key;
+		if (!e->val)
+			continue;
+		memset(&key, 0, sizeof(key));
+		key.type = SMP_STRING;
+		key.u.s.ptr = e->key;
+		key.u.s.len = e->klen;
+		if (smp_vindex_find(&set, &key) < 0)
+			e->val = NULL;
+	}
+	return 0;
+}
+
+/* validatePatchWithSetOrderList */
+static int validate_set_order(sctx *c, const smp_value *plist, const smp_value *order,
+                              const char *mk)
+{
+	vlist nondel = {0};
+	size_t pi = 0, si = 0, m;
+	int rc;
+
+	if (!plist || plist->u.list.len == 0 || order->u.list.len == 0)
+		return 0;
+	for (size_t i = 0; i < plist->u.list.len; i++) {
+		smp_value *v = plist->u.list.items[i];
+		if (*mk) {
+			if (v->type != SMP_MAP)
+				return err_bad_arg_type(c, "map[string]interface {}", v);
+			if (is_delete_item(v))
+				continue;
+		}
+		if ((rc = vl_push(c, &nondel, v)))
+			return rc;
+	}
+	m = order->u.list.len;
+	while (pi < nondel.n && si < m) {
+		const smp_value *pv = nondel.v[pi], *ov = order->u.list.items[si];
+		bool eq;
+		if (pv->type == SMP_MAP && mget(pv, DIRECTIVE_MARKER)) {
+			pi++;
+			continue;
+		}
+		if (!*mk) {
+			eq = smpv_equal(pv, ov);
+		} else {
+			if (pv->type != SMP_MAP)
+				return err_bad_arg_type(c, "map[string]interface {}", pv);
+			if (ov->type != SMP_MAP)
+				return err_bad_arg_type(c, "map[string]interface {}", ov);
+			const smp_value *a = mk_value(pv, mk), *b = mk_value(ov, mk);
+			if (!a)
+				return err_no_merge_key(c, pv, mk);
+			if (!b)
+				return err_no_merge_key(c, ov, mk);
+			eq = smpv_equal(a, b);
+		}
+		if (eq)
+			pi++;
+		si++;
+	}
+	if (pi < nondel.n && si >= m) {
+		smp_buf b;
+		smp_buf_init(&b);
+		smp_buf_puts(&b, "the order in patch list: ");
+		smp_gofmt_v(&b, plist);
+		smp_buf_printf(&b, " doesn't match %s list: ", SET_ELEMENT_ORDER_PREFIX);
+		smp_gofmt_v(&b, order);
+		rc = b.oom ? snomem(c) : sfail(c, SMP_EPATCH, "%.600s", b.ptr);
+		smp_buf_release(&b);
+		return rc;
+	}
+	return 0;
+}
+
+/* mergePatchIntoOriginal: each $setElementOrder list with its list. */
+static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, bool *done,
+                                   const smp_stype *t)
+{
+	int rc;
+
+	for (size_t i = 0; i < patch->u.map.len; i++) {
+		const smp_member *e = &patch->u.map.items[i];
+		const smp_value *order = e->val, *plist = NULL;
+		smp_value *olist = NULL, *mergedv = NULL;
+		const char *okey;
+		size_t oklen, pl;
+		ptrdiff_t pidx;
+		long oidx;
+		pmeta m;
+		vlist merged, in, outl, res, order_l, orig_l, alias = {0};
+		smp_type kind;
+
+		if (done[i] || !has_prefix(e->key, e->klen, SET_ELEMENT_ORDER_PREFIX))
+			continue;
+		done[i] = true;
+		pl = spush_key(c, e->key, e->klen);
+		if (!c->mpl) {
+			long ex = wm_find(w, e->key, e->klen);
+			if (ex >= 0) {
+				if (!smpv_equal(w->m->u.map.items[ex].val, order))
+					return sfail(c, SMP_EPATCH, "invalid patch format of setElementOrder list");
+			} else {
+				smp_value *cv = raw_copy(c, order);
+				if (!cv || (rc = wm_set(c, w, e->key, e->klen, cv)))
+					return SMP_ENOMEM;
+			}
+		}
+		if (order->type != SMP_LIST)
+			return err_bad_arg_type(c, "[]interface {}", order);
+		if ((rc = extract_key(c, e->key, e->klen, SET_ELEMENT_ORDER_PREFIX, &okey, &oklen)))
+			return rc;
+		spop(c, pl);
+		pl = spush_key(c, okey, oklen);
+		oidx = wm_find(w, okey, oklen);
+		pidx = smpv_map_find(patch, okey, oklen);
+		if (pidx >= 0 && done[pidx])
+			pidx = -1;
+		if (oidx >= 0) {
+			olist = w->m->u.map.items[oidx].val;
+			if (olist->type != SMP_LIST)
+				return err_bad_arg_type(c, "[]interface {}", olist);
+		}
+		if (pidx >= 0) {
+			plist = patch->u.map.items[pidx].val;
+			if (plist->type != SMP_LIST)
+				return err_bad_arg_type(c, "[]interface {}", plist);
+		}
+		if ((rc = lookup_slice(c, t, okey, oklen, &m)))
+			return rc;
+		if ((rc = validate_set_order(c, plist, order, m.mk)))
+			return rc;
+		if (olist && !plist) {
+			mergedv = olist;
+		} else if (!olist && plist) {
+			bool keep;
+			mergedv = copy_clean(c, plist, false, true, &keep, c->depth);
+			if (!mergedv)
+				return c->err ? c->err->code : SMP_ENOMEM;
+		} else if (olist && plist) {
+			if ((rc = merge_slice_handler(c, &mergedv, olist, plist, &m, false, &alias)))
+				return rc;
+		} else {
+			spop(c, pl);
+			continue;
+		}
+		if ((rc = vl_from_list(c, &merged, mergedv)) || (rc = vl_from_list(c, &order_l, order)) ||
+		    (rc = vl_from_list(c, &orig_l, olist)))
+			return rc;
+		if (alias.v)
+			orig_l = alias;
+		if ((rc = partition(c, &merged, &order_l, m.mk, *m.mk != '\0', &in, &outl)))
+			return rc;
+		if ((rc = slice_elem_type(c, olist, plist, &kind)))
+			return rc;
+		if ((rc = normalize_element_order(c, &res, &in, &outl, &order_l, &orig_l, m.mk,
+		                                  kind == SMP_MAP)))
+			return rc;
+		smp_value *lv = vl_to_list(c, &res);
+		if (!lv || (rc = wm_set(c, w, okey, oklen, lv)))
+			return SMP_ENOMEM;
+		if (pidx >= 0)
+			done[pidx] = true;
+		spop(c, pl);
+	}
+	return 0;
+}
+
+int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *patch,
+                  const smp_stype *t)
+{
+	ptrdiff_t di = smpv_map_find(patch, DIRECTIVE_MARKER, strlen(DIRECTIVE_MARKER));
+	wmap w;
+	bool *done;
+	int rc = 0;
+
+	*out = NULL;
+	if (di >= 0) {
+		const smp_value *d = patch->u.map.items[di].val;
+		smp_value *r;
+		if (smpv_is_str(d, "replace")) {
+			r = smpv_map(c->a, patch->u.map.len);
+			if (!r)
+				return snomem(c);
+			for (size_t i = 0; i < patch->u.map.len; i++) {
+				const smp_member *e = &patch->u.map.items[i];
+				smp_value *cv;
+				if ((ptrdiff_t)i == di)
+					continue;
+				cv = raw_copy(c, e->val);
+				if (!cv || smpv_map_add_copy(c->a, r, e->key, e->klen, cv))
+					return snomem(c);
+			}
+			*out = r;
+			return 0;
+		}
+		if (smpv_is_str(d, "delete")) {
+			*out = smpv_map(c->a, 0);
+			return *out ? 0 : snomem(c);
+		}
+		return err_bad_patch_type(c, d, patch);
+	}
+	if (++c->depth > SMP_MERGE_MAX_DEPTH) {
+		c->depth--;
+		return sfail(c, SMP_ELIMIT, "document nested too deeply");
+	}
+	if (!orig && !(orig = smpv_map(c->a, patch->u.map.len))) {
+		rc = snomem(c);
+		goto out;
+	}
+	done = smp_arena_alloc(c->tmp, patch->u.map.len + 1);
+	if (!done || (rc = wm_init(c, &w, orig))) {
+		rc = snomem(c);
+		goto out;
+	}
+	memset(done, 0, patch->u.map.len + 1);
+	if ((rc = apply_retain_keys(c, &w, patch, done)))
+		goto out;
+	if ((rc = merge_set_element_order(c, &w, patch, done, t)))
+		goto out;
+	for (size_t i = 0; i < patch->u.map.len; i++) {
+		const smp_member *e = &patch->u.map.items[i];
+		const smp_value *pv = e->val;
+		const char *k = e->key;
+		size_t klen = e->klen, pl;
+		bool is_delete_list = false;
+		long oi;
+
+		if (done[i])
+			continue;
+		if (has_prefix(k, klen, DELETE_FROM_PRIMITIVE_PREFIX)) {
+			if (!c->mpl) {
+				smp_value *cv = raw_copy(c, pv);
+				if (!cv || (rc = wm_set(c, &w, k, klen, cv))) {
+					rc = SMP_ENOMEM;
+					goto out;
+				}
+				continue;
+			}
+			pl = spush_key(c, k, klen);
+			const char *rest;
+			size_t rlen;
+			if ((rc = extract_key(c, k, klen, DELETE_FROM_PRIMITIVE_PREFIX, &rest, &rlen)))
+				goto out;
+			spop(c, pl);
+			if (rlen) {
+				k = rest;
+				klen = rlen;
+			}
+			is_delete_list = true;
+		}
+		pl = spush_key(c, k, klen);
+		if (pv->type == SMP_NULL) {
+			wm_del(&w, k, klen);
+			if (c->iun) {
+				spop(c, pl);
+				continue;
+			}
+		}
+		oi = wm_find(&w, k, klen);
+		if (oi < 0 || w.m->u.map.items[oi].val->type != pv->type) {
+			if (!is_delete_list) {
+				bool keep;
+				smp_value *cv = copy_clean(c, pv, c->iun, true, &keep, c->depth);
+				if (!cv && keep) {
+					rc = c->err ? c->err->code : SMP_ENOMEM;
+					goto out;
+				}
+				if (keep)
+					rc = wm_set(c, &w, k, klen, cv);
+				else
+					wm_del(&w, k, klen);
+				if (rc)
+					goto out;
+			}
+			spop(c, pl);
+			continue;
+		}
+		smp_value *ov = w.m->u.map.items[oi].val, *nv = NULL;
+		pmeta m;
+		switch (pv->type) {
+		case SMP_MAP:
+			if ((rc = lookup_struct(c, t, k, klen, &m)))
+				goto out;
+			if (m.replace) {
+				nv = raw_copy(c, pv);
+				rc = nv ? 0 : SMP_ENOMEM;
+			} else {
+				rc = smp_merge_map(c, &nv, ov, pv, m.sub);
+			}
+			break;
+		case SMP_LIST:
+			if ((rc = lookup_slice(c, t, k, klen, &m)))
+				goto out;
+			rc = merge_slice_handler(c, &nv, ov, pv, &m, is_delete_list, NULL);
+			break;
+		default: {
+			bool keep;
+			nv = copy_clean(c, pv, false, true, &keep, c->depth);
+			rc = nv ? 0 : SMP_ENOMEM;
+			break;
+		}
+		}
+		if (rc)
+			goto out;
+		w.m->u.map.items[oi].val = nv;
+		spop(c, pl);
+	}
+	wm_compact(w.m);
+	*out = w.m;
+out:
+	c->depth--;
+	return rc;
+}
+
+int smp_sm_apply(smp_value **out, smp_arena *a, const smp_value *target,
+                 const smp_value *patch, const smp_stype *root, smp_error *err)
+{
+	smp_arena tmp;
+	sctx c;
+	smp_value *orig;
+	int rc;
+
+	*out = NULL;
+	if (target && target->type != SMP_NULL && target->type != SMP_MAP)
+		return smp_err_set(err, SMP_EPARSE, NULL, 0, 0, NULL,
+		                   "invalid JSON document: the object to patch must be a map, not %s",
+		                   smp_go_type_name(target));
+	if (patch && patch->type != SMP_NULL && patch->type != SMP_MAP)
+		return smp_err_set(err, SMP_EPATCH, NULL, 0, 0, NULL,
+		                   "invalid JSON document: a strategic merge patch must be a map, not %s",
+		                   smp_go_type_name(patch));
+	smp_arena_init(&tmp);
+	sctx_init(&c, a, &tmp, err);
+	c.mpl = true;
+	c.iun = true;
+	orig = (target && target->type == SMP_MAP) ? smpv_copy(a, target) : smpv_map(a, 0);
+	if (!orig) {
+		rc = snomem(&c);
+		goto out;
+	}
+	if (!patch || patch->type != SMP_MAP) {
+		*out = orig;
+		rc = 0;
+		goto out;
+	}
+	rc = smp_merge_map(&c, out, orig, patch, root);
+out:
+	smp_arena_release(&tmp);
+	return rc;
+}

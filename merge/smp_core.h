@@ -1,0 +1,103 @@
+/*
+ * smp_core.h - state shared by strategic apply and diff (internal to merge/).
+ */
+#ifndef SMP_SMP_CORE_H
+#define SMP_SMP_CORE_H
+
+#include "merge/merge.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SMP_MERGE_MAX_DEPTH 4096
+
+#define DIRECTIVE_MARKER "$patch"
+#define RETAIN_KEYS_DIRECTIVE "$retainKeys"
+#define DELETE_FROM_PRIMITIVE_PREFIX "$deleteFromPrimitiveList"
+#define SET_ELEMENT_ORDER_PREFIX "$setElementOrder"
+
+typedef struct sctx {
+	smp_arena *a;      /* the result lives here */
+	smp_arena *tmp;    /* scratch: indices, sort keys; freed by the caller */
+	smp_error *err;
+	bool mpl;          /* MergeOptions.MergeParallelList */
+	bool iun;          /* MergeOptions.IgnoreUnmatchedNulls */
+	unsigned depth;
+	size_t plen;       /* length of path (may exceed what fits) */
+	char path[SMP_ERROR_PATH_MAX];
+} sctx;
+
+/* What LookupPatchMetadataFor{Struct,Slice} answers. */
+typedef struct pmeta {
+	const smp_stype *sub; /* NULL: no schema below (lookups succeed, no metadata) */
+	bool merge;           /* patchStrategy (retainKeys removed) == "merge" */
+	bool replace;         /* ... == "replace" */
+	bool retain;          /* retainKeys was among the strategies */
+	const char *mk;       /* patchMergeKey, "" when none */
+} pmeta;
+
+void sctx_init(sctx *c, smp_arena *a, smp_arena *tmp, smp_error *err);
+
+/* Error with the current document path. Returns code. */
+int sfail(sctx *c, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+int snomem(sctx *c);
+
+/* Document path: push returns the length to restore with spop. */
+size_t spush_key(sctx *c, const char *key, size_t klen);
+size_t spush_elem(sctx *c, const char *mk, const smp_value *mkval, size_t index);
+void spop(sctx *c, size_t len);
+
+int lookup_struct(sctx *c, const smp_stype *t, const char *key, size_t klen, pmeta *m);
+int lookup_slice(sctx *c, const smp_stype *t, const char *key, size_t klen, pmeta *m);
+
+/* Member helpers on maps built in our arena. */
+const smp_value *mget(const smp_value *map, const char *key);
+bool has_prefix(const char *key, size_t klen, const char *prefix);
+
+/* "%v" of a value into a new string in arena tmp (for sorting/keys). */
+int gov_key(sctx *c, const smp_value *v, smp_skey *out);
+
+/* Error message helpers with %v of values. */
+int err_no_merge_key(sctx *c, const smp_value *m, const char *mk);
+int err_bad_arg_type(sctx *c, const char *expected, const smp_value *actual);
+int err_bad_patch_type(sctx *c, const smp_value *t, const smp_value *m);
+int err_list_types(sctx *c, const smp_value *l1, const smp_value *l2);
+
+/* sliceElementType over up to two lists: *kind gets SMP_MAP, SMP_STRING,
+ * ... Errors as the reference (lists of lists, mixed types, no elements). */
+int slice_elem_type(sctx *c, const smp_value *l1, const smp_value *l2, smp_type *kind);
+
+/* Value of key mk in map item (NULL when absent or not a map). */
+const smp_value *mk_value(const smp_value *item, const char *mk);
+
+/* deduplicateScalars, exactly (order included), on an array in place;
+ * returns the new length. */
+size_t dedup_scalars(sctx *c, smp_value **s, size_t n);
+
+/* sortScalars: sorts by "%v" as Go's sort.Sort. */
+int sort_scalars(sctx *c, smp_value **s, size_t n);
+
+/* A growable array of value pointers in the scratch arena. */
+typedef struct vlist {
+	smp_value **v;
+	size_t n, cap;
+} vlist;
+
+int vl_push(sctx *c, vlist *l, smp_value *v);
+int vl_from_list(sctx *c, vlist *l, const smp_value *list);
+smp_value *vl_to_list(sctx *c, const vlist *l);
+
+/* normalizeSliceOrder: stable sort of l by first position in order (merge
+ * key values for maps); $patch: delete items go last. */
+int normalize_slice_order(sctx *c, vlist *l, const vlist *order, const char *mk, bool maps);
+
+/* mergeMap with c->mpl / c->iun as MergeOptions; `orig` (may be NULL) is
+ * changed in place and must live in c->a. */
+int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *patch,
+                  const smp_stype *t);
+
+#endif

@@ -1,0 +1,921 @@
+/*
+ * smp_diff.c - creating strategic merge patches: the reference's diffMaps,
+ * diffLists, CreateThreeWayMergePatch and MergingMapsHaveConflicts, plus
+ * its test helper sortMergeListsByName.
+ *
+ * Lists of maps are paired the way the reference pairs them: both sides
+ * sorted by the "%v" text of their merge key and walked together, so the
+ * order of deletions in a patch is the reference's. Map keys are looked up
+ * through an index when the maps are large.
+ */
+#include "merge/smp_core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct dopts {
+	bool set_element_order;
+	bool ignore_changes;   /* IgnoreChangesAndAdditions */
+	bool ignore_deletions;
+	bool build_retain_keys;
+} dopts;
+
+static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_value *mod,
+                     const smp_stype *t, dopts o);
+
+static smp_value *dcopy(sctx *c, const smp_value *v)
+{
+	smp_value *r = smpv_copy(c->a, v);
+	if (!r)
+		snomem(c);
+	return r;
+}
+
+static int pset(sctx *c, smp_value *patch, const char *key, size_t klen, smp_value *v)
+{
+	ptrdiff_t i;
+
+	if (!v)
+		return SMP_ENOMEM;
+	/* Keys are unique in what we build except for the merge key put into
+	 * a list element's sub-patch; small maps, so a scan is fine there. */
+	i = patch->u.map.len < 32 ? smpv_map_find(patch, key, klen) : -1;
+	if (i >= 0) {
+		patch->u.map.items[i].val = v;
+		return 0;
+	}
+	return smpv_map_add_copy(c->a, patch, key, klen, v) ? snomem(c) : 0;
+}
+
+static int pset_prefixed(sctx *c, smp_value *patch, const char *prefix, const char *key,
+                         size_t klen, smp_value *v)
+{
+	size_t pn = strlen(prefix);
+	char *k = smp_arena_alloc(c->a, pn + 1 + klen + 1);
+
+	if (!k || !v)
+		return snomem(c);
+	memcpy(k, prefix, pn);
+	k[pn] = '/';
+	memcpy(k + pn + 1, key, klen);
+	k[pn + 1 + klen] = '\0';
+	return smpv_map_add(c->a, patch, k, pn + 1 + klen, v) ? snomem(c) : 0;
+}
+
+/* ---- lists ---- */
+
+/* The merge-key value of element i, with the reference's errors. */
+static int elem_mk(sctx *c, const smp_value *e, const char *mk, const smp_value **out)
+{
+	if (e->type != SMP_MAP)
+		return err_bad_arg_type(c, "map[string]interface {}", e);
+	*out = mk_value(e, mk);
+	if (!*out)
+		return err_no_merge_key(c, e, mk);
+	return 0;
+}
+
+/* sortMergeListsByNameArray(list, ..., recurse=false) for maps: indices of
+ * the elements in the order of the "%v" text of their merge key. */
+static int sort_by_mk(sctx *c, const smp_value *l, const char *mk, size_t **idx_out,
+                      smp_skey **keys_out)
+{
+	size_t n = l->u.list.len;
+	size_t *idx = smp_arena_alloc(c->tmp, (n + 1) * sizeof(*idx));
+	smp_skey *keys = smp_arena_alloc(c->tmp, (n + 1) * sizeof(*keys));
+	int rc;
+
+	if (!idx || !keys)
+		return snomem(c);
+	for (size_t i = 0; i < n; i++) {
+		idx[i] = i;
+		if ((rc = gov_key(c, mk_value(l->u.list.items[i], mk), &keys[i])))
+			return rc;
+	}
+	if (smp_go_sort_keys(idx, keys, n))
+		return snomem(c);
+	*idx_out = idx;
+	*keys_out = keys;
+	return 0;
+}
+
+static int skey_cmp(const smp_skey *a, const smp_skey *b)
+{
+	size_t n = a->n < b->n ? a->n : b->n;
+	int r = n ? memcmp(a->s, b->s, n) : 0;
+	if (r)
+		return r;
+	return a->n < b->n ? -1 : a->n > b->n;
+}
+
+static smp_value *delete_directive(sctx *c, const char *mk, const smp_value *mv)
+{
+	smp_value *m = smpv_map(c->a, 2), *cv = dcopy(c, mv), *d;
+
+	d = smpv_str_ref(c->a, "delete", 6);
+	if (!m || !cv || !d || smpv_map_add_copy(c->a, m, mk, strlen(mk), cv) ||
+	    smpv_map_add(c->a, m, DIRECTIVE_MARKER, strlen(DIRECTIVE_MARKER), d)) {
+		snomem(c);
+		return NULL;
+	}
+	return m;
+}
+
+static int diff_lists_of_maps(sctx *c, vlist *patch, vlist *dels, const smp_value *orig,
+                              const smp_value *mod, const smp_stype *t, const char *mk,
+                              dopts o)
+{
+	size_t *oi_idx, *mi_idx, oi = 0, mi = 0, on = orig->u.list.len, mn = mod->u.list.len;
+	smp_skey *okeys, *mkeys;
+	int rc;
+
+	if ((rc = sort_by_mk(c, orig, mk, &oi_idx, &okeys)) ||
+	    (rc = sort_by_mk(c, mod, mk, &mi_idx, &mkeys)))
+		return rc;
+	while (oi < on || mi < mn) {
+		const smp_value *oe = NULL, *me = NULL, *ov = NULL, *mv = NULL;
+		int cmp = 0;
+		if (oi < on) {
+			oe = orig->u.list.items[oi_idx[oi]];
+			if ((rc = elem_mk(c, oe, mk, &ov)))
+				return rc;
+		}
+		if (mi < mn) {
+			me = mod->u.list.items[mi_idx[mi]];
+			if ((rc = elem_mk(c, me, mk, &mv)))
+				return rc;
+		}
+		if (oe && me)
+			cmp = skey_cmp(&okeys[oi_idx[oi]], &mkeys[mi_idx[mi]]);
+		if (oe && me && cmp == 0) {
+			smp_value *pv;
+			size_t pl = spush_elem(c, mk, mv, mi_idx[mi]);
+			if ((rc = diff_maps(c, &pv, oe, me, t, o)))
+				return rc;
+			spop(c, pl);
+			if (pv->u.map.len > 0) {
+				if ((rc = pset(c, pv, mk, strlen(mk), dcopy(c, mv))) ||
+				    (rc = vl_push(c, patch, pv)))
+					return rc;
+			}
+			oi++;
+			mi++;
+		} else if (!oe || cmp > 0) {
+			if (!o.ignore_changes) {
+				smp_value *cv = dcopy(c, me);
+				if (!cv || (rc = vl_push(c, patch, cv)))
+					return SMP_ENOMEM;
+			}
+			mi++;
+		} else {
+			if (!o.ignore_deletions) {
+				smp_value *d = delete_directive(c, mk, ov);
+				if (!d || (rc = vl_push(c, dels, d)))
+					return SMP_ENOMEM;
+			}
+			oi++;
+		}
+	}
+	return 0;
+}
+
+static int diff_lists_of_scalars(sctx *c, vlist *add, vlist *del, const smp_value *orig,
+                                 const smp_value *mod, dopts o)
+{
+	vlist os, ms;
+	size_t oi = 0, mi = 0;
+	smp_skey ok, mkk;
+	int rc;
+
+	if ((rc = vl_from_list(c, &os, orig)) || (rc = vl_from_list(c, &ms, mod)))
+		return rc;
+	if ((rc = sort_scalars(c, os.v, os.n)) || (rc = sort_scalars(c, ms.v, ms.n)))
+		return rc;
+	while (oi < os.n || mi < ms.n) {
+		int cmp = 0;
+		if (oi < os.n && (rc = gov_key(c, os.v[oi], &ok)))
+			return rc;
+		if (mi < ms.n && (rc = gov_key(c, ms.v[mi], &mkk)))
+			return rc;
+		if (oi < os.n && mi < ms.n)
+			cmp = skey_cmp(&ok, &mkk);
+		if (oi < os.n && mi < ms.n && cmp == 0) {
+			oi++;
+			mi++;
+		} else if (oi >= os.n || cmp > 0) {
+			if (!o.ignore_changes) {
+				smp_value *cv = dcopy(c, ms.v[mi]);
+				if (!cv || (rc = vl_push(c, add, cv)))
+					return SMP_ENOMEM;
+			}
+			mi++;
+		} else {
+			if (!o.ignore_deletions) {
+				smp_value *cv = dcopy(c, os.v[oi]);
+				if (!cv || (rc = vl_push(c, del, cv)))
+					return SMP_ENOMEM;
+			}
+			oi++;
+		}
+	}
+	del->n = dedup_scalars(c, del->v, del->n);
+	return 0;
+}
+
+/* diffLists: the add/change list, the primitive deletion list and the
+ * $setElementOrder list (each may come back empty). */
+static int diff_lists(sctx *c, vlist *add, vlist *del, smp_value **order,
+                      const smp_value *orig, const smp_value *mod, const smp_stype *t,
+                      const char *mk, dopts o)
+{
+	smp_type kind;
+	vlist modl;
+	int rc;
+
+	memset(add, 0, sizeof(*add));
+	memset(del, 0, sizeof(*del));
+	*order = NULL;
+	if (orig->u.list.len == 0) {
+		if (mod->u.list.len == 0 || o.ignore_changes)
+			return 0;
+		for (size_t i = 0; i < mod->u.list.len; i++) {
+			smp_value *cv = dcopy(c, mod->u.list.items[i]);
+			if (!cv || (rc = vl_push(c, add, cv)))
+				return SMP_ENOMEM;
+		}
+		return 0;
+	}
+	if ((rc = slice_elem_type(c, orig, mod, &kind)))
+		return rc;
+	if ((rc = vl_from_list(c, &modl, mod)))
+		return rc;
+	if (kind == SMP_MAP) {
+		vlist dels = {0};
+		bool same = orig->u.list.len == mod->u.list.len;
+		if ((rc = diff_lists_of_maps(c, add, &dels, orig, mod, t, mk, o)))
+			return rc;
+		if ((rc = normalize_slice_order(c, add, &modl, mk, true)))
+			return rc;
+		/* isOrderSame */
+		for (size_t i = 0; same && i < mod->u.list.len; i++) {
+			const smp_value *a, *b;
+			if ((rc = elem_mk(c, orig->u.list.items[i], mk, &a)) ||
+			    (rc = elem_mk(c, mod->u.list.items[i], mk, &b)))
+				return rc;
+			same = smpv_equal(a, b);
+		}
+		for (size_t i = 0; i < dels.n; i++)
+			if ((rc = vl_push(c, add, dels.v[i])))
+				return rc;
+		if (o.set_element_order &&
+		    ((!o.ignore_changes && (add->n > 0 || !same)) ||
+		     (!o.ignore_deletions && add->n > 0)) && mod->u.list.len > 0) {
+			smp_value *l = smpv_list(c->a, mod->u.list.len);
+			if (!l)
+				return snomem(c);
+			for (size_t i = 0; i < mod->u.list.len; i++) {
+				smp_value *m = smpv_map(c->a, 1), *cv;
+				const smp_value *mv = mk_value(mod->u.list.items[i], mk);
+				cv = mv ? dcopy(c, mv) : smpv_null(c->a);
+				if (!m || !cv || smpv_map_add_copy(c->a, m, mk, strlen(mk), cv) ||
+				    smpv_list_add(c->a, l, m))
+					return snomem(c);
+			}
+			*order = l;
+		}
+		return 0;
+	}
+	if ((rc = diff_lists_of_scalars(c, add, del, orig, mod, o)))
+		return rc;
+	if ((rc = normalize_slice_order(c, add, &modl, "", false)))
+		return rc;
+	if (o.set_element_order && ((!o.ignore_deletions && del->n > 0) ||
+	                            (!o.ignore_changes && !smpv_equal(orig, mod))) &&
+	    mod->u.list.len > 0) {
+		*order = dcopy(c, mod);
+		if (!*order)
+			return SMP_ENOMEM;
+	}
+	return 0;
+}
+
+static int handle_slice_diff(sctx *c, smp_value *patch, const char *key, size_t klen,
+                             const smp_value *ov, const smp_value *mv, const smp_stype *t,
+                             dopts o)
+{
+	pmeta m;
+	int rc = lookup_slice(c, t, key, klen, &m);
+
+	if (rc)
+		return smpv_equal(ov, mv) ? 0 : rc;
+	if (m.merge) {
+		vlist add, del;
+		smp_value *order;
+		o.build_retain_keys = m.retain;
+		if ((rc = diff_lists(c, &add, &del, &order, ov, mv, m.sub, m.mk, o)))
+			return rc;
+		if (add.n > 0 && (rc = pset(c, patch, key, klen, vl_to_list(c, &add))))
+			return rc;
+		if (del.n > 0 && (rc = pset_prefixed(c, patch, DELETE_FROM_PRIMITIVE_PREFIX, key, klen,
+		                                     vl_to_list(c, &del))))
+			return rc;
+		if (order && (rc = pset_prefixed(c, patch, SET_ELEMENT_ORDER_PREFIX, key, klen, order)))
+			return rc;
+		return 0;
+	}
+	if (!o.ignore_changes && !smpv_equal(ov, mv))
+		return pset(c, patch, key, klen, dcopy(c, mv));
+	return 0;
+}
+
+static int handle_map_diff(sctx *c, smp_value *patch, const char *key, size_t klen,
+                           const smp_value *ov, const smp_value *mv, const smp_stype *t,
+                           dopts o)
+{
+	pmeta m;
+	smp_value *pv;
+	int rc = lookup_struct(c, t, key, klen, &m);
+
+	if (rc)
+		return smpv_equal(ov, mv) ? 0 : rc;
+	o.build_retain_keys = m.retain;
+	if (m.replace)
+		return o.ignore_changes ? 0 : pset(c, patch, key, klen, dcopy(c, mv));
+	if ((rc = diff_maps(c, &pv, ov, mv, m.sub, o)))
+		return rc;
+	if (pv->u.map.len > 0)
+		return pset(c, patch, key, klen, pv);
+	return 0;
+}
+
+static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_value *mod,
+                     const smp_stype *t, dopts o)
+{
+	smp_value *patch;
+	smp_kindex oix, mix;
+	vlist retain = {0};
+	int rc = 0;
+
+	*out = NULL;
+	if (++c->depth > SMP_MERGE_MAX_DEPTH) {
+		c->depth--;
+		return sfail(c, SMP_ELIMIT, "document nested too deeply");
+	}
+	patch = smpv_map(c->a, 0);
+	if (!patch || smp_kindex_init(&oix, c->tmp, orig) || smp_kindex_init(&mix, c->tmp, mod)) {
+		rc = snomem(c);
+		goto out;
+	}
+	for (size_t i = 0; i < mod->u.map.len; i++) {
+		const smp_member *e = &mod->u.map.items[i];
+		const smp_value *mv = e->val, *ov;
+		long oi;
+		size_t pl;
+
+		if (o.build_retain_keys && mv->type != SMP_NULL) {
+			smp_value *k = smpv_str(c->a, e->key, e->klen);
+			if (!k || (rc = vl_push(c, &retain, k))) {
+				rc = snomem(c);
+				goto out;
+			}
+		}
+		oi = smp_kindex_find(&oix, e->key, e->klen);
+		if (oi < 0) {
+			if (!o.ignore_changes && (rc = pset(c, patch, e->key, e->klen, dcopy(c, mv))))
+				goto out;
+			continue;
+		}
+		ov = orig->u.map.items[oi].val;
+		pl = spush_key(c, e->key, e->klen);
+		if (e->klen == 6 && memcmp(e->key, DIRECTIVE_MARKER, 6) == 0) {
+			if (ov->type != SMP_STRING || mv->type != SMP_STRING) {
+				rc = sfail(c, SMP_EPATCH, "invalid value for special key: %s", DIRECTIVE_MARKER);
+				goto out;
+			}
+			if (!smpv_equal(ov, mv) && (rc = pset(c, patch, e->key, e->klen, dcopy(c, mv))))
+				goto out;
+			spop(c, pl);
+			continue;
+		}
+		if (ov->type != mv->type) {
+			if (!o.ignore_changes && (rc = pset(c, patch, e->key, e->klen, dcopy(c, mv))))
+				goto out;
+			spop(c, pl);
+			continue;
+		}
+		switch (ov->type) {
+		case SMP_MAP:
+			rc = handle_map_diff(c, patch, e->key, e->klen, ov, mv, t, o);
+			break;
+		case SMP_LIST:
+			rc = handle_slice_diff(c, patch, e->key, e->klen, ov, mv, t, o);
+			break;
+		default:
+			if (!o.ignore_changes && !smpv_equal(ov, mv))
+				rc = pset(c, patch, e->key, e->klen, dcopy(c, mv));
+			break;
+		}
+		if (rc)
+			goto out;
+		spop(c, pl);
+	}
+	/* updatePatchIfMissing and hasAdditionalNewField */
+	bool additional = false;
+	for (size_t i = 0; i < orig->u.map.len; i++) {
+		const smp_member *e = &orig->u.map.items[i];
+		if (smp_kindex_find(&mix, e->key, e->klen) >= 0)
+			continue;
+		if (e->val->type != SMP_NULL)
+			additional = true;
+		if (!o.ignore_deletions) {
+			smp_value *n = smpv_null(c->a);
+			if (!n || smpv_map_add_copy(c->a, patch, e->key, e->klen, n)) {
+				rc = snomem(c);
+				goto out;
+			}
+		}
+	}
+	if (retain.n > 0 && (patch->u.map.len > 0 || additional)) {
+		if ((rc = sort_scalars(c, retain.v, retain.n)))
+			goto out;
+		smp_value *l = vl_to_list(c, &retain);
+		if (!l || smpv_map_add(c->a, patch, RETAIN_KEYS_DIRECTIVE,
+		                       strlen(RETAIN_KEYS_DIRECTIVE), l)) {
+			rc = snomem(c);
+			goto out;
+		}
+	}
+	*out = patch;
+out:
+	c->depth--;
+	return rc;
+}
+
+/* ---- conflicts (MergingMapsHaveConflicts) ---- */
+
+static int field_conflicts(sctx *c, bool *res, const smp_value *l, const smp_value *r,
+                           const smp_stype *t, bool replace, bool merge, const char *mk);
+
+static int maps_conflict(sctx *c, bool *res, const smp_value *l, const smp_value *r,
+                         const smp_stype *t)
+{
+	smp_kindex rix;
+	int rc;
+
+	if (smp_kindex_init(&rix, c->tmp, r))
+		return snomem(c);
+	for (size_t i = 0; i < l->u.map.len; i++) {
+		const smp_member *e = &l->u.map.items[i];
+		long ri;
+		pmeta m;
+		size_t pl;
+
+		if ((e->klen == 6 && memcmp(e->key, DIRECTIVE_MARKER, 6) == 0) ||
+		    (e->klen == 11 && memcmp(e->key, RETAIN_KEYS_DIRECTIVE, 11) == 0))
+			continue;
+		ri = smp_kindex_find(&rix, e->key, e->klen);
+		if (ri < 0)
+			continue;
+		pl = spush_key(c, e->key, e->klen);
+		memset(&m, 0, sizeof(m));
+		m.mk = "";
+		if (e->val->type == SMP_LIST)
+			rc = lookup_slice(c, t, e->key, e->klen, &m);
+		else if (e->val->type == SMP_MAP)
+			rc = lookup_struct(c, t, e->key, e->klen, &m);
+		else
+			rc = 0;
+		if (rc) {
+			*res = true;
+			return rc;
+		}
+		if ((rc = field_conflicts(c, res, e->val, r->u.map.items[ri].val, m.sub, m.replace,
+		                          m.merge, m.mk)))
+			return rc;
+		if (*res)
+			return 0;
+		spop(c, pl);
+	}
+	*res = false;
+	return 0;
+}
+
+/* sliceOfMapsToMapOfMaps: keyed by "%s" of the merge key, last one wins. */
+static int slice_to_map(sctx *c, smp_value **out, const smp_value *l, const char *mk)
+{
+	smp_value *m = smpv_map(c->tmp, l->u.list.len);
+	smp_kindex ix;
+
+	if (!m || smp_kindex_init(&ix, c->tmp, m))
+		return snomem(c);
+	for (size_t i = 0; i < l->u.list.len; i++) {
+		const smp_value *e = l->u.list.items[i], *mv;
+		smp_buf b;
+		long at;
+		if (e->type != SMP_MAP)
+			return sfail(c, SMP_EPATCH, "invalid element type in merging list");
+		mv = mk_value(e, mk);
+		if (!mv)
+			return sfail(c, SMP_EPATCH, "cannot find merge key `%s` in merging list element",
+			             mk);
+		smp_buf_init(&b);
+		smp_gofmt_s(&b, mv);
+		if (b.oom)
+			return snomem(c);
+		at = smp_kindex_find(&ix, b.ptr ? b.ptr : "", b.len);
+		if (at >= 0) {
+			m->u.map.items[at].val = (smp_value *)e;
+		} else if (smpv_map_add_copy(c->tmp, m, b.ptr ? b.ptr : "", b.len, (smp_value *)e) ||
+		           smp_kindex_added(&ix)) {
+			smp_buf_release(&b);
+			return snomem(c);
+		}
+		smp_buf_release(&b);
+	}
+	*out = m;
+	return 0;
+}
+
+static int slices_conflict(sctx *c, bool *res, const smp_value *l, const smp_value *r,
+                           const smp_stype *t, bool merge, const char *mk)
+{
+	smp_type kind;
+	int rc = slice_elem_type(c, l, r, &kind);
+
+	if (rc) {
+		*res = true;
+		return rc;
+	}
+	if (merge) {
+		smp_value *lm, *rm;
+		if (kind != SMP_MAP) {
+			*res = false;
+			return 0;
+		}
+		if ((rc = slice_to_map(c, &lm, l, mk)) || (rc = slice_to_map(c, &rm, r, mk))) {
+			*res = true;
+			return rc;
+		}
+		smp_kindex rix;
+		if (smp_kindex_init(&rix, c->tmp, rm))
+			return snomem(c);
+		for (size_t i = 0; i < lm->u.map.len; i++) {
+			long ri = smp_kindex_find(&rix, lm->u.map.items[i].key, lm->u.map.items[i].klen);
+			if (ri < 0)
+				continue;
+			if ((rc = field_conflicts(c, res, lm->u.map.items[i].val, rm->u.map.items[ri].val,
+			                          t, false, false, "")) || *res)
+				return rc;
+		}
+		*res = false;
+		return 0;
+	}
+	if (l->u.list.len != r->u.list.len) {
+		*res = true;
+		return 0;
+	}
+	vlist ll, rl;
+	if ((rc = vl_from_list(c, &ll, l)) || (rc = vl_from_list(c, &rl, r)))
+		return rc;
+	if (kind != SMP_MAP) {
+		ll.n = dedup_scalars(c, ll.v, ll.n);
+		rl.n = dedup_scalars(c, rl.v, rl.n);
+		if ((rc = sort_scalars(c, ll.v, ll.n)) || (rc = sort_scalars(c, rl.v, rl.n)))
+			return rc;
+		if (ll.n != rl.n) {
+			*res = true;
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < ll.n; i++)
+		if ((rc = field_conflicts(c, res, ll.v[i], rl.v[i], t, false, false, "")) || *res)
+			return rc;
+	*res = false;
+	return 0;
+}
+
+static int field_conflicts(sctx *c, bool *res, const smp_value *l, const smp_value *r,
+                           const smp_stype *t, bool replace, bool merge, const char *mk)
+{
+	int rc;
+
+	if (++c->depth > SMP_MERGE_MAX_DEPTH) {
+		c->depth--;
+		return sfail(c, SMP_ELIMIT, "document nested too deeply");
+	}
+	switch (l->type) {
+	case SMP_MAP: {
+		const smp_value *lm, *rm;
+		if (r->type != SMP_MAP) {
+			*res = true;
+			rc = 0;
+			break;
+		}
+		lm = mget(l, DIRECTIVE_MARKER);
+		rm = mget(r, DIRECTIVE_MARKER);
+		if ((lm || rm) && (!lm || !rm || !smpv_equal(lm, rm))) {
+			*res = true;
+			rc = 0;
+			break;
+		}
+		if (replace) {
+			*res = false;
+			rc = 0;
+			break;
+		}
+		rc = maps_conflict(c, res, l, r, t);
+		break;
+	}
+	case SMP_LIST:
+		if (r->type != SMP_LIST) {
+			*res = true;
+			rc = 0;
+			break;
+		}
+		rc = slices_conflict(c, res, l, r, t, merge, mk);
+		break;
+	default:
+		*res = !smpv_equal(l, r);
+		rc = 0;
+		break;
+	}
+	c->depth--;
+	return rc;
+}
+
+int smp_sm_conflicts(bool *conflict, const smp_value *left, const smp_value *right,
+                     const smp_stype *root, smp_error *err)
+{
+	smp_arena tmp;
+	sctx c;
+	int rc;
+
+	smp_arena_init(&tmp);
+	sctx_init(&c, &tmp, &tmp, err);
+	*conflict = false;
+	rc = field_conflicts(&c, conflict, left, right, root, false, false, "");
+	smp_arena_release(&tmp);
+	return rc;
+}
+
+/* ---- entry points ---- */
+
+static const smp_value *as_map(const smp_value *v, smp_arena *a)
+{
+	if (v && v->type == SMP_MAP)
+		return v;
+	return smpv_map(a, 0);
+}
+
+static int check_map_arg(const smp_value *v, const char *what, smp_error *err)
+{
+	if (v && v->type != SMP_MAP && v->type != SMP_NULL)
+		return smp_err_set(err, SMP_EPARSE, NULL, 0, 0, NULL,
+		                   "invalid JSON document: %s must be a map, not %s", what,
+		                   smp_go_type_name(v));
+	return 0;
+}
+
+int smp_sm_diff2(smp_value **out, smp_arena *a, const smp_value *original,
+                 const smp_value *modified, const smp_stype *root, smp_error *err)
+{
+	smp_arena tmp;
+	sctx c;
+	dopts o = {true, false, false, false};
+	int rc;
+
+	*out = NULL;
+	if ((rc = check_map_arg(original, "the original", err)) ||
+	    (rc = check_map_arg(modified, "the modified document", err)))
+		return rc;
+	smp_arena_init(&tmp);
+	sctx_init(&c, a, &tmp, err);
+	original = as_map(original, &tmp);
+	modified = as_map(modified, &tmp);
+	if (!original || !modified)
+		rc = snomem(&c);
+	else
+		rc = diff_maps(&c, out, original, modified, root, o);
+	smp_arena_release(&tmp);
+	return rc;
+}
+
+/* "At least one of apiVersion, kind and name was changed" (kubectl). */
+static bool preconditions_ok(const smp_value *patch)
+{
+	const smp_value *md;
+
+	if (mget(patch, "apiVersion") || mget(patch, "kind"))
+		return false;
+	md = mget(patch, "metadata");
+	return !(md && md->type == SMP_MAP && mget(md, "name"));
+}
+
+static void put_compact(smp_buf *b, const smp_value *v)
+{
+	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
+	char *s = NULL;
+	size_t n = 0;
+
+	po.sort_keys = true;
+	if (smp_print(&s, &n, v, &po, NULL) == 0) {
+		smp_buf_put(b, s, n > 400 ? 400 : n);
+		if (n > 400)
+			smp_buf_puts(b, "...");
+	}
+	smp_free(s);
+}
+
+int smp_conflict_error(smp_error *err, const smp_value *patch, const smp_value *changed)
+{
+	smp_buf b;
+	int rc;
+
+	smp_buf_init(&b);
+	smp_buf_puts(&b, "conflict: patch ");
+	put_compact(&b, patch);
+	smp_buf_puts(&b, " conflicts with changes made from original to current: ");
+	put_compact(&b, changed);
+	rc = smp_err_set(err, SMP_ECONFLICT, NULL, 0, 0, NULL, "%s", b.ptr ? b.ptr : "conflict");
+	smp_buf_release(&b);
+	return rc;
+}
+
+int smp_sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
+                 const smp_value *modified, const smp_value *current,
+                 const smp_stype *root, bool overwrite, smp_error *err)
+{
+	smp_arena tmp;
+	sctx c;
+	dopts delta_o = {true, false, true, false};
+	dopts del_o = {true, true, false, false};
+	dopts changed_o = {false, false, false, false};
+	smp_value *delta, *dels, *patch, *changed;
+	int rc;
+
+	*out = NULL;
+	if ((rc = check_map_arg(original, "the original", err)) ||
+	    (rc = check_map_arg(modified, "the modified document", err)) ||
+	    (rc = check_map_arg(current, "the current object", err)))
+		return rc;
+	smp_arena_init(&tmp);
+	sctx_init(&c, a, &tmp, err);
+	original = as_map(original, &tmp);
+	modified = as_map(modified, &tmp);
+	current = as_map(current, &tmp);
+	if (!original || !modified || !current) {
+		rc = snomem(&c);
+		goto out;
+	}
+	if ((rc = diff_maps(&c, &delta, current, modified, root, delta_o)))
+		goto out;
+	if ((rc = diff_maps(&c, &dels, original, modified, root, del_o)))
+		goto out;
+	c.mpl = false;
+	c.iun = false;
+	spop(&c, 0);
+	if ((rc = smp_merge_map(&c, &patch, dels, delta, root)))
+		goto out;
+	if (!preconditions_ok(patch)) {
+		rc = smp_err_set(err, SMP_EPRECOND, NULL, 0, 0, NULL,
+		                 "At least one of apiVersion, kind and name was changed");
+		goto out;
+	}
+	if (!overwrite) {
+		bool conflict = false;
+		spop(&c, 0);
+		if ((rc = diff_maps(&c, &changed, original, current, root, changed_o)))
+			goto out;
+		spop(&c, 0);
+		if ((rc = field_conflicts(&c, &conflict, patch, changed, root, false, false, "")))
+			goto out;
+		if (conflict) {
+			rc = smp_conflict_error(err, patch, changed);
+			goto out;
+		}
+	}
+	*out = patch;
+out:
+	smp_arena_release(&tmp);
+	return rc;
+}
+
+/* ---- sortMergeListsByName (reference test helper) ---- */
+
+static int sort_map(sctx *c, smp_value **out, const smp_value *m, const smp_stype *t);
+
+static int sort_array(sctx *c, smp_value **out, const smp_value *l, const smp_stype *t,
+                      const char *mk)
+{
+	smp_type kind;
+	vlist v;
+	int rc;
+
+	if (l->u.list.len == 0) {
+		*out = dcopy(c, l);
+		return *out ? 0 : SMP_ENOMEM;
+	}
+	if ((rc = slice_elem_type(c, l, NULL, &kind)) || (rc = vl_from_list(c, &v, l)))
+		return rc;
+	if (kind != SMP_MAP) {
+		v.n = dedup_scalars(c, v.v, v.n);
+		if ((rc = sort_scalars(c, v.v, v.n)))
+			return rc;
+		for (size_t i = 0; i < v.n; i++)
+			if (!(v.v[i] = dcopy(c, v.v[i])))
+				return SMP_ENOMEM;
+		*out = vl_to_list(c, &v);
+		return *out ? 0 : SMP_ENOMEM;
+	}
+	for (size_t i = 0; i < v.n; i++)
+		if ((rc = sort_map(c, &v.v[i], v.v[i], t)))
+			return rc;
+	smp_value tmpl;
+	memset(&tmpl, 0, sizeof(tmpl));
+	tmpl.type = SMP_LIST;
+	tmpl.u.list.items = v.v;
+	tmpl.u.list.len = v.n;
+	size_t *idx;
+	smp_skey *keys;
+	if ((rc = sort_by_mk(c, &tmpl, mk, &idx, &keys)))
+		return rc;
+	smp_value *r = smpv_list(c->a, v.n);
+	if (!r)
+		return snomem(c);
+	for (size_t i = 0; i < v.n; i++)
+		r->u.list.items[i] = v.v[idx[i]];
+	r->u.list.len = v.n;
+	*out = r;
+	return 0;
+}
+
+static int sort_map(sctx *c, smp_value **out, const smp_value *m, const smp_stype *t)
+{
+	smp_value *r = smpv_map(c->a, m->u.map.len);
+	int rc;
+
+	if (!r)
+		return snomem(c);
+	for (size_t i = 0; i < m->u.map.len; i++) {
+		const smp_member *e = &m->u.map.items[i];
+		smp_value *v = NULL;
+		pmeta pm;
+		if (e->klen == 11 && memcmp(e->key, RETAIN_KEYS_DIRECTIVE, 11) == 0) {
+			vlist l;
+			if (e->val->type != SMP_LIST)
+				return sfail(c, SMP_EPATCH, "invalid patch format of retainKeys");
+			if ((rc = vl_from_list(c, &l, e->val)) || (rc = sort_scalars(c, l.v, l.n)))
+				return rc;
+			v = vl_to_list(c, &l);
+		} else if (has_prefix(e->key, e->klen, DELETE_FROM_PRIMITIVE_PREFIX)) {
+			vlist l;
+			if (e->val->type != SMP_LIST)
+				return sfail(c, SMP_EPATCH, "invalid patch format of primitive list");
+			if ((rc = vl_from_list(c, &l, e->val)) || (rc = sort_scalars(c, l.v, l.n)))
+				return rc;
+			v = vl_to_list(c, &l);
+		} else if (has_prefix(e->key, e->klen, SET_ELEMENT_ORDER_PREFIX)) {
+			if (e->val->type != SMP_LIST)
+				return sfail(c, SMP_EPATCH, "invalid patch format of setElementOrder list");
+			v = dcopy(c, e->val);
+		} else if (!(e->klen == 6 && memcmp(e->key, DIRECTIVE_MARKER, 6) == 0) &&
+		           e->val->type == SMP_MAP) {
+			if ((rc = lookup_struct(c, t, e->key, e->klen, &pm)) ||
+			    (rc = sort_map(c, &v, e->val, pm.sub)))
+				return rc;
+		} else if (!(e->klen == 6 && memcmp(e->key, DIRECTIVE_MARKER, 6) == 0) &&
+		           e->val->type == SMP_LIST) {
+			if ((rc = lookup_slice(c, t, e->key, e->klen, &pm)))
+				return rc;
+			if (pm.merge)
+				rc = sort_array(c, &v, e->val, pm.sub, pm.mk);
+			else
+				v = dcopy(c, e->val);
+			if (rc)
+				return rc;
+		} else {
+			v = dcopy(c, e->val);
+		}
+		if (!v || smpv_map_add_copy(c->a, r, e->key, e->klen, v))
+			return snomem(c);
+	}
+	*out = r;
+	return 0;
+}
+
+int smp_sm_sort_merge_lists(smp_value **out, smp_arena *a, const smp_value *doc,
+                            const smp_stype *root, smp_error *err)
+{
+	smp_arena tmp;
+	sctx c;
+	int rc;
+
+	smp_arena_init(&tmp);
+	sctx_init(&c, a, &tmp, err);
+	if (!doc || doc->type != SMP_MAP)
+		rc = sfail(&c, SMP_EPARSE, "invalid JSON document");
+	else
+		rc = sort_map(&c, out, doc, root);
+	smp_arena_release(&tmp);
+	return rc;
+}
