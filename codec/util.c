@@ -220,8 +220,39 @@ size_t smp_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
 	return len;
 }
 
-/* Length of the valid UTF-8 prefix-free scan: number of invalid bytes. */
-static size_t count_invalid(const unsigned char *p, size_t n)
+/*
+ * Bytes one U+FFFD replaces at an invalid sequence. Go's encoders replace
+ * each bad byte (per_byte); the UTF-8 decoder kubectl reads files through
+ * (golang.org/x/text) replaces a "maximal subpart": a truncated but
+ * otherwise valid sequence counts once.
+ */
+static size_t invalid_len(const unsigned char *p, size_t n, bool per_byte)
+{
+	unsigned char c = p[0];
+	size_t need, k = 1;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (per_byte || c < 0xc2 || c > 0xf4)
+		return 1;
+	need = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	/* The first continuation byte has the tighter range. */
+	if (k < n && k < need && p[k] >= lo && p[k] <= hi) {
+		k++;
+		while (k < n && k < need && p[k] >= 0x80 && p[k] <= 0xbf)
+			k++;
+	}
+	return k;
+}
+
+static size_t count_invalid(const unsigned char *p, size_t n, bool per_byte)
 {
 	size_t bad = 0, i = 0;
 	uint32_t cp;
@@ -234,14 +265,14 @@ static size_t count_invalid(const unsigned char *p, size_t n)
 		size_t k = smp_utf8_decode(p + i, n - i, &cp);
 		if (!k) {
 			bad++;
-			k = 1;
+			k = invalid_len(p + i, n - i, per_byte);
 		}
 		i += k;
 	}
 	return bad;
 }
 
-static size_t copy_sanitized(char *o, const unsigned char *p, size_t n)
+static size_t copy_sanitized(char *o, const unsigned char *p, size_t n, bool per_byte)
 {
 	size_t i = 0, w = 0;
 	uint32_t cp;
@@ -255,7 +286,7 @@ static size_t copy_sanitized(char *o, const unsigned char *p, size_t n)
 		if (!k) {
 			memcpy(o + w, "\xef\xbf\xbd", 3);
 			w += 3;
-			i++;
+			i += invalid_len(p + i, n - i, per_byte);
 			continue;
 		}
 		memcpy(o + w, p + i, k);
@@ -267,7 +298,7 @@ static size_t copy_sanitized(char *o, const unsigned char *p, size_t n)
 
 smp_value *smp_str_sanitized(smp_arena *a, const char *s, size_t n)
 {
-	size_t bad = count_invalid((const unsigned char *)s, n);
+	size_t bad = count_invalid((const unsigned char *)s, n, true);
 	char *o;
 
 	if (!bad)
@@ -275,7 +306,7 @@ smp_value *smp_str_sanitized(smp_arena *a, const char *s, size_t n)
 	o = smp_arena_alloc(a, n + 2 * bad + 1);
 	if (!o)
 		return NULL;
-	size_t w = copy_sanitized(o, (const unsigned char *)s, n);
+	size_t w = copy_sanitized(o, (const unsigned char *)s, n, true);
 	o[w] = '\0';
 	return smpv_str_ref(a, o, w);
 }
@@ -296,7 +327,7 @@ char *smp_utf8_sanitize(const char *buf, size_t len, size_t *out_len, bool *oom)
 			break;
 		i += 8;
 	}
-	bad = count_invalid(p + i, len - i);
+	bad = count_invalid(p + i, len - i, false);
 	if (!bad)
 		return NULL;
 	if (len > (SIZE_MAX - 1) / 3 || !(o = malloc(len + 2 * bad + 1))) {
@@ -304,7 +335,7 @@ char *smp_utf8_sanitize(const char *buf, size_t len, size_t *out_len, bool *oom)
 		return NULL;
 	}
 	memcpy(o, buf, i);
-	*out_len = i + copy_sanitized(o + i, p + i, len - i);
+	*out_len = i + copy_sanitized(o + i, p + i, len - i, false);
 	o[*out_len] = '\0';
 	return o;
 }

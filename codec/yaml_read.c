@@ -64,6 +64,8 @@ typedef struct yr {
 	size_t aslot_cap;
 	size_t nodes, alias_nodes;
 	smp_value *root;
+	uint32_t base_line; /* line of the current chunk's start, 0-based */
+	size_t base_off;    /* its byte offset */
 } yr;
 
 static int fail(yr *r, int code, uint32_t line, uint32_t col, const char *fmt, ...)
@@ -113,7 +115,7 @@ static int libyaml_error(yr *r)
 	case YAML_MEMORY_ERROR:
 		return oom(r);
 	case YAML_READER_ERROR:
-		offset_pos(r, p->problem_offset, &line, &col);
+		offset_pos(r, r->base_off + p->problem_offset, &line, &col);
 		if (p->problem_value != -1)
 			return fail(r, SMP_EPARSE, line, col, "invalid YAML: %s (byte 0x%02x)",
 			            p->problem ? p->problem : "cannot read input",
@@ -121,12 +123,12 @@ static int libyaml_error(yr *r)
 		return fail(r, SMP_EPARSE, line, col, "invalid YAML: %s",
 		            p->problem ? p->problem : "cannot read input");
 	default:
-		line = (uint32_t)p->problem_mark.line + 1;
+		line = r->base_line + (uint32_t)p->problem_mark.line + 1;
 		col = (uint32_t)p->problem_mark.column + 1;
 		if (p->context)
 			return fail(r, SMP_EPARSE, line, col, "invalid YAML: %s %s (line %u)",
 			            p->problem ? p->problem : "syntax error", p->context,
-			            (unsigned)p->context_mark.line + 1);
+			            (unsigned)(r->base_line + p->context_mark.line + 1));
 		return fail(r, SMP_EPARSE, line, col, "invalid YAML: %s",
 		            p->problem ? p->problem : "syntax error");
 	}
@@ -437,7 +439,7 @@ static int on_scalar(yr *r, yaml_event_t *ev)
 	size_t n = ev->data.scalar.length;
 	const char *tag = (const char *)ev->data.scalar.tag;
 	bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !tag;
-	uint32_t line = (uint32_t)ev->start_mark.line + 1;
+	uint32_t line = r->base_line + (uint32_t)ev->start_mark.line + 1;
 	uint32_t col = (uint32_t)ev->start_mark.column + 1;
 	int rc;
 
@@ -482,7 +484,7 @@ static double allowed_alias_ratio(size_t decodes)
 static int on_alias(yr *r, yaml_event_t *ev)
 {
 	const char *name = (const char *)ev->data.alias.anchor;
-	uint32_t line = (uint32_t)ev->start_mark.line + 1;
+	uint32_t line = r->base_line + (uint32_t)ev->start_mark.line + 1;
 	uint32_t col = (uint32_t)ev->start_mark.column + 1;
 	ptrdiff_t i = anchor_find(r, name, strlen(name));
 	anchor *an;
@@ -532,7 +534,7 @@ static int on_alias(yr *r, yaml_event_t *ev)
 
 static int on_start(yr *r, yaml_event_t *ev, bool map)
 {
-	uint32_t line = (uint32_t)ev->start_mark.line + 1;
+	uint32_t line = r->base_line + (uint32_t)ev->start_mark.line + 1;
 	uint32_t col = (uint32_t)ev->start_mark.column + 1;
 	const yaml_char_t *anchor_name =
 		map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
@@ -599,12 +601,85 @@ static int on_end(yr *r)
 	return deliver(r, v, height);
 }
 
-int smp_yaml_read(smp_doc *doc, const char *buf, size_t len, const smp_pctx *pc)
+/*
+ * kubectl does not hand the whole stream to the YAML parser: its
+ * YAMLReader first cuts the text at every line that starts with "---"
+ * (the line itself is dropped; anything but white space or a # comment
+ * after the dashes is an "invalid Yaml document separator" error), and
+ * go-yaml then reads only the first document of each piece: a %YAML
+ * directive makes its piece invalid and whatever follows "..." inside a
+ * piece is ignored. We cut and read the same way.
+ */
+static bool go_space(char c)
 {
-	yr r;
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+/* Reads the first document of buf[start, end) (one kubectl piece). */
+static int read_chunk(yr *r, size_t start, size_t end)
+{
 	yaml_event_t ev;
 	int rc = 0;
 	bool done = false;
+
+	if (!yaml_parser_initialize(&r->parser))
+		return oom(r);
+	yaml_parser_set_input_string(&r->parser, (const unsigned char *)r->buf + start,
+	                             end - start);
+	r->base_off = start;
+	anchors_reset(r);
+	smp_arena_release(&r->scratch);
+	smp_arena_init(&r->scratch);
+	r->root = NULL;
+	r->nodes = r->alias_nodes = 0;
+	while (!done && !rc) {
+		if (!yaml_parser_parse(&r->parser, &ev)) {
+			rc = libyaml_error(r);
+			break;
+		}
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		case YAML_DOCUMENT_END_EVENT:
+			/* Empty documents (and null ones, which kubectl skips too)
+			 * give no root. */
+			if (r->root && r->root->type != SMP_NULL && smp_doc_push_root(r->doc, r->root))
+				rc = oom(r);
+			r->root = NULL;
+			done = true; /* go-yaml reads one document per piece */
+			break;
+		case YAML_SCALAR_EVENT:
+			rc = on_scalar(r, &ev);
+			break;
+		case YAML_ALIAS_EVENT:
+			rc = on_alias(r, &ev);
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+			rc = on_start(r, &ev, false);
+			break;
+		case YAML_MAPPING_START_EVENT:
+			rc = on_start(r, &ev, true);
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			rc = on_end(r);
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&r->parser);
+	return rc;
+}
+
+int smp_yaml_read(smp_doc *doc, const char *buf, size_t len, const smp_pctx *pc)
+{
+	yr r;
+	int rc = 0;
+	size_t pos = 0, cstart = 0;
+	uint32_t line = 0; /* 0-based line of pos */
 
 	memset(&r, 0, sizeof(r));
 	r.buf = buf;
@@ -613,54 +688,35 @@ int smp_yaml_read(smp_doc *doc, const char *buf, size_t len, const smp_pctx *pc)
 	r.a = &doc->arena;
 	r.pc = pc;
 	smp_arena_init(&r.scratch);
-	if (!yaml_parser_initialize(&r.parser))
-		return oom(&r);
-	yaml_parser_set_input_string(&r.parser, (const unsigned char *)buf, len);
-	while (!done && !rc) {
-		if (!yaml_parser_parse(&r.parser, &ev)) {
-			rc = libyaml_error(&r);
-			break;
+	while (!rc && pos < len) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - buf) : len;
+		size_t next = nl ? end + 1 : len;
+		if (end - pos >= 3 && memcmp(buf + pos, "---", 3) == 0) {
+			size_t k = pos + 3;
+			while (k < end && go_space(buf[k]))
+				k++;
+			if (k < end && buf[k] != '#') {
+				size_t e = end;
+				while (e > k && go_space(buf[e - 1]))
+					e--;
+				rc = fail(&r, SMP_EPARSE, line + 1, (uint32_t)(k - pos) + 1,
+				          "invalid YAML document separator: %.*s",
+				          e - k > 60 ? 60 : (int)(e - k), buf + k);
+				break;
+			}
+			if (pos > cstart) {
+				rc = read_chunk(&r, cstart, pos);
+				r.depth = 0;
+			}
+			cstart = next;
+			r.base_line = line + 1;
 		}
-		switch (ev.type) {
-		case YAML_STREAM_END_EVENT:
-			done = true;
-			break;
-		case YAML_DOCUMENT_START_EVENT:
-			anchors_reset(&r);
-			smp_arena_release(&r.scratch);
-			smp_arena_init(&r.scratch);
-			r.root = NULL;
-			r.nodes = r.alias_nodes = 0;
-			break;
-		case YAML_DOCUMENT_END_EVENT:
-			/* Empty documents (and null ones, which kubectl skips too)
-			 * give no root. */
-			if (r.root && r.root->type != SMP_NULL && smp_doc_push_root(doc, r.root))
-				rc = oom(&r);
-			r.root = NULL;
-			break;
-		case YAML_SCALAR_EVENT:
-			rc = on_scalar(&r, &ev);
-			break;
-		case YAML_ALIAS_EVENT:
-			rc = on_alias(&r, &ev);
-			break;
-		case YAML_SEQUENCE_START_EVENT:
-			rc = on_start(&r, &ev, false);
-			break;
-		case YAML_MAPPING_START_EVENT:
-			rc = on_start(&r, &ev, true);
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT:
-			rc = on_end(&r);
-			break;
-		default:
-			break;
-		}
-		yaml_event_delete(&ev);
+		pos = next;
+		line++;
 	}
-	yaml_parser_delete(&r.parser);
+	if (!rc && cstart < len)
+		rc = read_chunk(&r, cstart, len);
 	for (size_t i = 0; i < r.cap; i++)
 		smp_keyset_free(&r.st[i].ks);
 	free(r.st);

@@ -7,5 +7,9 @@
 
 int main(int argc, char **argv)
 {
+	static char name[] = "convert";
+
+	(void)argc;
+	argv[0] = name; /* messages say "smpatch convert: ..." as in smpatch */
 	return cli_finish(cmd_convert(argc, argv));
 }
