@@ -10,9 +10,9 @@
 /* The labels of three pods, as a YAML stream (a text that starts with '{'
  * would be read as JSON, as kubectl reads it). */
 static const char pods[] =
-	"--- {app: web, environment: production, tier: frontend}\n"
-	"--- {app: web, environment: qa, tier: backend}\n"
-	"--- {app: db, environment: dev, partition: a}\n";
+	"---\n{app: web, environment: production, tier: frontend}\n"
+	"---\n{app: web, environment: qa, tier: backend}\n"
+	"---\n{app: db, environment: dev, partition: a}\n";
 
 static const char *const selectors[] = {
 	"environment in (production, qa)",

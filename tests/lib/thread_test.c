@@ -208,6 +208,10 @@ static size_t run_threads(const char *title, job *jobs, size_t njobs, size_t nth
 	printf("%s: %zu threads x %zu diff+apply = %zu runs, %zu differ from the "
 	       "single-threaded run (%zu inputs: %zu succeed, %zu end in an error)\n",
 	       title, nthreads, iterations, runs, bad, njobs, ok, errors);
+	for (size_t i = 0; i < njobs; i++)
+		if (jobs[i].rc)
+			printf("  input %zu: %s: %.90s...\n", i, smp_strerror(jobs[i].rc),
+			       jobs[i].message);
 	return bad;
 }
 
