@@ -1,11 +1,160 @@
-/* cmd_diff.c - placeholder until the command lands; it says so and fails. */
-#include "cli.h"
+/*
+ * cmd_diff.c - `smpatch diff`: the patch from ORIGINAL to MODIFIED (two-way),
+ * or, with --current, the patch kubectl apply sends (three-way), as a
+ * strategic merge patch or an RFC 7386 JSON merge patch.
+ */
+#include "patch_cli.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
+
+static const char help_text[] =
+	"Usage: smpatch diff [OPTIONS] ORIGINAL MODIFIED\n"
+	"       smpatch diff [OPTIONS] --current CURRENT [--overwrite=false] ORIGINAL MODIFIED\n"
+	"\n"
+	"Prints the patch that turns ORIGINAL into MODIFIED. With --current it prints\n"
+	"the three-way patch kubectl apply computes: ORIGINAL is the last-applied\n"
+	"configuration, MODIFIED the new configuration, CURRENT the live object;\n"
+	"fields set only on the live object are kept, fields dropped from the\n"
+	"configuration are deleted. A file may be - for standard input (one of them).\n"
+	"An empty file stands for {}.\n"
+	"\n"
+	"Options:\n"
+	"  -t, --type=TYPE        strategic (default; needs a schema) or merge\n"
+	"                         (RFC 7386 JSON merge patch)\n"
+	"      --current=FILE     the live object: compute a three-way patch\n"
+	"      --overwrite=BOOL   three-way: false fails (exit 4) when the patch would\n"
+	"                         undo a change made to the live object (default true)\n"
+	"      --openapi=FILE     schema: an OpenAPI v2 or v3 document or a CRD\n"
+	"                         manifest (default: the built-in Kubernetes tables),\n"
+	"                         chosen by apiVersion/kind\n"
+	"      --definition=NAME  root definition in that schema, for documents\n"
+	"                         without apiVersion/kind\n"
+	"      --exit-code        exit 1 when the patch is not empty\n"
+	"  -o, --output=FORMAT    yaml (default) or json\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Exit codes: 0 ok (also when the patch is empty), 1 with --exit-code when it\n"
+	"is not, 2 usage, 3 invalid input, 4 conflict or failed precondition (apiVersion,\n"
+	"kind or metadata.name changed), 5 internal error.\n";
+
+enum { OPT_OPENAPI = 256, OPT_DEFINITION, OPT_CURRENT, OPT_OVERWRITE, OPT_EXIT_CODE };
 
 int cmd_diff(int argc, char **argv)
 {
-	(void)argc;
-	fprintf(stderr, "smpatch %s: not implemented yet\n", argv[0]);
-	return CLI_INTERNAL;
+	static const struct option longopts[] = {
+		{"type", required_argument, NULL, 't'},
+		{"current", required_argument, NULL, OPT_CURRENT},
+		{"overwrite", required_argument, NULL, OPT_OVERWRITE},
+		{"openapi", required_argument, NULL, OPT_OPENAPI},
+		{"definition", required_argument, NULL, OPT_DEFINITION},
+		{"exit-code", no_argument, NULL, OPT_EXIT_CODE},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	patch_schema_opts so = {NULL, NULL, NULL};
+	smp_patch_options opts = SMP_PATCH_OPTIONS_INIT;
+	smp_output output = SMP_OUT_YAML;
+	smp_doc *odoc = NULL, *mdoc = NULL, *cdoc = NULL, *res = NULL;
+	const smp_value *orig = NULL, *mod = NULL, *cur = NULL, *patch;
+	const char *cfile = NULL;
+	bool exit_code = false, overwrite_given = false;
+	smp_error err;
+	char *text = NULL;
+	size_t len = 0;
+	int c, rc = CLI_OK, stdin_uses = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (strcmp(optarg, "strategic") == 0)
+				opts.type = SMP_PATCH_STRATEGIC;
+			else if (strcmp(optarg, "merge") == 0)
+				opts.type = SMP_PATCH_MERGE;
+			else
+				return cli_usage(argv[0], "unknown patch type '%s' (strategic or merge)",
+				                 optarg);
+			break;
+		case OPT_CURRENT:
+			cfile = optarg;
+			break;
+		case OPT_OVERWRITE:
+			if (!cli_parse_bool(optarg, &opts.overwrite))
+				return cli_usage(argv[0], "--overwrite takes true or false, not '%s'", optarg);
+			overwrite_given = true;
+			break;
+		case OPT_OPENAPI:
+			so.openapi = optarg;
+			break;
+		case OPT_DEFINITION:
+			so.definition = optarg;
+			break;
+		case OPT_EXIT_CODE:
+			exit_code = true;
+			break;
+		case 'o':
+			if (!cli_parse_output(optarg, &output))
+				return cli_usage(argv[0], "unknown output format '%s' (json or yaml)", optarg);
+			break;
+		case 'h':
+			fputs(help_text, stdout);
+			return CLI_OK;
+		case ':':
+			return cli_usage(argv[0], "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage(argv[0], "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage(argv[0], argc - optind < 2 ? "missing ORIGINAL and MODIFIED files"
+		                                            : "too many arguments");
+	if (overwrite_given && !cfile)
+		return cli_usage(argv[0], "--overwrite needs --current (it is a three-way option)");
+	stdin_uses = !strcmp(argv[optind], "-") + !strcmp(argv[optind + 1], "-") +
+	             (cfile && !strcmp(cfile, "-"));
+	if (stdin_uses > 1)
+		return cli_usage(argv[0], "only one file can be standard input");
+	if (patch_cli_load(&odoc, &orig, argv[optind], &err) ||
+	    patch_cli_load(&mdoc, &mod, argv[optind + 1], &err) ||
+	    (cfile && patch_cli_load(&cdoc, &cur, cfile, &err))) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (opts.type == SMP_PATCH_STRATEGIC) {
+		const smp_value *docs[3] = {mod, cur, orig};
+		if (patch_cli_root(&opts.stype, &so, docs, 3, &err)) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+	}
+	memset(&err, 0, sizeof(err));
+	if (cfile)
+		rc = smp_diff_three_way(&res, orig, mod, cur, &opts, &err);
+	else
+		rc = smp_diff_two_way(&res, orig, mod, &opts, &err);
+	if (rc) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	patch = smp_doc_root(res, 0);
+	if (patch_cli_render(&text, &len, patch, output, true, &err)) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (!cli_write(text, len))
+		rc = CLI_INTERNAL;
+	else if (exit_code && !smp_patch_is_empty(patch))
+		rc = CLI_DIFF;
+out:
+	smp_free(text);
+	smp_doc_free(res);
+	smp_doc_free(odoc);
+	smp_doc_free(mdoc);
+	smp_doc_free(cdoc);
+	patch_schema_release(&so);
+	return rc;
 }

@@ -1,11 +1,237 @@
-/* cmd_patch.c - placeholder until the command lands; it says so and fails. */
-#include "cli.h"
+/*
+ * cmd_patch.c - `smpatch patch`: apply a strategic merge patch, a JSON merge
+ * patch (RFC 7386) or a JSON Patch (RFC 6902) to one document and print the
+ * result, as `kubectl patch --local` and the API server would. Also the
+ * helpers `smpatch diff` shares (patch_cli.h).
+ *
+ * The result is built in memory and printed only when everything worked.
+ */
+#include "patch_cli.h"
 
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help_text[] =
+	"Usage: smpatch patch [OPTIONS] TARGET PATCH\n"
+	"\n"
+	"Applies PATCH to the document TARGET and prints the result. Either file may\n"
+	"be - for standard input (not both); each must hold exactly one document.\n"
+	"\n"
+	"Options:\n"
+	"  -t, --type=TYPE        strategic (default), merge (RFC 7386 JSON merge\n"
+	"                         patch) or json (RFC 6902 JSON Patch)\n"
+	"      --openapi=FILE     schema for strategic patches: an OpenAPI v2 or v3\n"
+	"                         document or a CRD manifest (default: the built-in\n"
+	"                         Kubernetes tables), chosen by apiVersion/kind\n"
+	"      --definition=NAME  root definition in that schema, for documents\n"
+	"                         without apiVersion/kind\n"
+	"  -o, --output=FORMAT    yaml (default) or json\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Exit codes: 0 ok, 2 usage, 3 invalid input or patch (the message names the\n"
+	"field path), 5 internal error.\n";
+
+enum { OPT_OPENAPI = 256, OPT_DEFINITION };
+
+/* ---- shared with cmd_diff.c ---- */
+
+int patch_cli_err(smp_error *err, int code, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	memset(err, 0, sizeof(*err));
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+	if (file)
+		snprintf(err->file, sizeof(err->file), "%s", strcmp(file, "-") ? file : "<stdin>");
+	return code;
+}
+
+int patch_cli_load(smp_doc **doc, const smp_value **v, const char *path, smp_error *err)
+{
+	int rc;
+
+	*v = NULL;
+	*doc = NULL;
+	memset(err, 0, sizeof(*err));
+	rc = smp_doc_parse_file(doc, path, NULL, err);
+	if (rc)
+		return rc;
+	if (smp_doc_count(*doc) > 1)
+		return patch_cli_err(err, SMP_EPARSE, path,
+		                     "the file holds %zu documents; give exactly one",
+		                     smp_doc_count(*doc));
+	*v = smp_doc_root(*doc, 0);
+	return 0;
+}
+
+static const char *str_of(const smp_value *v)
+{
+	return smp_value_type(v) == SMP_STRING ? smp_value_string(v, NULL) : NULL;
+}
+
+int patch_cli_root(const smp_stype **out, patch_schema_opts *so, const smp_value *const *docs,
+                   size_t ndocs, smp_error *err)
+{
+	const smp_schema *s = smp_schema_builtin();
+	int rc;
+
+	if (so->openapi) {
+		if (!so->loaded && (rc = smp_schema_load_file(&so->loaded, so->openapi, err)))
+			return rc;
+		s = so->loaded;
+	}
+	if (so->definition) {
+		rc = smp_schema_definition(out, s, so->definition, err);
+		if (rc)
+			return patch_cli_err(err, SMP_ESCHEMA, so->openapi,
+			                     "no definition %s in %s", so->definition,
+			                     so->openapi ? "the schema" : "the built-in tables");
+		return 0;
+	}
+	for (size_t i = 0; i < ndocs; i++) {
+		const char *av = str_of(smp_map_get(docs[i], "apiVersion"));
+		const char *kind = str_of(smp_map_get(docs[i], "kind"));
+		if (!av || !kind)
+			continue;
+		rc = smp_schema_kind(out, s, av, kind, err);
+		if (rc)
+			return patch_cli_err(err, SMP_ESCHEMA, so->openapi,
+			                     "no strategic merge schema for %s %s in %s; for custom "
+			                     "resources use --type merge (or give --openapi)", av, kind,
+			                     so->openapi ? "the schema" : "the built-in Kubernetes tables");
+		return 0;
+	}
+	return patch_cli_err(err, SMP_ESCHEMA, NULL,
+	                     "a strategic merge patch needs the document's apiVersion and kind, or "
+	                     "--openapi FILE --definition NAME; otherwise use --type merge");
+}
+
+void patch_schema_release(patch_schema_opts *so)
+{
+	smp_schema_free(so->loaded);
+	so->loaded = NULL;
+}
+
+int patch_cli_render(char **buf, size_t *len, const smp_value *v, smp_output out,
+                     bool sort_yaml, smp_error *err)
+{
+	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
+
+	po.output = out;
+	po.sort_keys = out != SMP_OUT_YAML || sort_yaml;
+	po.go_escape = out != SMP_OUT_YAML;
+	return smp_print(buf, len, v, &po, err);
+}
+
+/* ---- smpatch patch ---- */
+
+static bool parse_type(const char *s, smp_patch_type *t)
+{
+	if (strcmp(s, "strategic") == 0)
+		*t = SMP_PATCH_STRATEGIC;
+	else if (strcmp(s, "merge") == 0)
+		*t = SMP_PATCH_MERGE;
+	else if (strcmp(s, "json") == 0)
+		*t = SMP_PATCH_JSON;
+	else
+		return false;
+	return true;
+}
 
 int cmd_patch(int argc, char **argv)
 {
-	(void)argc;
-	fprintf(stderr, "smpatch %s: not implemented yet\n", argv[0]);
-	return CLI_INTERNAL;
+	static const struct option longopts[] = {
+		{"type", required_argument, NULL, 't'},
+		{"openapi", required_argument, NULL, OPT_OPENAPI},
+		{"definition", required_argument, NULL, OPT_DEFINITION},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	patch_schema_opts so = {NULL, NULL, NULL};
+	smp_patch_options opts = SMP_PATCH_OPTIONS_INIT;
+	smp_output output = SMP_OUT_YAML;
+	smp_doc *tdoc = NULL, *pdoc = NULL, *res = NULL;
+	const smp_value *target, *patch;
+	const char *tfile, *pfile;
+	smp_error err;
+	char *text = NULL;
+	size_t len = 0;
+	int c, rc = CLI_OK;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (!parse_type(optarg, &opts.type))
+				return cli_usage(argv[0], "unknown patch type '%s' (strategic, merge or json)",
+				                 optarg);
+			break;
+		case OPT_OPENAPI:
+			so.openapi = optarg;
+			break;
+		case OPT_DEFINITION:
+			so.definition = optarg;
+			break;
+		case 'o':
+			if (!cli_parse_output(optarg, &output))
+				return cli_usage(argv[0], "unknown output format '%s' (json or yaml)", optarg);
+			break;
+		case 'h':
+			fputs(help_text, stdout);
+			return CLI_OK;
+		case ':':
+			return cli_usage(argv[0], "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage(argv[0], "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage(argv[0], argc - optind < 2 ? "missing TARGET and PATCH files"
+		                                            : "too many arguments");
+	tfile = argv[optind];
+	pfile = argv[optind + 1];
+	if (strcmp(tfile, "-") == 0 && strcmp(pfile, "-") == 0)
+		return cli_usage(argv[0], "only one of TARGET and PATCH can be standard input");
+	if (patch_cli_load(&tdoc, &target, tfile, &err) ||
+	    patch_cli_load(&pdoc, &patch, pfile, &err)) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (opts.type == SMP_PATCH_STRATEGIC) {
+		const smp_value *docs[2] = {target, patch};
+		if (patch_cli_root(&opts.stype, &so, docs, 2, &err)) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+	}
+	memset(&err, 0, sizeof(err));
+	if (smp_patch_apply(&res, target, patch, &opts, &err)) {
+		if (!err.file[0] && err.code != SMP_ENOMEM)
+			snprintf(err.file, sizeof(err.file), "%s", strcmp(pfile, "-") ? pfile : "<stdin>");
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (patch_cli_render(&text, &len, smp_doc_root(res, 0), output, false, &err)) {
+		if (err.code == SMP_EINVAL)
+			err.code = SMP_EPARSE;
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (!cli_write(text, len))
+		rc = CLI_INTERNAL;
+out:
+	smp_free(text);
+	smp_doc_free(res);
+	smp_doc_free(tdoc);
+	smp_doc_free(pdoc);
+	patch_schema_release(&so);
+	return rc;
 }

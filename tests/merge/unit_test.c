@@ -1,0 +1,308 @@
+/*
+ * unit_test.c - table-driven checks of the merge engine through the public
+ * API, for what the conformance cases do not cover: errors and their field
+ * paths, preconditions and conflicts on built-in kinds, the directives on
+ * real Kubernetes fields, JSON merge patch three-way, JSON Patch errors,
+ * large lists, and that inputs are never modified.
+ */
+#include "smpatch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+enum op { APPLY, DIFF2, DIFF3, DIFF3_NOOW };
+
+typedef struct tcase {
+	const char *name;
+	enum op op;
+	smp_patch_type type;
+	const char *a, *b, *c; /* apply: target, patch; diff: original, modified, current */
+	const char *want;      /* expected result (YAML), or NULL for an error */
+	int want_code;         /* expected error code */
+	const char *want_msg;  /* substring of the message */
+	const char *want_path; /* expected err.path, or NULL */
+} tcase;
+
+#define DEPLOY "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+#define DEPLOYM "apiVersion: apps/v1\nkind: Deployment\n"
+
+static const tcase cases[] = {
+	{"missing merge key names the path", APPLY, SMP_PATCH_STRATEGIC,
+	 DEPLOY "spec: {template: {spec: {containers: [{name: nginx, ports: [{containerPort: 80}]}]}}}",
+	 "spec: {template: {spec: {containers: [{name: nginx, ports: [{protocol: TCP}]}]}}}",
+	 NULL, NULL, SMP_EPATCH, "does not contain declared merge key: containerPort",
+	 "spec.template.spec.containers[name=nginx].ports"},
+	{"bad $patch value in a list element", APPLY, SMP_PATCH_STRATEGIC,
+	 DEPLOY "spec: {template: {spec: {containers: [{name: nginx}]}}}",
+	 "spec: {template: {spec: {containers: [{name: nginx, $patch: foo}]}}}", NULL, NULL,
+	 SMP_EPATCH, "unknown patch type: foo", "spec.template.spec.containers[name=nginx]"},
+	{"bad $patch value in a map", APPLY, SMP_PATCH_STRATEGIC, DEPLOY "spec: {replicas: 1}",
+	 "spec: {$patch: bogus}", NULL, NULL, SMP_EPATCH, "unknown patch type: bogus", "spec"},
+	{"$patch: merge in a list", APPLY, SMP_PATCH_STRATEGIC,
+	 DEPLOY "spec: {template: {spec: {containers: [{name: a}]}}}",
+	 "spec: {template: {spec: {containers: [{$patch: merge}]}}}", NULL, NULL, SMP_EPATCH,
+	 "merging lists cannot yet be specified", "spec.template.spec.containers[0]"},
+	{"delete directive without merge key", APPLY, SMP_PATCH_STRATEGIC,
+	 DEPLOY "spec: {template: {spec: {containers: [{name: a}]}}}",
+	 "spec: {template: {spec: {containers: [{$patch: delete}]}}}", NULL, NULL, SMP_EPATCH,
+	 "does not contain declared merge key: name", "spec.template.spec.containers[0]"},
+	{"list of lists", APPLY, SMP_PATCH_STRATEGIC,
+	 DEPLOYM "metadata: {name: web, finalizers: [a]}", "metadata: {finalizers: [[b]]}", NULL, NULL,
+	 SMP_EPATCH, "list element types are not identical", "metadata.finalizers"},
+	{"setElementOrder inconsistent with the list", APPLY, SMP_PATCH_STRATEGIC,
+	 DEPLOY "spec: {template: {spec: {containers: [{name: a}, {name: b}]}}}",
+	 "spec: {template: {spec: {$setElementOrder/containers: [{name: b}], "
+	 "containers: [{name: a, image: x}]}}}",
+	 NULL, NULL, SMP_EPATCH, "doesn't match", "spec.template.spec.containers"},
+	{"retainKeys missing a patched key", APPLY, SMP_PATCH_STRATEGIC,
+	 DEPLOY "spec: {strategy: {type: RollingUpdate}}",
+	 "spec: {strategy: {$retainKeys: [type], type: Recreate, rollingUpdate: {maxSurge: 1}}}",
+	 NULL, NULL, SMP_EPATCH, "invalid patch format of retainKeys", "spec.strategy"},
+	{"retainKeys clears other keys", APPLY, SMP_PATCH_STRATEGIC,
+	 DEPLOY "spec: {strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1}}}",
+	 "spec: {strategy: {$retainKeys: [type], type: Recreate}}", NULL,
+	 DEPLOY "spec: {strategy: {type: Recreate}}", 0, NULL, NULL},
+	{"deleteFromPrimitiveList on finalizers", APPLY, SMP_PATCH_STRATEGIC,
+	 "apiVersion: v1\nkind: Pod\nmetadata: {name: p, finalizers: [a, b, c]}",
+	 "metadata: {$deleteFromPrimitiveList/finalizers: [b], finalizers: [d]}", NULL,
+	 /* patch items first when nothing orders them (kubectl agrees) */
+	 "apiVersion: v1\nkind: Pod\nmetadata: {name: p, finalizers: [d, a, c]}", 0, NULL, NULL},
+	{"setElementOrder reorders containers", APPLY, SMP_PATCH_STRATEGIC,
+	 DEPLOY "spec: {template: {spec: {containers: [{name: a}, {name: b}, {name: c}]}}}",
+	 "spec: {template: {spec: {$setElementOrder/containers: [{name: c}, {name: a}, {name: b}]}}}",
+	 NULL, DEPLOY "spec: {template: {spec: {containers: [{name: c}, {name: a}, {name: b}]}}}", 0,
+	 NULL, NULL},
+	{"$patch: replace on a list", APPLY, SMP_PATCH_STRATEGIC,
+	 DEPLOY "spec: {template: {spec: {containers: [{name: a}, {name: b}]}}}",
+	 "spec: {template: {spec: {containers: [{name: z}, {$patch: replace}]}}}", NULL,
+	 DEPLOY "spec: {template: {spec: {containers: [{name: z}]}}}", 0, NULL, NULL},
+	{"$patch: delete on a map", APPLY, SMP_PATCH_STRATEGIC,
+	 DEPLOY "spec: {selector: {matchLabels: {a: b}}, replicas: 2}",
+	 "spec: {selector: {$patch: delete}}", NULL, DEPLOY "spec: {selector: {}, replicas: 2}", 0,
+	 NULL, NULL},
+	{"int64 extremes survive", APPLY, SMP_PATCH_STRATEGIC,
+	 DEPLOY "spec: {replicas: 9223372036854775807}",
+	 "spec: {revisionHistoryLimit: -9223372036854775808}", NULL,
+	 DEPLOY "spec: {replicas: 9223372036854775807, revisionHistoryLimit: -9223372036854775808}",
+	 0, NULL, NULL},
+	{"unknown kind for a strategic patch", APPLY, SMP_PATCH_STRATEGIC,
+	 "apiVersion: example.com/v1\nkind: Widget\nspec: {a: 1}", "spec: {b: 2}", NULL, NULL,
+	 SMP_ESCHEMA, "--type merge", NULL},
+	{"unknown field with different values", DIFF2, SMP_PATCH_STRATEGIC,
+	 DEPLOY "spec: {bogus: {a: 1}}", DEPLOY "spec: {bogus: {a: 2}}", NULL, NULL, SMP_ESCHEMA,
+	 "unable to find api field \"bogus\"", "spec.bogus"},
+	{"two-way on containers", DIFF2, SMP_PATCH_STRATEGIC,
+	 DEPLOY "spec: {template: {spec: {containers: [{name: a, image: x}, {name: b}]}}}",
+	 DEPLOY "spec: {template: {spec: {containers: [{name: a, image: y}]}}}", NULL,
+	 "spec: {template: {spec: {$setElementOrder/containers: [{name: a}], containers: "
+	 "[{name: a, image: y}, {name: b, $patch: delete}]}}}",
+	 0, NULL, NULL},
+	{"precondition: kind changed", DIFF3, SMP_PATCH_STRATEGIC, DEPLOY,
+	 "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web}", DEPLOY, NULL,
+	 SMP_EPRECOND, "At least one of apiVersion, kind and name was changed", NULL},
+	{"precondition: name changed", DIFF3, SMP_PATCH_STRATEGIC, DEPLOY,
+	 "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: other}", DEPLOY, NULL,
+	 SMP_EPRECOND, "At least one of apiVersion, kind and name was changed", NULL},
+	{"conflict with a live change", DIFF3_NOOW, SMP_PATCH_STRATEGIC, DEPLOY "spec: {replicas: 1}",
+	 DEPLOY "spec: {replicas: 2}", DEPLOY "spec: {replicas: 3}", NULL, SMP_ECONFLICT,
+	 "conflict", NULL},
+	{"no conflict when overwriting", DIFF3, SMP_PATCH_STRATEGIC, DEPLOY "spec: {replicas: 1}",
+	 DEPLOY "spec: {replicas: 2}", DEPLOY "spec: {replicas: 3}", "spec: {replicas: 2}", 0, NULL,
+	 NULL},
+	{"three-way keeps live-only fields", DIFF3, SMP_PATCH_STRATEGIC,
+	 DEPLOYM "metadata: {name: web, labels: {a: '1', gone: x}}",
+	 DEPLOYM "metadata: {name: web, labels: {a: '2'}}",
+	 DEPLOYM "metadata: {name: web, labels: {a: '1', gone: x, live: y}}",
+	 "metadata: {labels: {a: '2', gone: null}}", 0, NULL, NULL},
+	{"merge patch three-way", DIFF3, SMP_PATCH_MERGE,
+	 "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {a: 1, b: [1], c: 2}",
+	 "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {a: 5, b: [2]}",
+	 "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {a: 1, b: [1], c: 2, d: 4}",
+	 "spec: {a: 5, b: [2], c: null}", 0, NULL, NULL},
+	{"merge patch precondition", DIFF3, SMP_PATCH_MERGE,
+	 "apiVersion: example.com/v1\nkind: Widget", "apiVersion: example.com/v2\nkind: Widget",
+	 "apiVersion: example.com/v1\nkind: Widget", NULL, SMP_EPRECOND, "apiVersion", NULL},
+	{"merge patch two-way", DIFF2, SMP_PATCH_MERGE, "a: {b: 1, c: 2}\nd: [1]",
+	 "a: {b: 1, c: 3}\nd: [1]\ne: x", NULL, "a: {c: 3}\ne: x", 0, NULL, NULL},
+	{"json patch error names the operation", APPLY, SMP_PATCH_JSON, "a: 1",
+	 "[{op: test, path: /a, value: 1}, {op: remove, path: /b}]", NULL, NULL, SMP_EPATCH,
+	 "operation 1 (remove)", "[1] /b"},
+	{"json patch move", APPLY, SMP_PATCH_JSON, "a: {b: [1, 2]}",
+	 "[{op: move, from: /a/b/0, path: /a/b/-}, {op: copy, from: /a, path: /c}]", NULL,
+	 "a: {b: [2, 1]}\nc: {b: [2, 1]}", 0, NULL, NULL},
+};
+
+static const smp_value *parse(smp_doc **d, const char *text)
+{
+	smp_error err;
+
+	*d = NULL;
+	if (!text)
+		return NULL;
+	if (smp_doc_parse(d, text, strlen(text), NULL, &err)) {
+		printf("cannot parse \"%s\": %s\n", text, err.message);
+		exit(1);
+	}
+	return smp_doc_root(*d, 0);
+}
+
+static char *json(const smp_value *v)
+{
+	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
+	char *s = NULL;
+
+	po.sort_keys = true;
+	smp_print(&s, NULL, v, &po, NULL);
+	return s;
+}
+
+static void run(const tcase *t)
+{
+	smp_doc *a, *b, *c, *res = NULL, *want;
+	const smp_value *av = parse(&a, t->a), *bv = parse(&b, t->b), *cv = parse(&c, t->c);
+	const smp_value *wv = parse(&want, t->want);
+	smp_patch_options opts = SMP_PATCH_OPTIONS_INIT;
+	char *before_a = json(av), *before_b = json(bv), *before_c = json(cv);
+	smp_error err;
+	int rc;
+
+	memset(&err, 0, sizeof(err));
+	opts.type = t->type;
+	switch (t->op) {
+	case APPLY:
+		rc = smp_patch_apply(&res, av, bv, &opts, &err);
+		break;
+	case DIFF2:
+		rc = smp_diff_two_way(&res, av, bv, &opts, &err);
+		break;
+	default:
+		opts.overwrite = t->op == DIFF3;
+		rc = smp_diff_three_way(&res, av, bv, cv, &opts, &err);
+		break;
+	}
+	if (t->want) {
+		if (rc) {
+			printf("FAIL %s: %s (at %s)\n", t->name, err.message, err.path);
+			failures++;
+		} else if (!smp_value_equal(smp_doc_root(res, 0), wv)) {
+			char *g = json(smp_doc_root(res, 0)), *w = json(wv);
+			printf("FAIL %s: got %s\n     want %s\n", t->name, g, w);
+			smp_free(g);
+			smp_free(w);
+			failures++;
+		} else {
+			printf("PASS %s\n", t->name);
+		}
+	} else if (rc != t->want_code || !strstr(err.message, t->want_msg) ||
+	           (t->want_path && strcmp(err.path, t->want_path) != 0)) {
+		printf("FAIL %s: rc %d \"%s\" at \"%s\"; want rc %d \"%s\" at \"%s\"\n", t->name, rc,
+		       err.message, err.path, t->want_code, t->want_msg,
+		       t->want_path ? t->want_path : "");
+		failures++;
+	} else {
+		printf("PASS %s\n", t->name);
+	}
+	/* The inputs are const: they must come out unchanged. */
+	char *after_a = json(av), *after_b = json(bv), *after_c = json(cv);
+	if ((before_a && strcmp(before_a, after_a)) || (before_b && strcmp(before_b, after_b)) ||
+	    (before_c && strcmp(before_c, after_c))) {
+		printf("FAIL %s: an input was modified\n", t->name);
+		failures++;
+	}
+	smp_free(before_a);
+	smp_free(before_b);
+	smp_free(before_c);
+	smp_free(after_a);
+	smp_free(after_b);
+	smp_free(after_c);
+	smp_doc_free(a);
+	smp_doc_free(b);
+	smp_doc_free(c);
+	smp_doc_free(want);
+	smp_doc_free(res);
+}
+
+/* 20,000 containers, reversed and changed: exercises the indices (a
+ * quadratic engine would take minutes here, which the ctest timeout turns
+ * into a failure; bench/ measures the actual scaling). */
+static void big_lists(void)
+{
+	size_t n = 20000, cap = n * 64 + 256;
+	char *o = malloc(cap), *m = malloc(cap);
+	size_t ol = 0, ml = 0;
+	smp_doc *od, *md, *pd = NULL, *rd = NULL;
+	smp_error err;
+
+	ol += (size_t)snprintf(o + ol, cap - ol, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"spec\":{\"containers\":[");
+	ml += (size_t)snprintf(m + ml, cap - ml, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"spec\":{\"containers\":[");
+	for (size_t i = 0; i < n; i++) {
+		ol += (size_t)snprintf(o + ol, cap - ol, "%s{\"name\":\"c%zu\",\"image\":\"i\"}",
+		                       i ? "," : "", i);
+		if (i % 10 == 3)
+			continue; /* deleted */
+		ml += (size_t)snprintf(m + ml, cap - ml, "%s{\"name\":\"c%zu\",\"image\":\"%s\"}",
+		                       ml > 60 ? "," : "", n - 1 - i, i % 7 ? "i" : "j");
+	}
+	ol += (size_t)snprintf(o + ol, cap - ol, "]}}");
+	ml += (size_t)snprintf(m + ml, cap - ml, "]}}");
+	const smp_value *ov = parse(&od, o), *mv = parse(&md, m);
+	if (smp_diff_two_way(&pd, ov, mv, NULL, &err) ||
+	    smp_patch_apply(&rd, ov, smp_doc_root(pd, 0), NULL, &err)) {
+		printf("FAIL big lists: %s\n", err.message);
+		failures++;
+	} else if (!smp_value_equal(smp_doc_root(rd, 0), mv)) {
+		printf("FAIL big lists: round trip differs\n");
+		failures++;
+	} else {
+		printf("PASS big lists (20000 containers)\n");
+	}
+	smp_doc_free(od);
+	smp_doc_free(md);
+	smp_doc_free(pd);
+	smp_doc_free(rd);
+	free(o);
+	free(m);
+}
+
+static void conflicts(void)
+{
+	/* JSON text: 0.0 is a float64 there (YAML 0.0 goes through JSON "0"). */
+	smp_doc *a, *e;
+	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
+	const char *text = "[0, 0.0, \"0\"]";
+	po.format = SMP_FORMAT_JSON;
+	if (smp_doc_parse(&a, text, strlen(text), &po, NULL))
+		exit(1);
+	const smp_value *l = smp_doc_root(a, 0);
+	const smp_value *i0 = smp_list_get(l, 0), *f0 = smp_list_get(l, 1), *s0 = smp_list_get(l, 2);
+	const smp_value *empty = parse(&e, "{}");
+
+	if (!smp_patch_has_conflicts(i0, f0) || !smp_patch_has_conflicts(i0, s0) ||
+	    smp_patch_has_conflicts(i0, i0)) {
+		printf("FAIL has_conflicts: int64 0 / float64 0 / \"0\": %d %d %d\n",
+		       smp_patch_has_conflicts(i0, f0), smp_patch_has_conflicts(i0, s0),
+		       smp_patch_has_conflicts(i0, i0));
+		failures++;
+	} else {
+		printf("PASS has_conflicts types\n");
+	}
+	if (!smp_patch_is_empty(empty) || smp_patch_is_empty(i0)) {
+		printf("FAIL is_empty\n");
+		failures++;
+	}
+	smp_doc_free(a);
+	smp_doc_free(e);
+}
+
+int main(void)
+{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run(&cases[i]);
+	conflicts();
+	big_lists();
+	printf("%d failures\n", failures);
+	return failures ? 1 : 0;
+}
