@@ -399,11 +399,19 @@ static node *sorted_copy(const node *x)
 }
 
 /* What kubectl writes into the last-applied annotation: compact JSON with
- * sorted keys (our strings hold no <, > or & that Go would escape). */
+ * sorted keys (our strings hold no <, > or & that Go would escape), of the
+ * config whose annotations map kubectl set and emptied again: it stays as
+ * "annotations": {} even when the config had none. A newline ends it. */
 static node *last_applied(const node *config)
 {
 	buf b = {0};
-	json_write(&b, sorted_copy(config), -1, 0);
+	node *c = copy1(config);
+	node *meta = copy1(get(c, "metadata"));
+	if (!get(meta, "annotations"))
+		put(meta, "annotations", mk_map());
+	set(c, "metadata", meta);
+	json_write(&b, sorted_copy(c), -1, 0);
+	bputc(&b, '\n'); /* kubectl's encoder ends the text with a newline */
 	node *s = mk_strn(b.p, b.n);
 	free(b.p);
 	return s;

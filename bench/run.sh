@@ -60,8 +60,9 @@ fail() {
 
 # ---- tools ---------------------------------------------------------------
 
+[ -x "$SMPATCH" ] || SMPATCH=$BUILD/cli/smpatch
 if [ ! -x "$SMPATCH" ] || [ ! -f "$BUILD/libsmpatch.a" ]; then
-	echo "bench: $SMPATCH or $BUILD/libsmpatch.a missing: build first (make bench does)" >&2
+	echo "bench: $BUILD/smpatch (or cli/smpatch) or libsmpatch.a missing: build first (make bench does)" >&2
 	exit 1
 fi
 if [ ! -x /usr/bin/time ]; then
