@@ -187,7 +187,8 @@ SMP_API const char *smp_value_string(const smp_value *v, size_t *len);
 SMP_API size_t smp_value_len(const smp_value *v);
 /* List element i, or NULL. */
 SMP_API const smp_value *smp_list_get(const smp_value *list, size_t i);
-/* Map entry i (in document order): key bytes (NUL-terminated; `len` may be NULL). */
+/* Map entry i (in document order): its key bytes (NUL-terminated; `len` may
+ * be NULL) and its value; NULL when i is out of range or `map` no map. */
 SMP_API const char *smp_map_key(const smp_value *map, size_t i, size_t *len);
 SMP_API const smp_value *smp_map_value(const smp_value *map, size_t i);
 /* Map entry by key (NUL-terminated), or NULL. Linear in the map size. */
