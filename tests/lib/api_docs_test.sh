@@ -42,6 +42,20 @@ done
 for fn in $(grep '^SMP_API' "$src/include/smpatch.h" | sed 's/(.*//' | grep -o '[a-z_0-9]*$'); do
 	grep -q "$fn" "$doc" || { echo "FAIL: $fn is not mentioned in API.md"; fail=1; }
 done
+# Every SMP_API declaration in the header is documented where it is
+# declared: right after a comment, or in a group of declarations that
+# follows one.
+undocumented=$(awk '
+	/^SMP_API/ && prev !~ /\*\/[ \t]*$/ && prev !~ /^SMP_API/ && !cont { print FILENAME ":" NR ": " $0 }
+	/^SMP_API/ { cont = ($0 !~ /;[ \t]*$/) ; prev = $0; next }
+	cont { if ($0 ~ /;[ \t]*$/) cont = 0; next }
+	$0 != "" { prev = $0 }
+' "$src/include/smpatch.h")
+if [ -n "$undocumented" ]; then
+	echo "FAIL: SMP_API declarations without a comment:"
+	echo "$undocumented"
+	fail=1
+fi
 # API.md is generated from API.md.in with the examples and their expected
 # output (tests/lib/gen_api_md.py): it must be up to date.
 if command -v python3 >/dev/null 2>&1; then
