@@ -264,9 +264,15 @@ int smp_schema_field(smp_field_info *out, const smp_stype *root,
 		if (len == 0)
 			return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, dotted_path,
 			                   "empty segment in field path \"%s\"", dotted_path);
-		/* Lists are stepped through: a field path names no index. */
-		while (t->kind == SMP_SKIND_LIST)
+		/* Lists are stepped through: a field path names no index. A list
+		 * may hold itself (items: {$ref: self}), so the steps are bounded. */
+		for (int steps = 0; t->kind == SMP_SKIND_LIST; steps++) {
+			if (steps == 64)
+				return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
+				                   "field \"%.*s\" does not exist: lists nest without end (at %.*s)",
+				                   (int)len, p, (int)done, dotted_path);
 			t = t->elem;
+		}
 		f = NULL;
 		if (t->kind == SMP_SKIND_OBJECT) {
 			f = smp_stype_field(t, p, len);
