@@ -1,11 +1,232 @@
-/* cmd_explain.c - placeholder until the command lands; it says so and fails. */
+/*
+ * cmd_explain.c - `smpatch explain`: the shape and patch metadata the engine
+ * uses for one field of a kind, from the built-in tables or a schema file.
+ */
 #include "cli.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
+
+static const char help_text[] =
+	"Usage: smpatch explain [--openapi FILE | --schema CRD.yaml] [-o text|json]\n"
+	"                       APIVERSION KIND [FIELD.PATH]\n"
+	"\n"
+	"Prints what the patch engine uses for a field of a kind: its type, patch\n"
+	"strategy and merge key, list type and map keys, map type and format. The\n"
+	"field path is dotted (spec.template.spec.containers.ports); list elements\n"
+	"are stepped through implicitly, a segment below a map names a key. Without\n"
+	"a path the kind itself is described, with its scope.\n"
+	"\n"
+	"Options:\n"
+	"      --openapi=FILE  read kinds from an OpenAPI v2 or v3 document\n"
+	"      --schema=FILE   read kinds from a CustomResourceDefinition manifest\n"
+	"                      (default for both: the built-in Kubernetes tables)\n"
+	"  -o, --output=FMT    text (default) or json: one object with path, type,\n"
+	"                      patchStrategy, patchMergeKey, listType, listMapKeys,\n"
+	"                      mapType, format and, for the kind itself, namespaced;\n"
+	"                      absent values are left out\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Examples:\n"
+	"  smpatch explain apps/v1 Deployment spec.template.spec.containers\n"
+	"  smpatch explain --schema widgets-crd.yaml example.com/v1 Widget spec.parts\n"
+	"\n"
+	"Exit codes: 0 ok, 2 usage, 3 unknown kind or field or bad schema file,\n"
+	"5 internal error.\n";
+
+enum { OPT_OPENAPI = 256, OPT_SCHEMA };
+
+/* Strategy bits in the order the OpenAPI extension writes them. */
+static void strategy_text(char *buf, size_t size, unsigned bits)
+{
+	static const struct { unsigned bit; const char *name; } names[] = {
+		{SMP_STRATEGY_MERGE, "merge"},
+		{SMP_STRATEGY_REPLACE, "replace"},
+		{SMP_STRATEGY_RETAIN_KEYS, "retainKeys"},
+	};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (bits & names[i].bit)
+			n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s",
+			                      n ? "," : "", names[i].name);
+}
+
+/* Writes s as a JSON string. */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_member(FILE *f, bool *first, const char *key)
+{
+	fputs(*first ? "{\n    " : ",\n    ", f);
+	*first = false;
+	json_str(f, key);
+	fputs(": ", f);
+}
+
+static void json_opt(FILE *f, bool *first, const char *key, const char *val)
+{
+	if (!val)
+		return;
+	json_member(f, first, key);
+	json_str(f, val);
+}
+
+static void print_json(const smp_field_info *fi, bool root, int scope)
+{
+	char strategy[64];
+	bool first = true;
+
+	strategy_text(strategy, sizeof(strategy), fi->strategy);
+	json_opt(stdout, &first, "path", fi->path);
+	json_opt(stdout, &first, "type", fi->type);
+	json_opt(stdout, &first, "patchStrategy", fi->strategy ? strategy : NULL);
+	json_opt(stdout, &first, "patchMergeKey", fi->merge_key);
+	json_opt(stdout, &first, "listType", fi->list_type);
+	if (fi->list_map_keys) {
+		json_member(stdout, &first, "listMapKeys");
+		fputc('[', stdout);
+		for (const char *const *k = fi->list_map_keys; *k; k++) {
+			if (k != fi->list_map_keys)
+				fputs(", ", stdout);
+			json_str(stdout, *k);
+		}
+		fputc(']', stdout);
+	}
+	json_opt(stdout, &first, "mapType", fi->map_type);
+	json_opt(stdout, &first, "format", fi->format);
+	if (root && scope >= 0) {
+		json_member(stdout, &first, "namespaced");
+		fputs(scope ? "true" : "false", stdout);
+	}
+	fputs(first ? "{}\n" : "\n}\n", stdout);
+}
+
+static void line(const char *label, const char *val)
+{
+	if (val)
+		printf("%-17s%s\n", label, val);
+}
+
+static void print_text(const char *api_version, const char *kind, const smp_field_info *fi,
+                       bool root, int scope)
+{
+	char strategy[64], keys[1024];
+	size_t n = 0;
+
+	strategy_text(strategy, sizeof(strategy), fi->strategy);
+	keys[0] = '\0';
+	for (const char *const *k = fi->list_map_keys; k && *k && n < sizeof(keys); k++)
+		n += (size_t)snprintf(keys + n, sizeof(keys) - n, "%s%s", n ? ", " : "", *k);
+	line("KIND:", kind);
+	line("VERSION:", api_version);
+	if (root)
+		line("SCOPE:", scope < 0 ? NULL : scope ? "Namespaced" : "Cluster");
+	else
+		line("FIELD:", fi->path);
+	line("TYPE:", fi->type);
+	line("PATCH STRATEGY:", fi->strategy ? strategy : NULL);
+	line("PATCH MERGE KEY:", fi->merge_key);
+	line("LIST TYPE:", fi->list_type);
+	line("LIST MAP KEYS:", fi->list_map_keys ? keys : NULL);
+	line("MAP TYPE:", fi->map_type);
+	line("FORMAT:", fi->format);
+	if (fi->preserve_unknown)
+		line("UNKNOWN FIELDS:", "preserved");
+}
 
 int cmd_explain(int argc, char **argv)
 {
-	(void)argc;
-	fprintf(stderr, "smpatch %s: not implemented yet\n", argv[0]);
-	return CLI_INTERNAL;
+	static const struct option longopts[] = {
+		{"openapi", required_argument, NULL, OPT_OPENAPI},
+		{"schema", required_argument, NULL, OPT_SCHEMA},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *file = NULL, *api_version, *kind, *path;
+	const smp_schema *schema = smp_schema_builtin();
+	smp_schema *loaded = NULL;
+	const smp_stype *type = NULL;
+	smp_field_info fi;
+	smp_error err;
+	bool json = false, known = false, ns;
+	int c, rc = CLI_OK;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_OPENAPI:
+		case OPT_SCHEMA:
+			if (file)
+				return cli_usage(argv[0], "give one schema file: --openapi or --schema, once");
+			file = optarg;
+			break;
+		case 'o':
+			if (strcmp(optarg, "json") == 0)
+				json = true;
+			else if (strcmp(optarg, "text") == 0)
+				json = false;
+			else
+				return cli_usage(argv[0], "unknown output format '%s' (text or json)",
+				                 optarg);
+			break;
+		case 'h':
+			fputs(help_text, stdout);
+			return CLI_OK;
+		case ':':
+			return cli_usage(argv[0], "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage(argv[0], "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind < 2)
+		return cli_usage(argv[0], "missing %s", argc - optind ? "KIND" : "APIVERSION and KIND");
+	if (argc - optind > 3)
+		return cli_usage(argv[0], "too many arguments");
+	api_version = argv[optind];
+	kind = argv[optind + 1];
+	path = argc - optind == 3 ? argv[optind + 2] : "";
+
+	memset(&err, 0, sizeof(err));
+	if (file) {
+		if (smp_schema_load_file(&loaded, file, &err)) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+		schema = loaded;
+	}
+	if (smp_schema_kind(&type, schema, api_version, kind, &err) ||
+	    smp_schema_field(&fi, type, path, &err)) {
+		rc = cli_fail(&err);
+		goto out;
+	}
+	ns = smp_schema_kind_namespaced(schema, api_version, kind, &known);
+	if (json)
+		print_json(&fi, !path[0], known ? ns : -1);
+	else
+		print_text(api_version, kind, &fi, !path[0], known ? ns : -1);
+out:
+	smp_schema_free(loaded);
+	return rc;
 }

@@ -1,0 +1,133 @@
+/*
+ * crd_test.c - CustomResourceDefinition manifests (YAML stream and JSON) as
+ * schema sources: served versions become kinds, with list types and keys,
+ * map types, int-or-string, preserved unknown fields, embedded resources,
+ * and apiVersion/kind/metadata added to the root.
+ */
+#include "tutil.h"
+
+static const smp_field_info *field(const smp_stype *root, const char *path)
+{
+	static smp_field_info fi;
+	smp_error err;
+
+	if (smp_schema_field(&fi, root, path, &err)) {
+		fprintf(stderr, "%s: %s\n", path, err.message);
+		t_failures++;
+		memset(&fi, 0, sizeof(fi));
+		fi.stype = &smp_stype_any;
+	}
+	return &fi;
+}
+
+static smp_schema *load(const char *dir, const char *name)
+{
+	char path[4096];
+	smp_schema *s = NULL;
+	smp_error err;
+
+	snprintf(path, sizeof(path), "%s/testdata/schema/%s", dir, name);
+	if (smp_schema_load_file(&s, path, &err)) {
+		fprintf(stderr, "%s: %s (at %s)\n", path, err.message, err.path);
+		t_failures++;
+	}
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	smp_schema *w, *g;
+	const smp_stype *t = NULL, *meta = NULL;
+	const smp_field_info *fi;
+	smp_error err;
+	bool known;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: schema_crd_test SOURCE_DIR\n");
+		return 2;
+	}
+	w = load(argv[1], "widgets-crd.yaml");
+	g = load(argv[1], "gizmos-crd.json");
+	if (!w || !g)
+		return 1;
+
+	CHECK(w->nkinds == 2 && w->ndefs == 2);
+	CHECK(smp_schema_kind(&t, w, "example.com/v1alpha1", "Widget", &err) == SMP_ESCHEMA);
+	CHECK(smp_schema_kind(&t, w, "example.com/v1", "Widget", &err) == 0);
+	CHECK(smp_schema_kind_namespaced(w, "example.com/v1", "Widget", &known) && known);
+	CHECK(!smp_schema_kind_namespaced(w, "example.com/v1", "Gadget", &known) && known);
+	CHECK(smp_schema_definition(&t, w, "com.example.v1.Widget", &err) == 0);
+	CHECK(smp_schema_kind(&t, w, "example.com/v1", "Widget", &err) == 0);
+	if (!t)
+		return 1;
+	CHECK_STR(t->name, "com.example.v1.Widget");
+	CHECK(t->flags & SMP_SFLAG_OPENAPI_V3);
+
+	fi = field(t, "spec.parts");
+	CHECK_STR(fi->type, "array");
+	CHECK_STR(fi->list_type, "map");
+	CHECK(fi->list_map_keys && !strcmp(fi->list_map_keys[0], "name") &&
+	      !strcmp(fi->list_map_keys[1], "kind") && !fi->list_map_keys[2]);
+	CHECK(fi->strategy == 0 && !fi->merge_key);
+	fi = field(t, "spec.parts.count");
+	CHECK_STR(fi->type, "integer");
+	CHECK_STR(fi->format, "int32");
+	CHECK_STR(field(t, "spec.tags")->list_type, "set");
+	CHECK_STR(field(t, "spec.steps")->list_type, "atomic");
+	fi = field(t, "spec.selector");
+	CHECK_STR(fi->type, "map");
+	CHECK_STR(fi->map_type, "atomic");
+	fi = field(t, "spec.port");
+	CHECK_STR(fi->type, "string");
+	CHECK_STR(fi->format, "int-or-string");
+	CHECK(fi->stype->flags & SMP_SFLAG_INT_OR_STRING);
+	CHECK_STR(field(t, "spec.created")->format, "date-time");
+	fi = field(t, "spec.extra");
+	CHECK(fi->preserve_unknown);
+	CHECK(fi->stype->kind == SMP_SKIND_MAP);
+	CHECK_STR(field(t, "spec.extra.anything.below")->type, "any");
+	/* Embedded resources get apiVersion, kind and metadata. */
+	fi = field(t, "spec.template");
+	CHECK(fi->preserve_unknown && (fi->stype->flags & SMP_SFLAG_EMBEDDED));
+	CHECK(fi->stype->kind == SMP_SKIND_OBJECT);
+	CHECK_STR(field(t, "spec.template.kind")->type, "string");
+	CHECK_STR(field(t, "spec.template.metadata.labels")->type, "map");
+	CHECK_STR(field(t, "spec.template.spec.whatever")->type, "any");
+	/* The root gets them too, metadata being the built-in ObjectMeta. */
+	CHECK(smp_schema_definition(&meta, smp_schema_builtin(),
+	                            "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", &err) == 0);
+	CHECK(field(t, "metadata")->stype == meta);
+	CHECK_STR(field(t, "metadata.finalizers")->list_type, "set");
+	CHECK_STR(field(t, "apiVersion")->type, "string");
+	CHECK_STR(field(t, "status.conditions")->list_type, "map");
+	CHECK(smp_schema_field(&(smp_field_info){0}, t, "spec.nope", &err) == SMP_ESCHEMA);
+	CHECK(strstr(err.message, "\"nope\"") != NULL);
+
+	/* A preserve-unknown-fields root without properties. */
+	CHECK(smp_schema_kind(&t, w, "example.com/v1", "Gadget", &err) == 0);
+	if (t) {
+		CHECK(t->kind == SMP_SKIND_OBJECT && (t->flags & SMP_SFLAG_PRESERVE_UNKNOWN));
+		CHECK_STR(field(t, "spec.anything")->type, "any");
+		CHECK(field(t, "metadata")->stype == meta);
+	}
+
+	/* JSON manifest, two served versions with different list types. */
+	CHECK(g->nkinds == 2);
+	CHECK(!smp_schema_kind_namespaced(g, "tools.example.org/v1", "Gizmo", &known) && known);
+	CHECK(smp_schema_kind(&t, g, "tools.example.org/v1", "Gizmo", &err) == 0);
+	if (t) {
+		fi = field(t, "spec.ports");
+		CHECK_STR(fi->list_type, "map");
+		CHECK(fi->list_map_keys && !strcmp(fi->list_map_keys[1], "protocol"));
+	}
+	CHECK(smp_schema_kind(&t, g, "tools.example.org/v2", "Gizmo", &err) == 0);
+	if (t)
+		CHECK_STR(field(t, "spec.ports")->list_type, "set");
+	CHECK(smp_schema_definition(&t, g, "org.example.tools.v2.Gizmo", &err) == 0);
+
+	smp_schema_free(w);
+	smp_schema_free(g);
+	if (t_failures)
+		fprintf(stderr, "%d failure(s)\n", t_failures);
+	return t_failures ? 1 : 0;
+}
