@@ -649,6 +649,8 @@ static int myers(char **ops_out, size_t *nops_out, const line *a, size_t n, cons
 		*nops_out = 0;
 		return 0;
 	}
+	if (max >= (size_t)INTPTR_MAX) /* lets gcc -O2 bound malloc(max + 1) */
+		return SMP_ELIMIT;
 	trace = calloc((size_t)DIFF_MAX_D + 2, sizeof(*trace));
 	if (!trace)
 		return SMP_ENOMEM;
