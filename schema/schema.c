@@ -280,10 +280,18 @@ int smp_schema_field(smp_field_info *out, const smp_stype *root,
 				t = f->type;
 			else if (t->flags & SMP_SFLAG_PRESERVE_UNKNOWN)
 				t = &smp_stype_any;
-			else
+			else if (t->name)
 				return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
 				                   "field \"%.*s\" does not exist in %s (at %.*s)",
-				                   (int)len, p, t->name ? t->name : "the object",
+				                   (int)len, p, t->name, (int)done, dotted_path);
+			else if (p == dotted_path)
+				return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
+				                   "field \"%.*s\" does not exist (at %.*s)",
+				                   (int)len, p, (int)done, dotted_path);
+			else
+				return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
+				                   "field \"%.*s\" does not exist in %.*s (at %.*s)",
+				                   (int)len, p, (int)(p - dotted_path - 1), dotted_path,
 				                   (int)done, dotted_path);
 		} else if (t->kind == SMP_SKIND_MAP) {
 			t = t->elem; /* the segment is a key of the map */
