@@ -424,26 +424,31 @@ out:
 
 /* ---- mergepatch.HasConflicts ---- */
 
-static bool has_conflicts(const smp_value *l, const smp_value *r, unsigned depth)
+static bool has_conflicts(smp_arena *tmp, const smp_value *l, const smp_value *r,
+                          unsigned depth)
 {
 	if (depth > JMP_MAX_DEPTH)
 		return true;
 	switch (l ? l->type : SMP_NULL) {
-	case SMP_MAP:
+	case SMP_MAP: {
+		smp_kindex rix;
 		if (!r || r->type != SMP_MAP)
 			return true;
+		if (smp_kindex_init(&rix, tmp, r))
+			return true; /* no memory: say "conflict", the safe answer */
 		for (size_t i = 0; i < l->u.map.len; i++) {
 			const smp_member *e = &l->u.map.items[i];
-			ptrdiff_t j = smpv_map_find(r, e->key, e->klen);
-			if (j >= 0 && has_conflicts(e->val, r->u.map.items[j].val, depth + 1))
+			long j = smp_kindex_find(&rix, e->key, e->klen);
+			if (j >= 0 && has_conflicts(tmp, e->val, r->u.map.items[j].val, depth + 1))
 				return true;
 		}
 		return false;
+	}
 	case SMP_LIST:
 		if (!r || r->type != SMP_LIST || l->u.list.len != r->u.list.len)
 			return true;
 		for (size_t i = 0; i < l->u.list.len; i++)
-			if (has_conflicts(l->u.list.items[i], r->u.list.items[i], depth + 1))
+			if (has_conflicts(tmp, l->u.list.items[i], r->u.list.items[i], depth + 1))
 				return true;
 		return false;
 	default:
@@ -453,5 +458,11 @@ static bool has_conflicts(const smp_value *l, const smp_value *r, unsigned depth
 
 bool smp_has_conflicts(const smp_value *a, const smp_value *b)
 {
-	return has_conflicts(a, b, 0);
+	smp_arena tmp;
+	bool res;
+
+	smp_arena_init(&tmp);
+	res = has_conflicts(&tmp, a, b, 0);
+	smp_arena_release(&tmp);
+	return res;
 }

@@ -775,6 +775,8 @@ static int validate_set_order(sctx *c, const smp_value *plist, const smp_value *
 static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, bool *done,
                                    const smp_stype *t)
 {
+	smp_kindex pix = {0};
+	bool indexed = false;
 	int rc;
 
 	for (size_t i = 0; i < patch->u.map.len; i++) {
@@ -792,6 +794,11 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		if (done[i] || !has_prefix(e->key, e->klen, SET_ELEMENT_ORDER_PREFIX))
 			continue;
 		done[i] = true;
+		if (!indexed) {
+			if (smp_kindex_init(&pix, c->tmp, patch))
+				return snomem(c);
+			indexed = true;
+		}
 		pl = spush_key(c, e->key, e->klen);
 		if (!c->mpl) {
 			long ex = wm_find(w, e->key, e->klen);
@@ -811,7 +818,7 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		spop(c, pl);
 		pl = spush_key(c, okey, oklen);
 		oidx = wm_find(w, okey, oklen);
-		pidx = smpv_map_find(patch, okey, oklen);
+		pidx = smp_kindex_find(&pix, okey, oklen);
 		if (pidx >= 0 && done[pidx])
 			pidx = -1;
 		if (oidx >= 0) {

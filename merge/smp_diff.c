@@ -31,20 +31,29 @@ static smp_value *dcopy(sctx *c, const smp_value *v)
 	return r;
 }
 
+/* Adds key to a patch being built: the keys come from one map, so they are
+ * unique and need no lookup. */
 static int pset(sctx *c, smp_value *patch, const char *key, size_t klen, smp_value *v)
+{
+	if (!v)
+		return SMP_ENOMEM;
+	return smpv_map_add_copy(c->a, patch, key, klen, v) ? snomem(c) : 0;
+}
+
+/* patchValue[mergeKey] = value: the sub-patch may hold the key already
+ * (when the values differ only in type); one scan per list element. */
+static int pset_replace(sctx *c, smp_value *patch, const char *key, size_t klen, smp_value *v)
 {
 	ptrdiff_t i;
 
 	if (!v)
 		return SMP_ENOMEM;
-	/* Keys are unique in what we build except for the merge key put into
-	 * a list element's sub-patch; small maps, so a scan is fine there. */
-	i = patch->u.map.len < 32 ? smpv_map_find(patch, key, klen) : -1;
+	i = smpv_map_find(patch, key, klen);
 	if (i >= 0) {
 		patch->u.map.items[i].val = v;
 		return 0;
 	}
-	return smpv_map_add_copy(c->a, patch, key, klen, v) ? snomem(c) : 0;
+	return pset(c, patch, key, klen, v);
 }
 
 static int pset_prefixed(sctx *c, smp_value *patch, const char *prefix, const char *key,
@@ -154,7 +163,7 @@ static int diff_lists_of_maps(sctx *c, vlist *patch, vlist *dels, const smp_valu
 				return rc;
 			spop(c, pl);
 			if (pv->u.map.len > 0) {
-				if ((rc = pset(c, pv, mk, strlen(mk), dcopy(c, mv))) ||
+				if ((rc = pset_replace(c, pv, mk, strlen(mk), dcopy(c, mv))) ||
 				    (rc = vl_push(c, patch, pv)))
 					return rc;
 			}
