@@ -330,30 +330,46 @@ typedef struct smp_patch_options {
 #define SMP_PATCH_OPTIONS_INIT { SMP_PATCH_OPTIONS_VERSION, SMP_PATCH_STRATEGIC, NULL, true }
 
 /* Applies `patch` to `target`: the result is the single root of a new
- * document `*out`. `target` NULL means {}. Errors: SMP_EPATCH naming the
- * field path, SMP_ESCHEMA, SMP_ENOMEM. */
+ * document `*out`, as the API server computes it. `target` NULL means {}
+ * (for JSON: null). STRATEGIC: target and patch must be maps (or null); the
+ * schema is opts->stype, else the built-in kind named by target's (then
+ * patch's) apiVersion/kind. MERGE: RFC 7386 (a non-object patch replaces
+ * the target). JSON: `patch` is the list of RFC 6902 operations.
+ * Errors: SMP_EPATCH with err->path naming the field
+ * (`spec.template.spec.containers[name=nginx].ports`), SMP_ESCHEMA (unknown
+ * kind or field), SMP_EPARSE (target not a map), SMP_ELIMIT, SMP_ENOMEM.
+ * Only reads its inputs; thread-safe on shared inputs. */
 SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_value *patch,
                     const smp_patch_options *opts, smp_error *err);
 
 /* Two-way diff: the patch that turns `original` into `modified` (strategic
  * or JSON merge patch per opts->type; JSON Patch is SMP_EINVAL). NULL inputs
- * mean {}. The empty patch is {}. */
+ * mean {}. The empty patch is {}. The strategic schema is opts->stype, else
+ * the built-in kind of `modified` (then `original`). Merging lists get
+ * $setElementOrder, deletion directives and $retainKeys as the reference
+ * emits them. SMP_ESCHEMA when a field the schema does not know differs. */
 SMP_API int smp_diff_two_way(smp_doc **out, const smp_value *original,
                      const smp_value *modified, const smp_patch_options *opts,
                      smp_error *err);
 
 /* Three-way diff as kubectl apply computes it: `original` = last-applied
  * configuration, `modified` = new configuration, `current` = live object.
- * With opts->overwrite false, a change that conflicts with a change made to
- * the live object since `original` is SMP_ECONFLICT (the message shows both
- * sides). SMP_EPRECOND when the patch would change apiVersion, kind or
- * metadata.name. NULL inputs mean {}. */
+ * Fields only the live object has are kept; fields dropped from the
+ * configuration since `original` are deleted. STRATEGIC: with
+ * opts->overwrite false, a change that conflicts with a change made to the
+ * live object since `original` is SMP_ECONFLICT (the message shows both
+ * sides). MERGE (CreateThreeWayJSONMergePatch) checks conflicts between its
+ * own halves only; overwrite does not apply. Both: SMP_EPRECOND ("At least
+ * one of apiVersion, kind and name was changed") when the patch would change
+ * apiVersion, kind or metadata.name. NULL inputs mean {}. */
 SMP_API int smp_diff_three_way(smp_doc **out, const smp_value *original,
                        const smp_value *modified, const smp_value *current,
                        const smp_patch_options *opts, smp_error *err);
 
 /* True when the two patches touch some field differently (the reference's
- * mergepatch.HasConflicts). Only reads; thread-safe. */
+ * mergepatch.HasConflicts): maps key by key, lists element by element,
+ * scalars by type and value (int64 0 and float64 0 conflict). NULL is JSON
+ * null. Only reads; thread-safe. */
 SMP_API bool smp_patch_has_conflicts(const smp_value *a, const smp_value *b);
 
 /* True when `patch` is the empty patch {} (a map with no entries). */
