@@ -222,7 +222,8 @@ static int workload(output *o, smp_error *err)
 	smp_doc *wdoc = NULL, *wres = NULL, *wpatch = NULL;
 	smp_apply_result *ar = NULL;
 	smp_schema *schema = NULL;
-	smp_selector *sel = NULL;
+	smp_selector *sel = NULL, *osel = NULL, *fsel = NULL;
+	smp_doc *two = NULL, *jp = NULL, *jres = NULL, *copies = NULL, *bad = NULL, *sdoc = NULL;
 	const smp_stype *widget = NULL;
 	smp_patch_options popts = SMP_PATCH_OPTIONS_INIT;
 	smp_field_info info;
@@ -230,6 +231,15 @@ static int workload(output *o, smp_error *err)
 	static const char wtext[] = "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\","
 		"\"metadata\":{\"name\":\"w\"},\"spec\":{\"items\":[{\"name\":\"a\",\"size\":1}]}}";
 	static const char wpatch_text[] = "{\"spec\":{\"items\":[{\"name\":\"b\",\"size\":2}]}}";
+	static const char jpatch[] = "[{\"op\":\"add\",\"path\":\"/metadata/labels/x~1y\",\"value\":\"1\"},"
+		"{\"op\":\"move\",\"from\":\"/spec/replicas\",\"path\":\"/spec/count\"},"
+		"{\"op\":\"copy\",\"from\":\"/metadata/labels\",\"path\":\"/spec/labels\"},"
+		"{\"op\":\"remove\",\"path\":\"/status\"},{\"op\":\"test\",\"path\":\"/kind\","
+		"\"value\":\"Deployment\"}]";
+	static const char seltext[] = "matchLabels: {app: web}\nmatchExpressions:\n"
+		"- {key: tier, operator: In, values: [frontend, backend]}\n"
+		"- {key: legacy, operator: DoesNotExist}\n";
+	static const char badtext[] = "a: 1\nb: [1, 2\nc: 3\n";
 	int rc;
 
 	if ((rc = smp_doc_parse(&orig, last_applied, strlen(last_applied), NULL, err)) ||
@@ -270,8 +280,52 @@ static int workload(output *o, smp_error *err)
 		goto out;
 	record(o, "selected", smp_selector_matches(sel,
 	       smp_value_at(smp_doc_root(cur, 0), "metadata.labels")) ? "yes" : "no");
+
+	/* Two-way diff, JSON Patch, copies, selectors from objects, field
+	 * selectors, label validation, and a parse error (its message). */
+	rc = smp_diff_two_way(&two, smp_doc_root(orig, 0), smp_doc_root(mod, 0), NULL, err);
+	if (rc || (rc = print_rec(o, "two-way", smp_doc_root(two, 0), SMP_OUT_JSON, err)))
+		goto out;
+	if ((rc = smp_doc_parse(&jp, jpatch, strlen(jpatch), NULL, err)))
+		goto out;
+	popts.type = SMP_PATCH_JSON;
+	rc = smp_patch_apply(&jres, smp_doc_root(cur, 0), smp_doc_root(jp, 0), &popts, err);
+	if (rc || (rc = print_rec(o, "jsonpatch", smp_doc_root(jres, 0), SMP_OUT_YAML, err)))
+		goto out;
+	if ((rc = smp_doc_new(&copies, err)) ||
+	    (rc = smp_doc_add_copy(NULL, copies, smp_doc_root(res, 0), err)) ||
+	    (rc = smp_doc_add_copy(NULL, copies, smp_doc_root(wres, 0), err)))
+		goto out;
+	rc = smp_doc_parse(&sdoc, seltext, strlen(seltext), NULL, err);
+	if (rc || (rc = smp_selector_from_object(&osel, smp_doc_root(sdoc, 0), false, err)))
+		goto out;
+	record(o, "objselected", smp_selector_matches(osel,
+	       smp_value_at(smp_doc_root(cur, 0), "metadata.labels")) ? "yes" : "no");
+	rc = smp_field_selector_parse(&fsel, "metadata.name=web,metadata.namespace!=kube-system", err);
+	if (rc)
+		goto out;
+	record(o, "fieldselected", smp_field_selector_matches(fsel, smp_doc_root(cur, 0)) ?
+	       "yes" : "no");
+	if ((rc = smp_labels_validate(smp_value_at(smp_doc_root(cur, 0), "metadata.labels"),
+	                              NULL, err)))
+		goto out;
+	rc = smp_doc_parse(&bad, badtext, strlen(badtext), NULL, err);
+	if (rc == SMP_EPARSE) {
+		record(o, "parse-error", err->message);
+		rc = 0;
+	} else if (rc == 0) {
+		rc = SMP_EINTERNAL; /* must not parse */
+	}
 out:
 	smp_selector_free(sel);
+	smp_selector_free(osel);
+	smp_selector_free(fsel);
+	smp_doc_free(bad);
+	smp_doc_free(sdoc);
+	smp_doc_free(copies);
+	smp_doc_free(jres);
+	smp_doc_free(jp);
+	smp_doc_free(two);
 	smp_doc_free(wres);
 	smp_doc_free(wpatch);
 	smp_doc_free(wdoc);
@@ -341,6 +395,8 @@ int main(int argc, char **argv)
 		printf("FAIL: the normal run leaks %zu allocations\n", tracked);
 		return 1;
 	}
+	if (verbose)
+		printf("reference run output:\n%.*s", (int)base.len, base.text);
 	if (total < 10) {
 		printf("FAIL: only %ld allocations counted: is the library linked "
 		       "with --wrap?\n", total);
