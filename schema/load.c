@@ -1036,8 +1036,10 @@ static int load_openapi(loader *L, const smp_value *root)
 			goto out;
 paths:
 	ld_pop(L, 0);
-	qsort(L->kinds, L->nkinds, sizeof(*L->kinds), cmp_kind);
-	scope_from_paths(L, mget(root, "paths"));
+	if (L->nkinds) {
+		qsort(L->kinds, L->nkinds, sizeof(*L->kinds), cmp_kind);
+		scope_from_paths(L, mget(root, "paths"));
+	}
 out:
 	free(stack);
 	return rc;
@@ -1235,7 +1237,8 @@ static int load_doc(loader *L, const smp_doc *doc)
 		}
 	}
 	ld_pop(L, 0);
-	qsort(L->kinds, L->nkinds, sizeof(*L->kinds), cmp_kind);
+	if (L->nkinds)
+		qsort(L->kinds, L->nkinds, sizeof(*L->kinds), cmp_kind);
 	return SMP_OK;
 }
 
@@ -1247,7 +1250,8 @@ static int finish(loader *L)
 	smp_gvk_entry *kinds;
 	size_t nd = 0, nk = 0;
 
-	qsort(L->defs, L->ndefs, sizeof(*L->defs), cmp_def);
+	if (L->ndefs)
+		qsort(L->defs, L->ndefs, sizeof(*L->defs), cmp_def);
 	defs = smp_arena_alloc(L->a, (L->ndefs ? L->ndefs : 1) * sizeof(*defs));
 	kinds = smp_arena_alloc(L->a, (L->nkinds ? L->nkinds : 1) * sizeof(*kinds));
 	if (!defs || !kinds)
@@ -1295,6 +1299,8 @@ static int parse_any(smp_doc **doc, const char *buf, size_t len, const char *fil
 			smp_error e2;
 
 			rc = smp_doc_parse(doc, buf, len, &opts, &e2);
+			if (rc && rc != SMP_EPARSE && err) /* e.g. ENOMEM: err must match rc */
+				*err = e2;
 		}
 		return rc;
 	}
