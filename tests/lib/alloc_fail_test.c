@@ -10,11 +10,15 @@
  * so the library's own calls go through the counting wrappers below (libyaml
  * and libc allocate on their own and are not failed).
  *
- * usage: alloc_fail_test [-v]
+ * usage: alloc_fail_test [-v] [SMP_SHARED_DIR [SOURCE_DIR]]
+ * With SMP_SHARED_DIR, the workload also loads the reference's merge-item
+ * OpenAPI v2 and v3 documents; with SOURCE_DIR it reads a file
+ * (examples/apply/web.yaml) with smp_doc_parse_file.
  */
 #include "smpatch.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,6 +83,7 @@ static bool should_fail(void *caller)
 	if (++calls != fail_at)
 		return false;
 	fail_caller = caller;
+	errno = ENOMEM; /* as malloc does when it fails */
 	return true;
 }
 
@@ -176,6 +181,9 @@ static const char crd[] =
 	"                x-kubernetes-list-type: map\n                x-kubernetes-list-map-keys: [name]\n"
 	"                items:\n                  type: object\n                  properties:\n"
 	"                    name: {type: string}\n                    size: {type: integer}\n";
+
+static const char *shared_dir; /* NULL: no OpenAPI documents */
+static const char *source_dir; /* NULL: no file reading */
 
 typedef struct output {
 	char *text;
@@ -283,6 +291,38 @@ static int workload(output *o, smp_error *err)
 
 	/* Two-way diff, JSON Patch, copies, selectors from objects, field
 	 * selectors, label validation, and a parse error (its message). */
+	if (shared_dir) {
+		static const char *const files[] = {"swagger-merge-item.json",
+		                                    "swagger-merge-item-v3.json"};
+		for (size_t i = 0; i < 2; i++) {
+			smp_schema *oa = NULL;
+			const smp_stype *item = NULL;
+			smp_field_info fi;
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s/conformance/schemas/%s", shared_dir, files[i]);
+			rc = smp_schema_load_file(&oa, path, err);
+			if (!rc && !(rc = smp_schema_definition(&item, oa, "mergeItem", err)) &&
+			    !(rc = smp_schema_field(&fi, item, "mergingList", err)))
+				record(o, "mergeKey", fi.merge_key ? fi.merge_key : "(none)");
+			smp_schema_free(oa);
+			if (rc)
+				goto out;
+		}
+	}
+	if (source_dir) {
+		smp_doc *f = NULL;
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/examples/apply/web.yaml", source_dir);
+		rc = smp_doc_parse_file(&f, path, NULL, err);
+		if (!rc)
+			rc = print_rec(o, "file", smp_doc_root(f, 0), SMP_OUT_JSON, err);
+		smp_doc_free(f);
+		if (rc)
+			goto out;
+	}
+
 	rc = smp_diff_two_way(&two, smp_doc_root(orig, 0), smp_doc_root(mod, 0), NULL, err);
 	if (rc || (rc = print_rec(o, "two-way", smp_doc_root(two, 0), SMP_OUT_JSON, err)))
 		goto out;
@@ -369,12 +409,20 @@ static void where(char *buf, size_t size, void *addr)
 
 int main(int argc, char **argv)
 {
-	bool verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
+	bool verbose = false;
 	output base = {0}, o = {0};
 	smp_error err;
 	long total, enomem = 0, recovered = 0, failures = 0;
 	int rc;
 
+	for (int i = 1, pos = 0; i < argc; i++) {
+		if (strcmp(argv[i], "-v") == 0)
+			verbose = true;
+		else if (pos++ == 0)
+			shared_dir = argv[i];
+		else
+			source_dir = argv[i];
+	}
 	signal(SIGSEGV, on_signal);
 	signal(SIGABRT, on_signal);
 	signal(SIGBUS, on_signal);
