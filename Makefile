@@ -38,8 +38,15 @@ $(ASAN_BUILD)/CMakeCache.txt:
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
+# The main job on the bundled example: what `kubectl apply -f web.yaml` would send
+# to the live object of live.yaml, and how the object changes (diff exits 1 when
+# anything differs, which is the expected outcome here).
 run: build
-	./$(BUILD)/smpatch convert -o json examples/apply/web.yaml
+	@echo '== smpatch apply -o patch (the request kubectl would send)'
+	./$(BUILD)/smpatch apply -f examples/apply/web.yaml --live examples/apply/live.yaml -o patch
+	@echo '== smpatch apply -o diff (live object vs result)'
+	./$(BUILD)/smpatch apply -f examples/apply/web.yaml --live examples/apply/live.yaml -o diff; \
+	  rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 1 ]
 
 test: build build-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
