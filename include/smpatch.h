@@ -237,24 +237,36 @@ typedef struct smp_stype smp_stype;     /* one type in a schema (read-only) */
  * document). Static, read-only, never freed; shareable between threads. */
 SMP_API const smp_schema *smp_schema_builtin(void);
 
-/* Loads a schema from an OpenAPI v2 document, an OpenAPI v3 document, or a
- * CustomResourceDefinition manifest (YAML or JSON; detected from the
- * content). `filename` is used in errors (may be NULL). Free the result with
- * smp_schema_free(). SMP_ESCHEMA for a malformed document (dangling or
- * cyclic $ref, wrong types), naming the place. */
+/* Loads a schema from an OpenAPI v2 document (`kubectl get --raw
+ * /openapi/v2`: "swagger", #/definitions/ refs), an OpenAPI v3 document
+ * (/openapi/v3/apis/GROUP/VERSION: "openapi", #/components/schemas/ refs,
+ * single allOf wrappers) or a stream of CustomResourceDefinition manifests
+ * (each served version's openAPIV3Schema is a kind). YAML or JSON; the kind
+ * of document is detected from the content. Kinds come from
+ * x-kubernetes-group-version-kind, their scope from the document's paths
+ * (CRDs: spec.scope). `buf` need not be NUL-terminated; `filename` is used
+ * in errors (NULL: "<schema>"). On success `*out` is owned by the caller:
+ * free it with smp_schema_free(); the input is not referenced afterwards.
+ * Errors: SMP_EPARSE (not YAML/JSON), SMP_ESCHEMA for a malformed document
+ * (dangling, external or cyclic $ref, wrong types, unknown patch strategy)
+ * with err->line/column and err->path (a JSON pointer such as
+ * /definitions/a/properties/b/$ref) naming the place, SMP_ELIMIT (nesting),
+ * SMP_ENOMEM, SMP_EINVAL (out NULL). Thread-safe. */
 SMP_API int smp_schema_load(smp_schema **out, const char *buf, size_t len,
                     const char *filename, smp_error *err);
 
-/* Same, from a file ("-" = standard input). */
+/* Same, from a file ("-" = standard input); SMP_EIO when it cannot be
+ * read. */
 SMP_API int smp_schema_load_file(smp_schema **out, const char *path, smp_error *err);
 
 /* Frees a loaded schema and every type in it (after their last use). NULL
  * and the built-in schema are ignored. */
 SMP_API void smp_schema_free(smp_schema *schema);
 
-/* The type of the kind apiVersion ("apps/v1", "v1") + kind ("Deployment").
- * SMP_ESCHEMA when the schema has no such kind. The result is owned by
- * `schema`. */
+/* The type of the kind apiVersion ("apps/v1", "v1") + kind ("Deployment"),
+ * matching group, version and kind exactly (binary search). SMP_ESCHEMA when
+ * the schema has no such kind (the message names the versions it has);
+ * SMP_EINVAL for a NULL argument. The result is owned by `schema`. */
 SMP_API int smp_schema_kind(const smp_stype **out, const smp_schema *schema,
                     const char *api_version, const char *kind, smp_error *err);
 
@@ -264,7 +276,8 @@ SMP_API int smp_schema_definition(const smp_stype **out, const smp_schema *schem
                           const char *name, smp_error *err);
 
 /* Whether the kind is namespaced (true) or cluster-scoped (false); `known`
- * (may be NULL) is set false when the schema does not say. */
+ * (may be NULL) is set false when the schema does not say (or has no such
+ * kind), and the result is then false. */
 SMP_API bool smp_schema_kind_namespaced(const smp_schema *schema, const char *api_version,
                                 const char *kind, bool *known);
 
@@ -285,10 +298,11 @@ enum {
 };
 
 /* What the engine uses for one field (the answer of `smpatch explain`).
- * Strings are owned by the schema; NULL when absent. */
+ * Strings are owned by the schema (path: by the caller); NULL when absent. */
 typedef struct smp_field_info {
 	const char *path;           /* the field path asked for */
-	const char *type;           /* "object", "map", "array", "string", "integer", ... */
+	const char *type;           /* "object", "map", "array", "string", "integer",
+	                               "number", "boolean", "any" (free-form) */
 	unsigned strategy;          /* SMP_STRATEGY_* bits, 0 = none */
 	const char *merge_key;      /* x-kubernetes-patch-merge-key */
 	const char *list_type;      /* x-kubernetes-list-type: atomic, set, map */
@@ -299,10 +313,15 @@ typedef struct smp_field_info {
 	const smp_stype *stype;     /* the field's type */
 } smp_field_info;
 
-/* Looks up `dotted_path` (e.g. "spec.template.spec.containers.ports";
- * list elements are stepped through implicitly) below `root`. An empty path
- * or NULL describes `root` itself. SMP_ESCHEMA naming the first unknown
- * segment when the path does not exist. */
+/* Looks up `dotted_path` (e.g. "spec.template.spec.containers.ports")
+ * below `root`: list elements are stepped through implicitly, a segment
+ * below a map names one of its keys, anything below a free-form value (or an
+ * unknown field of an object that preserves unknown fields) is "any". An
+ * empty path or NULL describes `root` itself. strategy and merge_key are
+ * those written on the last field (0/NULL for a map value or the root).
+ * Errors: SMP_ESCHEMA naming the first unknown segment and the path up to
+ * it; SMP_EINVAL for an empty segment ("a..b") or NULL out/root. On error
+ * *out is zeroed. Thread-safe (reads only). */
 SMP_API int smp_schema_field(smp_field_info *out, const smp_stype *root,
                      const char *dotted_path, smp_error *err);
 
