@@ -80,9 +80,9 @@ void smp_gofmt_s(smp_buf *b, const smp_value *v);
  * "map[string]interface {}", ...). */
 const char *smp_go_type_name(const smp_value *v);
 
-/* Sorts idx[0..n) by keys (bytewise) the way Go's sort.Sort does with the
- * reference's "a <= b" Less: insertion sort up to 12 elements (ties come
- * out reversed), a stable merge sort beyond. */
+/* Sorts idx[0..n) by keys (bytewise) exactly as Go's sort.Sort (pdqsort)
+ * does with the reference's "a <= b" Less, ties included (up to 12
+ * elements, an insertion sort that reverses them). */
 typedef struct smp_skey {
 	const char *s;
 	size_t n;

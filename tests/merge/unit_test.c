@@ -6,6 +6,7 @@
  * large lists, and that inputs are never modified.
  */
 #include "smpatch.h"
+#include "merge/merge.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,8 +298,54 @@ static void conflicts(void)
 	smp_doc_free(e);
 }
 
+/* The pdqsort port sorts (ties in any order) for many sizes and patterns. */
+static void go_sort(void)
+{
+	static char buf[4000][4];
+	smp_skey keys[4000];
+	size_t idx[4000];
+	uint64_t r = 88172645463325252ull;
+	int bad = 0;
+
+	for (size_t n = 0; n <= 4000 && !bad; n = n < 64 ? n + 1 : n * 2) {
+		for (int pattern = 0; pattern < 4; pattern++) {
+			for (size_t i = 0; i < n; i++) {
+				unsigned v;
+				r ^= r << 13;
+				r ^= r >> 7;
+				r ^= r << 17;
+				v = pattern == 0 ? (unsigned)(r % 7) : pattern == 1 ? (unsigned)(r % 900)
+				    : pattern == 2 ? (unsigned)i : (unsigned)(n - i);
+				snprintf(buf[i], sizeof(buf[i]), "%03u", v % 1000);
+				keys[i].s = buf[i];
+				keys[i].n = 3;
+				idx[i] = i;
+			}
+			smp_go_sort_keys(idx, keys, n);
+			for (size_t i = 1; i < n; i++)
+				if (strcmp(buf[idx[i - 1]], buf[idx[i]]) > 0)
+					bad = 1;
+			bool *seen = calloc(n + 1, 1);
+			for (size_t i = 0; i < n; i++) {
+				if (idx[i] >= n || seen[idx[i]])
+					bad = 1;
+				else
+					seen[idx[i]] = true;
+			}
+			free(seen);
+		}
+	}
+	if (bad) {
+		printf("FAIL go sort port\n");
+		failures++;
+	} else {
+		printf("PASS go sort port (sizes 0..4000, 4 patterns)\n");
+	}
+}
+
 int main(void)
 {
+	go_sort();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run(&cases[i]);
 	conflicts();
