@@ -4,8 +4,12 @@
  *   runner OUT ERR -- PROGRAM ARGS...
  *
  * Standard output goes to OUT, standard error to ERR, standard input is
- * /dev/null. Prints one line: "<wall milliseconds> <peak RSS KiB> <status>",
- * where status is the exit code, or 128+N after signal N.
+ * /dev/null. Prints one line:
+ *   "<wall ms> <peak RSS KiB> <status> <CPU ms>"
+ * where status is the exit code, or 128+N after signal N, and CPU is user +
+ * system time (of the process and the descendants it waited for). CPU time
+ * does not grow when other processes compete for the cores, so it is what
+ * the growth check uses on a shared machine.
  *
  * The peak RSS is ru_maxrss from wait4(), the figure `/usr/bin/time -v`
  * reports as "Maximum resident set size" (it reads the same field, which
@@ -75,6 +79,8 @@ int main(int argc, char **argv)
 	            (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	int code = WIFEXITED(status) ? WEXITSTATUS(status)
 	                             : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-	printf("%.3f %ld %d\n", ms, ru.ru_maxrss, code);
+	double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	             (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+	printf("%.3f %ld %d %.3f\n", ms, ru.ru_maxrss, code, cpu);
 	return 0;
 }
