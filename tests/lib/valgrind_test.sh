@@ -5,6 +5,12 @@
 smpatch=$1 threeway=$2 apply=$3 threads=$4 dir=$5 shared=$6
 command -v valgrind >/dev/null 2>&1 || { echo "SKIP: valgrind not installed"; exit 77; }
 vg="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible"
+# valgrind 3.19 cannot read the DWARF 5 that clang 14 writes by default.
+if valgrind -q "$threeway" 2>&1 >/dev/null | grep -q "debuginfo reader: Possibly corrupted"; then
+	echo "SKIP: this valgrind cannot read the binaries' debug info (clang DWARF 5?);"
+	echo "      build with gcc or -gdwarf-4 to run it"
+	exit 77
+fi
 fail=0
 run() { # WANT_EXIT CMD...
 	want=$1
