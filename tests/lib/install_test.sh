@@ -65,30 +65,32 @@ check_run() { # BINARY NAME HOW
 examples="parse patch threeway schema apply selector"
 export PKG_CONFIG_PATH="$p/$libdir/pkgconfig"
 cc=${CC:-cc}
-pc_cflags=$(pkg-config --cflags smpatch) || bad "pkg-config --cflags smpatch failed"
-pc_libs=$(pkg-config --libs smpatch) || bad "pkg-config --libs smpatch failed"
-pc_static=$(pkg-config --static --libs smpatch | sed 's/-lsmpatch/-l:libsmpatch.a/')
+pkg-config --cflags --libs smpatch >/dev/null || bad "pkg-config smpatch failed"
+pc_static=$(pkg-config --static --libs smpatch)
 case $pc_static in *-lyaml*) ;; *) bad "pkg-config --static --libs lacks -lyaml: $pc_static" ;; esac
-mkdir -p "$tmp/pc"
-for ex in $examples; do
-	# The shared build must load the installed libsmpatch.so.0.
-	if $cc -std=c11 -Wall -Wextra -Werror $san $pc_cflags -o "$tmp/pc/$ex" \
-		"$src/examples/$ex.c" $pc_libs; then
-		readelf -d "$tmp/pc/$ex" | grep -q 'NEEDED.*\[libsmpatch.so.0\]' ||
-			bad "$ex (pkg-config) does not need libsmpatch.so.0"
-		check_run "$tmp/pc/$ex" $ex "pkg-config, shared"
-	else
-		bad "$ex: build with pkg-config failed"
+# examples/Makefile (pkg-config), shared and STATIC=1, in copies of examples/.
+for kind in shared static; do
+	d=$tmp/pc-$kind
+	mkdir -p "$d"
+	cp "$src"/examples/*.c "$src/examples/Makefile" "$d/"
+	if [ $kind = static ]; then st=1; else st=0; fi
+	if ! make -s -C "$d" CC="$cc" CFLAGS="-O2 -Wall -Wextra -Werror $san" \
+		LDFLAGS="$san" STATIC=$st >"$tmp/make.log" 2>&1; then
+		cat "$tmp/make.log"
+		bad "make -C examples (pkg-config, $kind) failed"
+		continue
 	fi
+	for ex in $examples; do
+		if [ $kind = shared ]; then
+			readelf -d "$d/$ex" | grep -q 'NEEDED.*\[libsmpatch.so.0\]' ||
+				bad "$ex (pkg-config) does not need libsmpatch.so.0"
+		else
+			readelf -d "$d/$ex" | grep -q 'libsmpatch' &&
+				bad "$ex (pkg-config, static) links libsmpatch dynamically"
+		fi
+		check_run "$d/$ex" $ex "pkg-config, $kind"
+	done
 done
-if $cc -std=c11 $san $pc_cflags -o "$tmp/pc/threeway-static" \
-	"$src/examples/threeway.c" $pc_static; then
-	readelf -d "$tmp/pc/threeway-static" | grep -q 'libsmpatch' &&
-		bad "threeway-static links libsmpatch dynamically"
-	check_run "$tmp/pc/threeway-static" threeway "pkg-config, static"
-else
-	bad "threeway: static build with pkg-config failed"
-fi
 
 # The same examples through find_package(smpatch).
 if CFLAGS="$san" LDFLAGS="$san" cmake -S "$src/examples" -B "$tmp/cm" \
