@@ -22,6 +22,7 @@ typedef struct sctx {
 	smp_error *err;
 	bool mpl;          /* MergeOptions.MergeParallelList */
 	bool iun;          /* MergeOptions.IgnoreUnmatchedNulls */
+	bool patch_lists_mutable; /* conflict check may reorder the patch's lists */
 	unsigned depth;
 	size_t plen;       /* length of path (may exceed what fits) */
 	char path[SMP_ERROR_PATH_MAX];

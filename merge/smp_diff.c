@@ -188,8 +188,11 @@ static int diff_lists_of_maps(sctx *c, vlist *patch, vlist *dels, const smp_valu
 	return 0;
 }
 
-static int diff_lists_of_scalars(sctx *c, vlist *add, vlist *del, const smp_value *orig,
-                                 const smp_value *mod, dopts o)
+/* The reference sorts the original list in place here (sortScalars on the
+ * caller's slice); *sorted_orig gets that sorted view, which diffLists then
+ * compares with modified. */
+static int diff_lists_of_scalars(sctx *c, vlist *add, vlist *del, vlist *sorted_orig,
+                                 const smp_value *orig, const smp_value *mod, dopts o)
 {
 	vlist os, ms;
 	size_t oi = 0, mi = 0;
@@ -228,6 +231,7 @@ static int diff_lists_of_scalars(sctx *c, vlist *add, vlist *del, const smp_valu
 		}
 	}
 	del->n = dedup_scalars(c, del->v, del->n);
+	*sorted_orig = os;
 	return 0;
 }
 
@@ -294,12 +298,17 @@ static int diff_lists(sctx *c, vlist *add, vlist *del, smp_value **order,
 		}
 		return 0;
 	}
-	if ((rc = diff_lists_of_scalars(c, add, del, orig, mod, o)))
+	vlist sorted;
+	if ((rc = diff_lists_of_scalars(c, add, del, &sorted, orig, mod, o)))
 		return rc;
 	if ((rc = normalize_slice_order(c, add, &modl, "", false)))
 		return rc;
+	/* reflect.DeepEqual(original, modified) sees the original sorted. */
+	bool same = sorted.n == mod->u.list.len;
+	for (size_t i = 0; same && i < sorted.n; i++)
+		same = smpv_equal(sorted.v[i], mod->u.list.items[i]);
 	if (o.set_element_order && ((!o.ignore_deletions && del->n > 0) ||
-	                            (!o.ignore_changes && !smpv_equal(orig, mod))) &&
+	                            (!o.ignore_changes && !same)) &&
 	    mod->u.list.len > 0) {
 		*order = dcopy(c, mod);
 		if (!*order)
@@ -591,6 +600,15 @@ static int slices_conflict(sctx *c, bool *res, const smp_value *l, const smp_val
 		rl.n = dedup_scalars(c, rl.v, rl.n);
 		if ((rc = sort_scalars(c, ll.v, ll.n)) || (rc = sort_scalars(c, rl.v, rl.n)))
 			return rc;
+		if (c->patch_lists_mutable) {
+			/* deduplicateAndSortScalars works in place on the patch's
+			 * slice, and the reference then marshals that patch: its
+			 * list comes out deduplicated-and-sorted in front, with the
+			 * swapped-out tail behind (same length). */
+			smp_value *lm = (smp_value *)l;
+			for (size_t i = 0; i < lm->u.list.len; i++)
+				lm->u.list.items[i] = ll.v[i];
+		}
 		if (ll.n != rl.n) {
 			*res = true;
 			return 0;
@@ -785,6 +803,7 @@ int smp_sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
 	spop(&c, 0);
 	if ((rc = smp_merge_map(&c, &patch, dels, delta, root)))
 		goto out;
+	c.patch_lists_mutable = true;
 	if (!preconditions_ok(patch)) {
 		rc = smp_err_set(err, SMP_EPRECOND, NULL, 0, 0, NULL,
 		                 "At least one of apiVersion, kind and name was changed");

@@ -13,6 +13,11 @@
  * changed; list elements added, dropped, changed and reordered). The PRNG is
  * seeded from the command line, so a failure is reproducible.
  *
+ * Primitive merge lists are generated in sorted order: the reference sorts
+ * the original list in place before it compares it with modified
+ * (diffListsOfScalars), so a change of order only, to the sorted order, is
+ * not in its patch, and the property does not hold there by design.
+ *
  * usage: merge_roundtrip_test SEED COUNT
  */
 #include "merge/merge.h"

@@ -101,6 +101,17 @@ static const tcase cases[] = {
 	 "spec: {template: {spec: {$setElementOrder/containers: [{name: a}], containers: "
 	 "[{name: a, image: y}, {name: b, $patch: delete}]}}}",
 	 0, NULL, NULL},
+	/* The reference sorts the original primitive list in place before it
+	 * compares it with modified: an order-only change to the sorted order
+	 * is not in its patch. */
+	{"primitive merge list reordered to sorted order", DIFF2, SMP_PATCH_STRATEGIC,
+	 "apiVersion: v1\nkind: Pod\nmetadata: {name: p, finalizers: [b, a]}",
+	 "apiVersion: v1\nkind: Pod\nmetadata: {name: p, finalizers: [a, b]}", NULL, "{}", 0, NULL,
+	 NULL},
+	{"primitive merge list reordered", DIFF2, SMP_PATCH_STRATEGIC,
+	 "apiVersion: v1\nkind: Pod\nmetadata: {name: p, finalizers: [a, b]}",
+	 "apiVersion: v1\nkind: Pod\nmetadata: {name: p, finalizers: [b, a]}", NULL,
+	 "metadata: {$setElementOrder/finalizers: [b, a]}", 0, NULL, NULL},
 	{"precondition: kind changed", DIFF3, SMP_PATCH_STRATEGIC, DEPLOY,
 	 "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web}", DEPLOY, NULL,
 	 SMP_EPRECOND, "At least one of apiVersion, kind and name was changed", NULL},
