@@ -134,7 +134,7 @@ static int find_field(sctx *c, const smp_stype *t, const char *key, size_t klen,
 	case SMP_SKIND_OBJECT:
 		*out = smp_stype_field(t, key, klen);
 		if (!*out) {
-			if (t->nfields == 0 || (t->flags & SMP_SFLAG_NO_PROPERTIES))
+			if (t->flags & SMP_SFLAG_NO_PROPERTIES)
 				return sfail(c, SMP_ESCHEMA, "unable to find api field \"%.*s\" in %s: "
 				             "expected %s, but got map", (int)klen, key, type_label(t),
 				             slice ? "slice" : "kind");
