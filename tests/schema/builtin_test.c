@@ -128,6 +128,47 @@ int main(void)
 	CHECK(smp_schema_field(&fi, dep, "spec..replicas", &err) == SMP_EINVAL);
 	CHECK(smp_schema_field(&fi, NULL, "spec", &err) == SMP_EINVAL);
 
+	/* Internal helpers. */
+	{
+		const char *g, *v;
+		size_t gl, vl;
+		bool ok;
+
+		smp_split_api_version("apps/v1", &g, &gl, &v, &vl);
+		CHECK(gl == 4 && !strncmp(g, "apps", 4) && vl == 2 && !strcmp(v, "v1"));
+		smp_split_api_version("v1", &g, &gl, &v, &vl);
+		CHECK(gl == 0 && vl == 2 && !strcmp(v, "v1"));
+		smp_split_api_version("", &g, &gl, &v, &vl);
+		CHECK(gl == 0 && vl == 0);
+		CHECK(smp_schema_find_kind(b, "apps/v1", "Deployment", true)->type == dep);
+		CHECK(smp_schema_find_kind(b, "apps/v9", "Deployment", true) == NULL);
+		CHECK(smp_schema_find_kind(b, "apps/v9", "Deployment", false)->type == dep);
+		CHECK(smp_schema_find_kind(b, "v9", "Pod", false)->type == pod);
+		CHECK(smp_schema_find_kind(b, "nogroup/v1", "Pod", false) == NULL);
+		CHECK(smp_strategy_parse("merge", 5, &ok) == SMP_STRATEGY_MERGE && ok);
+		CHECK(smp_strategy_parse("merge,retainKeys", 16, &ok) ==
+		      (SMP_STRATEGY_MERGE | SMP_STRATEGY_RETAIN_KEYS) && ok);
+		CHECK(smp_strategy_parse("replace", 7, &ok) == SMP_STRATEGY_REPLACE && ok);
+		smp_strategy_parse("", 0, &ok);
+		CHECK(!ok);
+		smp_strategy_parse("merge,", 6, &ok);
+		CHECK(!ok);
+		smp_strategy_parse("Merge", 5, &ok);
+		CHECK(!ok);
+		CHECK(smp_stype_field(dep, "spec", 4) != NULL);
+		CHECK(smp_stype_field(dep, "spe", 3) == NULL);
+		CHECK(smp_stype_field(dep, "specs", 5) == NULL);
+		CHECK(smp_stype_field(&smp_stype_any, "spec", 4) == NULL);
+		/* Every object's fields are sorted, every definition is sorted. */
+		for (size_t i = 0; i < b->ndefs; i++) {
+			const smp_stype *d = b->defs[i].type;
+
+			CHECK(i == 0 || strcmp(b->defs[i - 1].name, b->defs[i].name) < 0);
+			for (uint32_t j = 1; j < d->nfields; j++)
+				CHECK(strcmp(d->fields[j - 1].name, d->fields[j].name) < 0);
+		}
+	}
+
 	/* The built-in schema is static: freeing it does nothing. */
 	smp_schema_free((smp_schema *)b);
 	CHECK(smp_schema_kind(&t, smp_schema_builtin(), "v1", "Pod", &err) == 0);
