@@ -16,6 +16,11 @@ typedef struct smp_pctx {
 	size_t max_depth;
 	size_t max_alias_nodes;
 	bool allow_dup;
+	/* JSON reader only: read a JSON text the way the YAML reader would
+	 * (trailing commas allowed, floats normalised as after kubectl's
+	 * YAML -> JSON trip, exactly one value). Any failure just means "let
+	 * libyaml do it". */
+	bool yaml_compat;
 	smp_error *err;
 } smp_pctx;
 

@@ -348,7 +348,12 @@ static int read_number(jr *r, smp_value **out)
 	if (isinf(d))
 		return fail_at(r, s, SMP_EPARSE, "number %.*s is out of range for a float64",
 		               n > 40 ? 40 : (int)n, s);
-	*out = smpv_float(&r->doc->arena, d);
+	if (r->pc->yaml_compat) {
+		if (smp_float_to_value(&r->doc->arena, d, out))
+			return oom(r);
+	} else {
+		*out = smpv_float(&r->doc->arena, d);
+	}
 	if (!*out)
 		return oom(r);
 	r->p = p;
@@ -499,6 +504,16 @@ static int read_value(jr *r)
 			skip_ws(r);
 			if (r->p < r->end && *r->p == ',') {
 				r->p++;
+				if (r->pc->yaml_compat) {
+					/* YAML flow collections may end in a comma. */
+					skip_ws(r);
+					if (r->p < r->end && *r->p == (map ? '}' : ']')) {
+						r->p++;
+						v = f->c;
+						r->depth--;
+						continue;
+					}
+				}
 				if (map)
 					goto key;
 				break; /* next list element */
@@ -547,6 +562,12 @@ int smp_json_read(smp_doc *doc, const char *buf, size_t len, const smp_pctx *pc)
 			break;
 		if ((rc = read_value(&r)))
 			break;
+		if (pc->yaml_compat) {
+			skip_ws(&r);
+			if (r.p < r.end)
+				rc = SMP_EPARSE; /* more than one value: YAML's business */
+			break;
+		}
 	}
 	for (size_t i = 0; i < r.cap; i++)
 		smp_keyset_free(&r.stack[i].ks);

@@ -51,6 +51,7 @@ int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
 	pc.max_alias_nodes =
 		opts->max_alias_nodes ? opts->max_alias_nodes : SMP_DEFAULT_MAX_ALIAS_NODES;
 	pc.allow_dup = opts->allow_duplicate_keys;
+	pc.yaml_compat = false;
 	pc.err = err;
 	size_t max_bytes = opts->max_bytes ? opts->max_bytes : SMP_DEFAULT_MAX_BYTES;
 	if (len > max_bytes)

@@ -241,28 +241,29 @@ static bool lookup_word(const char *s, size_t n, smp_scalar *out)
 {
 	static const struct {
 		const char *w;
-		int kind;
-		int b;
+		unsigned char len;
+		signed char kind, b;
 	} words[] = {
-		{"y", SMP_RS_BOOL, 1}, {"Y", SMP_RS_BOOL, 1}, {"yes", SMP_RS_BOOL, 1},
-		{"Yes", SMP_RS_BOOL, 1}, {"YES", SMP_RS_BOOL, 1}, {"true", SMP_RS_BOOL, 1},
-		{"True", SMP_RS_BOOL, 1}, {"TRUE", SMP_RS_BOOL, 1}, {"on", SMP_RS_BOOL, 1},
-		{"On", SMP_RS_BOOL, 1}, {"ON", SMP_RS_BOOL, 1}, {"n", SMP_RS_BOOL, 0},
-		{"N", SMP_RS_BOOL, 0}, {"no", SMP_RS_BOOL, 0}, {"No", SMP_RS_BOOL, 0},
-		{"NO", SMP_RS_BOOL, 0}, {"false", SMP_RS_BOOL, 0}, {"False", SMP_RS_BOOL, 0},
-		{"FALSE", SMP_RS_BOOL, 0}, {"off", SMP_RS_BOOL, 0}, {"Off", SMP_RS_BOOL, 0},
-		{"OFF", SMP_RS_BOOL, 0}, {"", SMP_RS_NULL, 0}, {"~", SMP_RS_NULL, 0},
-		{"null", SMP_RS_NULL, 0}, {"Null", SMP_RS_NULL, 0}, {"NULL", SMP_RS_NULL, 0},
-		{".nan", SMP_RS_FLOAT, 0}, {".NaN", SMP_RS_FLOAT, 0}, {".NAN", SMP_RS_FLOAT, 0},
-		{".inf", SMP_RS_FLOAT, 1}, {".Inf", SMP_RS_FLOAT, 1}, {".INF", SMP_RS_FLOAT, 1},
-		{"+.inf", SMP_RS_FLOAT, 1}, {"+.Inf", SMP_RS_FLOAT, 1}, {"+.INF", SMP_RS_FLOAT, 1},
-		{"-.inf", SMP_RS_FLOAT, -1}, {"-.Inf", SMP_RS_FLOAT, -1}, {"-.INF", SMP_RS_FLOAT, -1},
+		{"y", 1, SMP_RS_BOOL, 1}, {"Y", 1, SMP_RS_BOOL, 1}, {"n", 1, SMP_RS_BOOL, 0},
+		{"N", 1, SMP_RS_BOOL, 0}, {"~", 1, SMP_RS_NULL, 0}, {"", 0, SMP_RS_NULL, 0},
+		{"on", 2, SMP_RS_BOOL, 1}, {"On", 2, SMP_RS_BOOL, 1}, {"ON", 2, SMP_RS_BOOL, 1},
+		{"no", 2, SMP_RS_BOOL, 0}, {"No", 2, SMP_RS_BOOL, 0}, {"NO", 2, SMP_RS_BOOL, 0},
+		{"yes", 3, SMP_RS_BOOL, 1}, {"Yes", 3, SMP_RS_BOOL, 1}, {"YES", 3, SMP_RS_BOOL, 1},
+		{"off", 3, SMP_RS_BOOL, 0}, {"Off", 3, SMP_RS_BOOL, 0}, {"OFF", 3, SMP_RS_BOOL, 0},
+		{"true", 4, SMP_RS_BOOL, 1}, {"True", 4, SMP_RS_BOOL, 1}, {"TRUE", 4, SMP_RS_BOOL, 1},
+		{"null", 4, SMP_RS_NULL, 0}, {"Null", 4, SMP_RS_NULL, 0}, {"NULL", 4, SMP_RS_NULL, 0},
+		{".nan", 4, SMP_RS_FLOAT, 0}, {".NaN", 4, SMP_RS_FLOAT, 0}, {".NAN", 4, SMP_RS_FLOAT, 0},
+		{".inf", 4, SMP_RS_FLOAT, 1}, {".Inf", 4, SMP_RS_FLOAT, 1}, {".INF", 4, SMP_RS_FLOAT, 1},
+		{"false", 5, SMP_RS_BOOL, 0}, {"False", 5, SMP_RS_BOOL, 0}, {"FALSE", 5, SMP_RS_BOOL, 0},
+		{"+.inf", 5, SMP_RS_FLOAT, 1}, {"+.Inf", 5, SMP_RS_FLOAT, 1}, {"+.INF", 5, SMP_RS_FLOAT, 1},
+		{"-.inf", 5, SMP_RS_FLOAT, -1}, {"-.Inf", 5, SMP_RS_FLOAT, -1}, {"-.INF", 5, SMP_RS_FLOAT, -1},
 	};
 
 	if (n > 5)
 		return false;
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		if (strlen(words[i].w) == n && memcmp(words[i].w, s, n) == 0) {
+		if (words[i].len == n && words[i].w[0] == (n ? s[0] : '\0') &&
+		    memcmp(words[i].w, s, n) == 0) {
 			out->kind = words[i].kind;
 			if (out->kind == SMP_RS_BOOL)
 				out->b = words[i].b;
@@ -492,7 +493,17 @@ int smp_float_to_value(smp_arena *a, double f, smp_value **out)
 	if (isnan(f) || isinf(f))
 		return SMP_EINVAL;
 	/* kubectl writes the float as JSON and reads it back: when Go's text
-	 * has no '.' or exponent and fits int64, it becomes an integer. */
+	 * has no '.' or exponent and fits int64, it becomes an integer. Below
+	 * 2^53 an integral double's shortest text is the integer itself;
+	 * above, the text may end in zeros, so take the value from the text. */
+	if (f != floor(f)) {
+		*out = smpv_float(a, f);
+		return *out ? 0 : SMP_ENOMEM;
+	}
+	if (fabs(f) < 9007199254740992.0) {
+		*out = smpv_int(a, (int64_t)f);
+		return *out ? 0 : SMP_ENOMEM;
+	}
 	n = smp_format_float(txt, f);
 	if (!memchr(txt, '.', n) && !memchr(txt, 'e', n) &&
 	    go_parse_int(txt, n, 10, &iv) == PARSE_OK)

@@ -189,6 +189,43 @@ static void test_json_reader(void)
 	}
 }
 
+/* JSON text read in YAML mode: the JSON fast path must agree with libyaml. */
+static void test_json_as_yaml(void)
+{
+	static const struct {
+		const char *in, *want;
+	} t[] = {
+		{"{\"a\": [1, 2,], \"b\": {\"c\": 1.0,},}", "{\"a\":[1,2],\"b\":{\"c\":1}}"},
+		{"{\"a\": 1e400}", "{\"a\":\"1e400\"}"},         /* libyaml path */
+		{"{\"a\": -0.0, \"b\": 1.5e3, \"c\": 18446744073709551615}",
+		 "{\"a\":0,\"b\":1500,\"c\":18446744073709552000}"},
+		{"[1, \"yes\", yes]", "[1,\"yes\",true]"},          /* libyaml path */
+		{"{\"a\": 1} # comment", "{\"a\":1}"},              /* libyaml path */
+		{"{\"a\": \"x\\/y\"}", "{\"a\":\"x/y\"}"},
+		{"{\"a\":\t\"tab\"}", "{\"a\":\"tab\"}"},
+	};
+	smp_error err;
+	int rc;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		smp_doc *doc = parse(t[i].in, strlen(t[i].in), SMP_FORMAT_YAML, &err, &rc);
+		char *got = rc ? NULL : print(smp_doc_root(doc, 0), SMP_OUT_JSON, false, false, &rc);
+		CHECK(got && strcmp(got, t[i].want) == 0, "%s as YAML: want %s got %s (%s)", t[i].in,
+		      t[i].want, got ? got : "-", err.message);
+		free(got);
+		smp_doc_free(doc);
+	}
+	/* errors still come from the YAML reader, with its positions */
+	const char *dup = "{\"a\": 1,\n \"a\": 2}";
+	smp_doc *doc = parse(dup, strlen(dup), SMP_FORMAT_YAML, &err, &rc);
+	CHECK(rc == SMP_EPARSE && err.line == 2 && strstr(err.message, "duplicate key"),
+	      "dup in JSON-as-YAML: %d %u %s", rc, err.line, err.message);
+	smp_doc_free(doc);
+	doc = parse("{\"a\": [1, 2}", 12, SMP_FORMAT_YAML, &err, &rc);
+	CHECK(rc == SMP_EPARSE && strstr(err.message, "invalid YAML"), "syntax: %s", err.message);
+	smp_doc_free(doc);
+}
+
 static void test_limits(void)
 {
 	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
@@ -485,6 +522,7 @@ static void roundtrip_dir(const char *dir)
 int main(int argc, char **argv)
 {
 	test_json_reader();
+	test_json_as_yaml();
 	test_limits();
 	test_float_format();
 	test_printers();
