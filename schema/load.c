@@ -892,30 +892,13 @@ static void scope_from_paths(loader *L, const smp_value *paths)
 
 /* ---- OpenAPI documents ---- */
 
-static int load_openapi(loader *L, const smp_value *root)
+/* The definitions map: every entry becomes a type. */
+static int load_definitions(loader *L, const smp_value *defs)
 {
-	const smp_value *defs, *chain[LD_MAX_WRAP + 1];
+	const smp_value *chain[LD_MAX_WRAP + 1];
 	size_t n, cap, *stack = NULL;
 	int rc = SMP_OK;
 
-	if (L->src == SRC_V2) {
-		defs = mget(root, "definitions");
-		L->prefix = "#/definitions/";
-		ld_pushs(L, "definitions");
-	} else {
-		const smp_value *comp = mget(root, "components");
-
-		if (comp && comp->type != SMP_MAP) {
-			ld_pushs(L, "components");
-			return ld_fail(L, comp, "components must be a map, not %s", vtype_name(comp));
-		}
-		defs = mget(comp, "schemas");
-		L->prefix = "#/components/schemas/";
-		ld_pushs(L, "components");
-		ld_pushs(L, "schemas");
-	}
-	if (!defs)
-		goto paths;
 	if (defs->type != SMP_MAP)
 		return ld_fail(L, defs, "the definitions must be a map, not %s", vtype_name(defs));
 	n = defs->u.map.len;
@@ -1034,15 +1017,40 @@ static int load_openapi(loader *L, const smp_value *root)
 	for (size_t i = 0; i < n; i++)
 		if ((rc = add_def(L, L->slots[i].name, L->slots[i].type)))
 			goto out;
-paths:
+out:
+	free(stack);
+	return rc;
+}
+
+static int load_openapi(loader *L, const smp_value *root)
+{
+	const smp_value *defs;
+	int rc;
+
+	if (L->src == SRC_V2) {
+		defs = mget(root, "definitions");
+		L->prefix = "#/definitions/";
+		ld_pushs(L, "definitions");
+	} else {
+		const smp_value *comp = mget(root, "components");
+
+		if (comp && comp->type != SMP_MAP) {
+			ld_pushs(L, "components");
+			return ld_fail(L, comp, "components must be a map, not %s", vtype_name(comp));
+		}
+		defs = mget(comp, "schemas");
+		L->prefix = "#/components/schemas/";
+		ld_pushs(L, "components");
+		ld_pushs(L, "schemas");
+	}
+	if (defs && (rc = load_definitions(L, defs)))
+		return rc;
 	ld_pop(L, 0);
 	if (L->nkinds) {
 		qsort(L->kinds, L->nkinds, sizeof(*L->kinds), cmp_kind);
 		scope_from_paths(L, mget(root, "paths"));
 	}
-out:
-	free(stack);
-	return rc;
+	return SMP_OK;
 }
 
 /* ---- CustomResourceDefinitions ---- */
