@@ -51,7 +51,13 @@
  * - CRDs: each served version's openAPIV3Schema is one definition named
  *   "<reversed group>.<version>.<Kind>" (as the API server names them), with
  *   apiVersion, kind and metadata (the built-in ObjectMeta) added to the root
- *   and to x-kubernetes-embedded-resource objects when they lack them.
+ *   and to x-kubernetes-embedded-resource objects when they lack them. A
+ *   root or embedded object without properties that preserves unknown fields
+ *   becomes an OBJECT with just those three fields and
+ *   SMP_SFLAG_PRESERVE_UNKNOWN: an OBJECT with that flag allows fields it
+ *   does not list (smp_schema_field answers ANY for them).
+ * - Lists may contain themselves (items: {$ref: self}): never step through
+ *   elem without a bound.
  */
 #ifndef SMP_SCHEMA_H
 #define SMP_SCHEMA_H
