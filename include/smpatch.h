@@ -143,9 +143,15 @@ typedef struct smp_parse_options {
 #define SMP_PARSE_OPTIONS_INIT { SMP_PARSE_OPTIONS_VERSION, SMP_FORMAT_AUTO, NULL, 0, 0, 0, false }
 
 /* Parses `len` bytes of YAML or JSON (a stream of documents) into a new
- * document set. Scalars resolve as kubectl resolves them (YAML 1.1 rules of
- * go-yaml v2); anchors, aliases and << merge keys are expanded.
- * Returns SMP_EPARSE (with line and column), SMP_ELIMIT or SMP_ENOMEM. */
+ * document set, reading them as kubectl does (docs/CODEC.md): invalid UTF-8
+ * becomes U+FFFD; YAML scalars resolve by the YAML 1.1 rules of go-yaml v2
+ * and go through kubectl's JSON round trip (1.0 reads as the int 1, NaN and
+ * infinities are errors); a YAML stream is cut at "---" lines, one document
+ * per piece, empty and null documents skipped; anchors, aliases and <<
+ * merge keys are expanded; duplicate map keys are an error unless
+ * opts->allow_duplicate_keys. `buf` need not be NUL-terminated.
+ * Returns SMP_EPARSE (with file, line and column), SMP_ELIMIT, SMP_EINVAL
+ * (bad arguments) or SMP_ENOMEM. Thread-safe; no global state. */
 SMP_API int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
                   const smp_parse_options *opts, smp_error *err);
 
@@ -222,7 +228,9 @@ typedef struct smp_print_options {
  * print like Go's encoding/json; integers exactly. YAML output quotes every
  * string that would read back as something else, and ends with a newline;
  * indented JSON ends with a newline, compact JSON does not.
- * `len` may be NULL. SMP_EINVAL for a float that JSON cannot hold (NaN, Inf). */
+ * `len` may be NULL. SMP_EINVAL for a float that JSON cannot hold (NaN, Inf)
+ * (also for YAML output, to match kubectl), SMP_ELIMIT for a YAML tree
+ * deeper than 10,000 levels, SMP_ENOMEM. Thread-safe. */
 SMP_API int smp_print(char **out, size_t *len, const smp_value *v,
               const smp_print_options *opts, smp_error *err);
 
