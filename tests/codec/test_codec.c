@@ -387,6 +387,65 @@ static void test_printers(void)
 	smp_doc_free(d2);
 }
 
+/* Random strings from an alphabet of YAML troublemakers must survive the
+ * YAML printer as values and as keys, and the JSON printer. */
+static void test_string_quoting(void)
+{
+	static const char *atoms[] = {
+		"a", "Z", "0", "1", "9", "x1", " ", "  ", ":", ": ", "#", " #", "-", "- ", "?",
+		"? ", "'", "\"", "\\", "\n", "\n\n", "\t", "\r", "{", "}", "[", "]", ",", "&",
+		"*", "!", "|", ">", "%", "@", "`", "~", "<<", "---", "...", ".", "e", "E", "+",
+		"_", "0x", "0b", "0o", "yes", "no", "on", "off", "y", "n", "null", "true",
+		".inf", ".nan", "2001-12-14", "1:20", "\xc3\xa9", "\xe2\x80\xa8", "\xc2\x85",
+		"\xef\xbb\xbf", "\x01", "\x7f", "\x1b", "=", "\xf0\x9f\x98\x80",
+	};
+	unsigned long long x = 0x2545f4914f6cdd1dull;
+	smp_doc *doc;
+	smp_error err;
+	int bad = 0;
+
+	smp_doc_new(&doc, &err);
+	for (int i = 0; i < 20000 && bad < 5; i++) {
+		char buf[256];
+		size_t n = 0;
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		int parts = (int)(x % 6);
+		for (int p = 0; p < parts; p++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			const char *a = atoms[x % (sizeof(atoms) / sizeof(atoms[0]))];
+			size_t al = strlen(a);
+			memcpy(buf + n, a, al);
+			n += al;
+		}
+		smp_value *str = smpv_str(&doc->arena, buf, n);
+		smp_value *map = smpv_map(&doc->arena, 1);
+		smpv_map_add(&doc->arena, map, str->u.s.ptr, n, smpv_str(&doc->arena, buf, n));
+		smp_value *list = smpv_list(&doc->arena, 2);
+		smpv_list_add(&doc->arena, list, map);
+		smpv_list_add(&doc->arena, list, str);
+		for (int out = 0; out < 3; out++) {
+			int rc;
+			char *s = print(list, (smp_output)out, false, out != 2, &rc);
+			smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
+			smp_doc *back = NULL;
+			po.format = out == 2 ? SMP_FORMAT_YAML : SMP_FORMAT_JSON;
+			rc = s ? smp_doc_parse(&back, s, strlen(s), &po, &err) : -1;
+			if (rc || smp_doc_count(back) != 1 || !smpv_equal(list, smp_doc_root(back, 0))) {
+				CHECK(0, "string %d (%zu bytes) does not survive output %d: %s\n%s", i, n,
+				      out, rc ? err.message : "differs", s ? s : "-");
+				bad++;
+			}
+			smp_doc_free(back);
+			free(s);
+		}
+	}
+	smp_doc_free(doc);
+}
+
 /* ---- round trip over the corpus ---- */
 
 static char *slurp(const char *path, size_t *len)
@@ -526,6 +585,7 @@ int main(int argc, char **argv)
 	test_limits();
 	test_float_format();
 	test_printers();
+	test_string_quoting();
 	for (int i = 1; i < argc; i++)
 		roundtrip_dir(argv[i]);
 	CHECK(argc < 2 || roundtrips > 100, "only %d round trips", roundtrips);

@@ -9,7 +9,9 @@
  * prints, byte for byte (so numbers compare by their text), and as values
  * read by our reader. Where kubectl rejects a file, we must exit 3. Files
  * that say "smpatch is stricter here on purpose" may be rejected by us
- * alone, with a duplicate-key error. Exits 77 (skip) without kubectl.
+ * alone, with a duplicate-key error. And our YAML printer is checked the
+ * same way: kubectl must read `CONVERT -o yaml FILE` exactly as it read
+ * FILE. Exits 77 (skip) without kubectl.
  *
  * Usage: test_kubectl CONVERT DIR
  */
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 typedef struct out {
 	char *buf;
@@ -97,7 +100,7 @@ int main(int argc, char **argv)
 {
 	char *names[1024], cmd[8192], path[4096];
 	size_t n = 0;
-	int failures = 0, both_reject = 0, same = 0, stricter = 0;
+	int failures = 0, both_reject = 0, same = 0, stricter = 0, yaml_same = 0;
 	DIR *d;
 	struct dirent *e;
 
@@ -155,15 +158,47 @@ int main(int argc, char **argv)
 			failures++;
 		} else {
 			same++;
+			/* kubectl reads our YAML output as it read the input. */
+			char tmp[] = "/tmp/smp-kubectl-XXXXXX";
+			int fd = mkstemp(tmp);
+			out y, k2;
+			snprintf(cmd, sizeof(cmd), "'%s' -o yaml '%s' > '%s' 2>/dev/null", argv[1], path,
+			         tmp);
+			if (fd < 0 || system(cmd) != 0) {
+				printf("FAIL %s: cannot write our YAML output\n", names[i]);
+				failures++;
+			} else {
+				snprintf(cmd, sizeof(cmd),
+				         "kubectl patch --local -f '%s' --type merge -p '{}' -o json "
+				         "2>&1",
+				         tmp);
+				run(cmd, &k2);
+				if (k2.status != 0 || k2.len != k.len || memcmp(k2.buf, k.buf, k.len) != 0) {
+					snprintf(cmd, sizeof(cmd), "'%s' -o yaml '%s'", argv[1], path);
+					run(cmd, &y);
+					printf("FAIL %s: kubectl reads our YAML output differently:\n%s\n"
+					       "--- kubectl on it\n%s\n",
+					       names[i], y.buf ? y.buf : "", k2.buf ? k2.buf : "");
+					free(y.buf);
+					failures++;
+				} else {
+					yaml_same++;
+				}
+				free(k2.buf);
+			}
+			if (fd >= 0) {
+				close(fd);
+				unlink(tmp);
+			}
 		}
 		free(k.buf);
 		free(o.buf);
 		free(oe.buf);
 		free(names[i]);
 	}
-	printf("%zu documents: %d identical, %d rejected by both, %d rejected only by us "
-	       "(duplicate keys, on purpose), %d failures\n",
-	       n, same, both_reject, stricter, failures);
+	printf("%zu documents: %d identical (%d also through our YAML output), %d rejected by "
+	       "both, %d rejected only by us (duplicate keys, on purpose), %d failures\n",
+	       n, same, yaml_same, both_reject, stricter, failures);
 	if (n < 30) {
 		printf("FAIL: fewer than 30 documents in %s\n", argv[2]);
 		return 1;
