@@ -1,0 +1,114 @@
+#!/bin/sh
+# kubectl_diff.sh SMPATCH JSON_CMP CASES_DIR [CASE...]
+#
+# Differential regression test: smpatch against kubectl on the curated
+# cases of testdata/kubectl-diff (found by tests/cli/kdiff.py). Each case
+# directory holds a file `type` and inputs:
+#   strategic|merge|json  target.yaml patch.yaml:
+#       smpatch patch -o json --type T target patch
+#       kubectl patch --local -f target --type T --patch-file patch -o json
+#       must give the same JSON value, or both must reject the patch
+#       (kubectl non-zero <=> smpatch exit 3 or 4).
+#   convert  target.yaml (a custom kind):
+#       smpatch convert -o json target  vs
+#       kubectl patch --local -f target --type merge -p '{}' -o json
+#   three  live.yaml last.yaml config.yaml:
+#       P = smpatch diff -o json --current live last config; then
+#       smpatch patch live P  must equal  kubectl patch --local -f live P.
+# A file `note` says what the case is about. Skips (77) without kubectl.
+smpatch=$1
+cmp=$2
+root=$3
+shift 3
+if ! command -v kubectl > /dev/null 2>&1; then
+	echo "kubectl is not on PATH: kubectl differential test skipped"
+	exit 77
+fi
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+failed=
+
+if [ $# -eq 0 ]; then
+	for d in "$root"/*/; do
+		set -- "$@" "$(basename "$d")"
+	done
+fi
+
+bad() { # CASE MESSAGE
+	echo "FAIL $1: $2"
+	[ -f "$root/$1/note" ] && echo "  ($(head -n 1 "$root/$1/note"))"
+	fail=$((fail + 1))
+	failed="$failed $1"
+}
+
+# compare CASE SMPATCH_RC KUBECTL_RC: outputs are in $tmp/s.out, $tmp/k.out
+compare() {
+	if [ "$3" -ne 0 ]; then
+		case $2 in
+		3|4) pass=$((pass + 1)); return ;;
+		esac
+		bad "$1" "kubectl rejects (exit $3), smpatch exit $2"
+		sed 's/^/  kubectl: /' "$tmp/k.err" | head -n 3
+		return
+	fi
+	if [ "$2" -ne 0 ]; then
+		bad "$1" "kubectl accepts, smpatch exit $2"
+		sed 's/^/  smpatch: /' "$tmp/s.err" | head -n 3
+		return
+	fi
+	if "$cmp" "$tmp/s.out" "$tmp/k.out" smpatch kubectl > "$tmp/cmp" 2>&1; then
+		pass=$((pass + 1))
+	else
+		bad "$1" "results differ"
+		head -n 60 "$tmp/cmp"
+	fi
+}
+
+for name in "$@"; do
+	dir=$root/$name
+	[ -f "$dir/type" ] || continue
+	type=$(cat "$dir/type")
+	case $type in
+	strategic|merge|json)
+		"$smpatch" patch -o json --type "$type" "$dir/target.yaml" "$dir/patch.yaml" \
+			> "$tmp/s.out" 2> "$tmp/s.err"
+		src=$?
+		kubectl patch --local -f "$dir/target.yaml" --type "$type" \
+			--patch-file "$dir/patch.yaml" -o json > "$tmp/k.out" 2> "$tmp/k.err"
+		krc=$?
+		compare "$name" $src $krc
+		;;
+	convert)
+		"$smpatch" convert -o json "$dir/target.yaml" > "$tmp/s.out" 2> "$tmp/s.err"
+		src=$?
+		kubectl patch --local -f "$dir/target.yaml" --type merge -p '{}' -o json \
+			> "$tmp/k.out" 2> "$tmp/k.err"
+		krc=$?
+		# kubectl rejects some inputs smpatch convert reads (no schema
+		# check there): both rejecting or both accepting is what counts.
+		[ $src -ne 0 ] && [ $krc -ne 0 ] && src=3
+		compare "$name" $src $krc
+		;;
+	three)
+		if ! "$smpatch" diff -o json --current "$dir/live.yaml" "$dir/last.yaml" \
+			"$dir/config.yaml" > "$tmp/p.json" 2> "$tmp/s.err"; then
+			bad "$name" "smpatch diff failed: $(head -n 1 "$tmp/s.err")"
+			continue
+		fi
+		"$smpatch" patch -o json "$dir/live.yaml" "$tmp/p.json" > "$tmp/s.out" 2> "$tmp/s.err"
+		src=$?
+		kubectl patch --local -f "$dir/live.yaml" --type strategic \
+			--patch-file "$tmp/p.json" -o json > "$tmp/k.out" 2> "$tmp/k.err"
+		krc=$?
+		compare "$name" $src $krc
+		;;
+	*)
+		bad "$name" "unknown type '$type'"
+		;;
+	esac
+done
+
+echo "kubectl differential: $pass passed, $fail failed"
+[ $fail -eq 0 ] || { echo "failed cases:$failed"; exit 1; }
+exit 0
