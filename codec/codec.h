@@ -6,6 +6,7 @@
 
 #include "value.h"
 
+#include <locale.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -122,6 +123,16 @@ int smp_base64_decode(char *out, size_t *outlen, const char *s, size_t n);
  * an int when Go's text of it is an integer that fits int64. SMP_EINVAL for
  * NaN and infinities (json.Marshal refuses them), SMP_ENOMEM. */
 int smp_float_to_value(smp_arena *a, double f, smp_value **out);
+
+/* strtod and printf follow LC_NUMERIC; an application may have set a
+ * locale with a decimal comma. These switch the calling thread to the C
+ * locale for one call (uselocale is per thread) and back. */
+typedef struct smp_c_locale {
+	locale_t c, old;
+} smp_c_locale;
+
+void smp_c_locale_enter(smp_c_locale *l);
+void smp_c_locale_leave(smp_c_locale *l);
 
 /* ---- printers ---- */
 

@@ -77,6 +77,8 @@ int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
 		free(clean);
 		return smp_err_set(err, SMP_ENOMEM, pc.file, 0, 0, NULL, "out of memory");
 	}
+	smp_c_locale loc;
+	smp_c_locale_enter(&loc);
 	if (fmt == SMP_FORMAT_JSON) {
 		/* Go's JSON decoder does not skip a byte order mark; kubectl's
 		 * reader strips it before sniffing, so we do too. */
@@ -88,6 +90,7 @@ int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
 	} else {
 		rc = smp_yaml_read(doc, buf, len, &pc);
 	}
+	smp_c_locale_leave(&loc);
 	free(clean);
 	if (rc) {
 		smp_doc_free(doc);

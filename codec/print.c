@@ -267,6 +267,8 @@ int smp_print(char **out, size_t *len, const smp_value *v, const smp_print_optio
 		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
 		                   "smp_print: invalid arguments");
 	smp_buf_init(&b);
+	smp_c_locale loc;
+	smp_c_locale_enter(&loc);
 	switch (opts->output) {
 	case SMP_OUT_JSON:
 	case SMP_OUT_JSON_INDENT:
@@ -281,6 +283,7 @@ int smp_print(char **out, size_t *len, const smp_value *v, const smp_print_optio
 		                 "smp_print: unknown output format %d", (int)opts->output);
 		break;
 	}
+	smp_c_locale_leave(&loc);
 	if (rc) {
 		if (rc == SMP_ENOMEM)
 			smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");

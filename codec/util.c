@@ -9,6 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- numeric locale ---- */
+
+void smp_c_locale_enter(smp_c_locale *l)
+{
+	l->c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	l->old = l->c ? uselocale(l->c) : (locale_t)0;
+}
+
+void smp_c_locale_leave(smp_c_locale *l)
+{
+	if (l->c) {
+		uselocale(l->old);
+		freelocale(l->c);
+	}
+}
+
 /* ---- duplicate-key index ---- */
 
 #define KEYSET_LINEAR 8

@@ -8,6 +8,7 @@
 #include "codec.h"
 
 #include <dirent.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -446,6 +447,38 @@ static void test_string_quoting(void)
 	smp_doc_free(doc);
 }
 
+/* A decimal-comma locale set by the application must not leak into the
+ * numbers (run only where such a locale is installed, e.g. with LOCPATH). */
+static void test_locale(void)
+{
+	static const char *names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8"};
+	const char *got = NULL;
+	char buf[16];
+	int rc;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !got; i++)
+		got = setlocale(LC_ALL, names[i]);
+	snprintf(buf, sizeof(buf), "%.1f", 1.5);
+	if (!got || strcmp(buf, "1,5") != 0) {
+		printf("locale test skipped: no decimal-comma locale installed\n");
+		setlocale(LC_ALL, "C");
+		return;
+	}
+	smp_error err;
+	smp_doc *doc = parse("{\"a\": [1.5, 2.5e-7]}\n", 21, SMP_FORMAT_JSON, &err, &rc);
+	char *s = rc ? NULL : print(smp_doc_root(doc, 0), SMP_OUT_JSON, false, false, &rc);
+	CHECK(s && strcmp(s, "{\"a\":[1.5,2.5e-7]}") == 0, "locale %s: %s", got, s ? s : err.message);
+	free(s);
+	smp_doc_free(doc);
+	doc = parse("a: 1.5\n", 7, SMP_FORMAT_YAML, &err, &rc);
+	s = rc ? NULL : print(smp_doc_root(doc, 0), SMP_OUT_YAML, false, false, &rc);
+	CHECK(s && strcmp(s, "a: 1.5\n") == 0, "locale %s yaml: %s", got, s ? s : err.message);
+	free(s);
+	smp_doc_free(doc);
+	printf("locale test ran in %s\n", got);
+	setlocale(LC_ALL, "C");
+}
+
 /* ---- round trip over the corpus ---- */
 
 static char *slurp(const char *path, size_t *len)
@@ -586,6 +619,7 @@ int main(int argc, char **argv)
 	test_float_format();
 	test_printers();
 	test_string_quoting();
+	test_locale();
 	for (int i = 1; i < argc; i++)
 		roundtrip_dir(argv[i]);
 	CHECK(argc < 2 || roundtrips > 100, "only %d round trips", roundtrips);
