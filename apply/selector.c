@@ -342,9 +342,8 @@ static int fail(parser *p, const item *it, const char *fmt, const char *extra)
 
 static int add_val(parser *p, str v, unsigned col)
 {
-	for (size_t i = 0; i < p->nvals; i++)
-		if (p->vals[i].n == v.n && memcmp(p->vals[i].p, v.p, v.n) == 0)
-			return 0; /* a set: duplicates collapse */
+	/* The reference keeps a set; duplicates change nothing when matching,
+	 * so they are kept rather than searched for (no quadratic scan). */
 	if (p->nvals == p->vcap) {
 		size_t ncap = p->vcap ? p->vcap * 2 : 8;
 		str *nv = realloc(p->vals, ncap * sizeof(*nv));
