@@ -474,7 +474,7 @@ if [ -z "${BENCH_NO_RESULTS:-}" ]; then
 		echo "- CPU: $CPU, nproc $(nproc)"
 		echo "- memory: $MEM; kernel $(uname -r)"
 		echo "- compiler: $($CC --version | head -n 1)"
-		echo "- smpatch: $("$SMPATCH" --version 2>/dev/null) at git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)'), build $(grep -m1 '^CMAKE_BUILD_TYPE' "$BUILD/CMakeCache.txt" 2>/dev/null | cut -d= -f2)"
+		echo "- smpatch: $("$SMPATCH" --version 2>/dev/null) at git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet HEAD -- codec merge schema apply cli include 2>/dev/null || echo ' (plus uncommitted edits in the library sources)'), build $(grep -m1 '^CMAKE_BUILD_TYPE' "$BUILD/CMakeCache.txt" 2>/dev/null | cut -d= -f2)"
 		echo "- kubectl: $KUBECTL_VERSION"
 		echo "- inputs: bench/gen.c (fixed-seed), 10 % values changed, 5 % removed, 5 % added; the live"
 		echo "  object carries server-side defaults, status and the last-applied annotation"
