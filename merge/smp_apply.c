@@ -393,7 +393,7 @@ static int alias_view(sctx *c, vlist *view, const smp_value *orig, const smp_vin
                       size_t ndel_keys, const vlist *patch_order, bool replace,
                       const char *mk)
 {
-	size_t L = orig->u.list.len, C = go_decoded_cap(L), n, w = 0, last;
+	size_t L = orig->u.list.len, C = go_decoded_cap(L), n, last;
 	bool *removed = smp_arena_alloc(c->tmp, L + 1);
 	size_t *order = smp_arena_alloc(c->tmp, (L + 1) * sizeof(size_t));
 	size_t *bucket_start = smp_arena_alloc(c->tmp, (ndel_keys + 2) * sizeof(size_t));
@@ -461,7 +461,6 @@ static int alias_view(sctx *c, vlist *view, const smp_value *orig, const smp_vin
 			n++;
 		}
 	}
-	(void)w;
 	*view = cur;
 	view->n = L;
 	return 0;
