@@ -16,7 +16,8 @@ static const char help_text[] =
 	"strategy and merge key, list type and map keys, map type and format. The\n"
 	"field path is dotted (spec.template.spec.containers.ports); list elements\n"
 	"are stepped through implicitly, a segment below a map names a key. Without\n"
-	"a path the kind itself is described, with its scope.\n"
+	"a path the kind itself is described, with its scope. The text output ends\n"
+	"with the fields of the object the field holds.\n"
 	"\n"
 	"Options:\n"
 	"      --openapi=FILE  read kinds from an OpenAPI v2 or v3 document\n"
@@ -127,13 +128,65 @@ static void line(const char *label, const char *val)
 		printf("%-17s%s\n", label, val);
 }
 
+/* "object (io.k8s.api.core.v1.Container)", "array of string", ... */
+static void describe(char *buf, size_t size, const smp_stype *t, int depth)
+{
+	smp_field_info fi;
+	const char *name = smp_stype_name(t);
+	size_t n;
+
+	if (smp_schema_field(&fi, t, NULL, NULL)) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	n = (size_t)snprintf(buf, size, "%s", fi.type);
+	if (name && n < size)
+		snprintf(buf + n, size - n, " (%s)", name);
+	else if (smp_stype_elem(t) && depth < 4 && n + 4 < size) {
+		snprintf(buf + n, size - n, " of ");
+		describe(buf + n + 4, size - n - 4, smp_stype_elem(t), depth + 1);
+	}
+}
+
+/* The properties of the object the field holds (through lists). */
+static void print_fields(const smp_stype *t)
+{
+	size_t n;
+
+	for (int steps = 0; t && smp_stype_kind(t) == SMP_SKIND_LIST && steps < 64; steps++)
+		t = smp_stype_elem(t);
+	n = smp_stype_field_count(t);
+	if (!n)
+		return;
+	printf("\nFIELDS:\n");
+	for (size_t i = 0; i < n; i++) {
+		smp_field_info fi;
+		char type[512], strategy[64];
+
+		if (smp_stype_field_at(&fi, t, i, NULL))
+			continue;
+		describe(type, sizeof(type), fi.stype, 0);
+		printf("  %-28s %s", fi.path, type);
+		if (fi.strategy) {
+			strategy_text(strategy, sizeof(strategy), fi.strategy);
+			printf("  patchStrategy=%s", strategy);
+		}
+		if (fi.merge_key)
+			printf(" patchMergeKey=%s", fi.merge_key);
+		if (fi.list_type)
+			printf("  listType=%s", fi.list_type);
+		putchar('\n');
+	}
+}
+
 static void print_text(const char *api_version, const char *kind, const smp_field_info *fi,
                        bool root, int scope)
 {
-	char strategy[64], keys[1024];
+	char strategy[64], keys[1024], type[512];
 	size_t n = 0;
 
 	strategy_text(strategy, sizeof(strategy), fi->strategy);
+	describe(type, sizeof(type), fi->stype, 0);
 	keys[0] = '\0';
 	for (const char *const *k = fi->list_map_keys; k && *k && n < sizeof(keys); k++)
 		n += (size_t)snprintf(keys + n, sizeof(keys) - n, "%s%s", n ? ", " : "", *k);
@@ -143,7 +196,7 @@ static void print_text(const char *api_version, const char *kind, const smp_fiel
 		line("SCOPE:", scope < 0 ? NULL : scope ? "Namespaced" : "Cluster");
 	else
 		line("FIELD:", fi->path);
-	line("TYPE:", fi->type);
+	line("TYPE:", type);
 	line("PATCH STRATEGY:", fi->strategy ? strategy : NULL);
 	line("PATCH MERGE KEY:", fi->merge_key);
 	line("LIST TYPE:", fi->list_type);
@@ -152,6 +205,7 @@ static void print_text(const char *api_version, const char *kind, const smp_fiel
 	line("FORMAT:", fi->format);
 	if (fi->preserve_unknown)
 		line("UNKNOWN FIELDS:", "preserved");
+	print_fields(fi->stype);
 }
 
 int cmd_explain(int argc, char **argv)

@@ -333,6 +333,27 @@ typedef struct smp_field_info {
 SMP_API int smp_schema_field(smp_field_info *out, const smp_stype *root,
                      const char *dotted_path, smp_error *err);
 
+/* Introspection of a type (all thread-safe, reading only; `t` NULL gives
+ * the zero answer). The shape of `t`; SMP_SKIND_ANY for NULL. */
+SMP_API smp_skind smp_stype_kind(const smp_stype *t);
+
+/* The definition name of `t` ("io.k8s.api.core.v1.Container"), or NULL for
+ * an inline type. Owned by the schema. */
+SMP_API const char *smp_stype_name(const smp_stype *t);
+
+/* The element type of a list or the value type of a map; NULL for other
+ * kinds. Owned by the schema (a list may hold itself: bound any walk). */
+SMP_API const smp_stype *smp_stype_elem(const smp_stype *t);
+
+/* Number of properties of an object type (SMP_SKIND_OBJECT); 0 otherwise. */
+SMP_API size_t smp_stype_field_count(const smp_stype *t);
+
+/* Describes property `i` (0 <= i < smp_stype_field_count(t); properties are
+ * sorted by name) as smp_schema_field does, out->path being the property
+ * name. SMP_EINVAL when `i` is out of range or an argument is NULL. */
+SMP_API int smp_stype_field_at(smp_field_info *out, const smp_stype *t, size_t i,
+                       smp_error *err);
+
 /* ------------------------------------------------------------------------
  * Patches: apply, two-way and three-way diff
  * ------------------------------------------------------------------------ */

@@ -244,6 +244,21 @@ static const char *type_word(const smp_stype *t)
 	}
 }
 
+static void fill_info(smp_field_info *out, const char *path, const smp_sfield *f,
+                      const smp_stype *t)
+{
+	out->path = path;
+	out->type = type_word(t);
+	out->strategy = f ? f->strategy : 0;
+	out->merge_key = f ? f->merge_key : NULL;
+	out->list_type = t->list_type;
+	out->list_map_keys = t->list_map_keys;
+	out->map_type = t->map_type;
+	out->format = t->format;
+	out->preserve_unknown = (t->flags & SMP_SFLAG_PRESERVE_UNKNOWN) != 0;
+	out->stype = t;
+}
+
 int smp_schema_field(smp_field_info *out, const smp_stype *root,
                      const char *dotted_path, smp_error *err)
 {
@@ -305,15 +320,41 @@ int smp_schema_field(smp_field_info *out, const smp_stype *root,
 		if (*p == '.')
 			p++;
 	}
-	out->path = dotted_path ? dotted_path : "";
-	out->type = type_word(t);
-	out->strategy = f ? f->strategy : 0;
-	out->merge_key = f ? f->merge_key : NULL;
-	out->list_type = t->list_type;
-	out->list_map_keys = t->list_map_keys;
-	out->map_type = t->map_type;
-	out->format = t->format;
-	out->preserve_unknown = (t->flags & SMP_SFLAG_PRESERVE_UNKNOWN) != 0;
-	out->stype = t;
+	fill_info(out, dotted_path ? dotted_path : "", f, t);
+	return SMP_OK;
+}
+
+smp_skind smp_stype_kind(const smp_stype *t)
+{
+	return t ? (smp_skind)t->kind : SMP_SKIND_ANY;
+}
+
+const char *smp_stype_name(const smp_stype *t)
+{
+	return t ? t->name : NULL;
+}
+
+const smp_stype *smp_stype_elem(const smp_stype *t)
+{
+	return t && (t->kind == SMP_SKIND_LIST || t->kind == SMP_SKIND_MAP) ? t->elem : NULL;
+}
+
+size_t smp_stype_field_count(const smp_stype *t)
+{
+	return t && t->kind == SMP_SKIND_OBJECT ? t->nfields : 0;
+}
+
+int smp_stype_field_at(smp_field_info *out, const smp_stype *t, size_t i, smp_error *err)
+{
+	if (out)
+		memset(out, 0, sizeof(*out));
+	if (!out || !t)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_stype_field_at: NULL argument");
+	if (i >= smp_stype_field_count(t))
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_stype_field_at: no property %zu (the type has %zu)", i,
+		                   smp_stype_field_count(t));
+	fill_info(out, t->fields[i].name, &t->fields[i], t->fields[i].type);
 	return SMP_OK;
 }

@@ -169,6 +169,40 @@ int main(void)
 		}
 	}
 
+	/* Public introspection. */
+	{
+		const smp_stype *spec = NULL, *containers;
+		size_t n;
+
+		CHECK(smp_stype_kind(dep) == SMP_SKIND_OBJECT);
+		CHECK_STR(smp_stype_name(dep), "io.k8s.api.apps.v1.Deployment");
+		CHECK(smp_stype_kind(NULL) == SMP_SKIND_ANY && !smp_stype_name(NULL));
+		CHECK(smp_stype_elem(dep) == NULL && smp_stype_field_count(NULL) == 0);
+		CHECK(smp_schema_field(&fi, pod, "spec.containers", &err) == 0);
+		containers = fi.stype;
+		CHECK(smp_stype_kind(containers) == SMP_SKIND_LIST);
+		CHECK(smp_stype_name(containers) == NULL);
+		CHECK_STR(smp_stype_name(smp_stype_elem(containers)), "io.k8s.api.core.v1.Container");
+		CHECK(smp_schema_field(&fi, pod, "metadata.labels", &err) == 0);
+		CHECK(smp_stype_kind(smp_stype_elem(fi.stype)) == SMP_SKIND_PRIMITIVE);
+		CHECK(smp_schema_definition(&spec, b, "io.k8s.api.core.v1.PodSpec", &err) == 0);
+		n = smp_stype_field_count(spec);
+		CHECK(n > 30);
+		for (size_t i = 0; i < n; i++) {
+			smp_field_info a, c;
+
+			CHECK(smp_stype_field_at(&a, spec, i, &err) == 0);
+			CHECK(smp_schema_field(&c, spec, a.path, &err) == 0);
+			CHECK(a.stype == c.stype && a.strategy == c.strategy);
+			CHECK_STR(a.merge_key, c.merge_key);
+			if (i)
+				CHECK(strcmp(a.path, spec->fields[i - 1].name) > 0);
+		}
+		CHECK(smp_stype_field_at(&fi, spec, n, &err) == SMP_EINVAL);
+		CHECK(fi.path == NULL);
+		CHECK(smp_stype_field_at(&fi, containers, 0, &err) == SMP_EINVAL);
+	}
+
 	/* The built-in schema is static: freeing it does nothing. */
 	smp_schema_free((smp_schema *)b);
 	CHECK(smp_schema_kind(&t, smp_schema_builtin(), "v1", "Pod", &err) == 0);
