@@ -125,6 +125,52 @@ int main(int argc, char **argv)
 		CHECK_STR(field(t, "spec.ports")->list_type, "set");
 	CHECK(smp_schema_definition(&t, g, "org.example.tools.v2.Gizmo", &err) == 0);
 
+	/* A List of CRDs, a v1beta1 CRD (one schema for all versions under
+	 * spec.validation) and a version without a schema. */
+	{
+		static const char list[] =
+			"apiVersion: v1\nkind: List\nitems:\n"
+			"- apiVersion: apiextensions.k8s.io/v1beta1\n"
+			"  kind: CustomResourceDefinition\n"
+			"  spec:\n"
+			"    group: old.example.com\n"
+			"    version: v1beta1\n"
+			"    scope: Namespaced\n"
+			"    names: {kind: Old}\n"
+			"    validation:\n"
+			"      openAPIV3Schema:\n"
+			"        properties:\n"
+			"          spec:\n"
+			"            properties:\n"
+			"              items: {type: array, items: {type: string}, x-kubernetes-list-type: set}\n"
+			"- apiVersion: apiextensions.k8s.io/v1\n"
+			"  kind: CustomResourceDefinition\n"
+			"  spec:\n"
+			"    group: free.example.com\n"
+			"    scope: Cluster\n"
+			"    names: {kind: Free}\n"
+			"    versions:\n"
+			"    - {name: v1, served: true, storage: true}\n";
+		smp_schema *l = NULL;
+
+		CHECK(smp_schema_load(&l, list, sizeof(list) - 1, "list.yaml", &err) == 0);
+		if (l) {
+			CHECK(l->nkinds == 2);
+			CHECK(smp_schema_kind(&t, l, "old.example.com/v1beta1", "Old", &err) == 0);
+			if (t)
+				CHECK_STR(field(t, "spec.items")->list_type, "set");
+			CHECK(smp_schema_kind_namespaced(l, "old.example.com/v1beta1", "Old", &known) &&
+			      known);
+			CHECK(smp_schema_kind(&t, l, "free.example.com/v1", "Free", &err) == 0);
+			if (t) {
+				CHECK(t->flags & SMP_SFLAG_PRESERVE_UNKNOWN);
+				CHECK_STR(field(t, "spec.x.y")->type, "any");
+				CHECK(field(t, "metadata")->stype == meta);
+			}
+		}
+		smp_schema_free(l);
+	}
+
 	smp_schema_free(w);
 	smp_schema_free(g);
 	if (t_failures)
