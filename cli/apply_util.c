@@ -378,29 +378,44 @@ static bool same_key(const smp_value *a, const smp_value *b, const smp_apply_opt
 	       strcmp(smp_apply_namespace(a, ao), smp_apply_namespace(b, ao)) == 0;
 }
 
-int cli_index_build(cli_index *ix, const cli_inputs *in, const smp_apply_options *ao)
+int cli_index_add(cli_index *ix, const cli_inputs *in, size_t i,
+                  const smp_apply_options *ao)
+{
+	size_t s = (size_t)key_hash(in->items[i].v, ao) & (ix->cap - 1);
+
+	while (ix->slots[s]) {
+		if (same_key(in->items[ix->slots[s] - 1].v, in->items[i].v, ao))
+			return 0; /* the first one wins */
+		s = (s + 1) & (ix->cap - 1);
+	}
+	ix->slots[s] = i + 1;
+	return 0;
+}
+
+int cli_index_build(cli_index *ix, const cli_inputs *in, size_t extra,
+                    const smp_apply_options *ao)
 {
 	size_t cap = 16;
 
-	while (cap < in->n * 2 + 1)
+	/* Load factor at most 1/2, including `extra` later additions. */
+	while (cap < (in->n + extra) * 2 + 1)
 		cap *= 2;
 	ix->slots = calloc(cap, sizeof(*ix->slots));
 	if (!ix->slots)
 		return SMP_ENOMEM;
 	ix->cap = cap;
-	for (size_t i = 0; i < in->n; i++) {
-		size_t s = (size_t)key_hash(in->items[i].v, ao) & (cap - 1);
-		bool dup = false;
-		while (ix->slots[s]) {
-			if (same_key(in->items[ix->slots[s] - 1].v, in->items[i].v, ao)) {
-				dup = true; /* the first one wins */
-				break;
-			}
-			s = (s + 1) & (cap - 1);
-		}
-		if (!dup)
-			ix->slots[s] = i + 1;
-	}
+	for (size_t i = 0; i < in->n; i++)
+		cli_index_add(ix, in, i, ao);
+	return 0;
+}
+
+int cli_inputs_push(cli_inputs *in, const smp_value *v, const char *file)
+{
+	if (!grow((void **)&in->items, &in->cap, in->n, sizeof(*in->items)))
+		return SMP_ENOMEM;
+	in->items[in->n].v = v;
+	in->items[in->n].file = file;
+	in->n++;
 	return 0;
 }
 

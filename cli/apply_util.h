@@ -62,7 +62,14 @@ typedef struct cli_index {
 
 void cli_index_init(cli_index *ix);
 void cli_index_release(cli_index *ix);
-int cli_index_build(cli_index *ix, const cli_inputs *in, const smp_apply_options *ao);
+/* Indexes every object of `in`, with room for `extra` more (cli_index_add). */
+int cli_index_build(cli_index *ix, const cli_inputs *in, size_t extra,
+                    const smp_apply_options *ao);
+/* Adds in->items[i] (unless an object with its key is there already). */
+int cli_index_add(cli_index *ix, const cli_inputs *in, size_t i,
+                  const smp_apply_options *ao);
+/* Appends an object (not owned) to `in`. */
+int cli_inputs_push(cli_inputs *in, const smp_value *v, const char *file);
 /* Index in `in` of the object matching `obj`, or -1. */
 ptrdiff_t cli_index_find(const cli_index *ix, const cli_inputs *in, const smp_value *obj,
                          const smp_apply_options *ao);

@@ -272,7 +272,7 @@ int cmd_apply(int argc, char **argv)
 	bool recursive = false, prune = false, overwrite = true;
 	enum outfmt fmt = OUT_PATCH;
 	plan *plans = NULL;
-	size_t nplans = 0;
+	size_t nplans = 0, nlive = 0;
 	bool *used = NULL;
 	cli_buf out, status;
 	smp_error err;
@@ -412,13 +412,14 @@ int cmd_apply(int argc, char **argv)
 	ao.overwrite = overwrite;
 	ao.default_namespace = ns;
 	ao.enforce_namespace = ns != NULL;
-	if ((rc = cli_index_build(&index, &lives, &ao))) {
+	nlive = lives.n;
+	if ((rc = cli_index_build(&index, &lives, configs.n, &ao))) {
 		code = CLI_INTERNAL;
 		fprintf(stderr, "smpatch apply: out of memory\n");
 		goto out;
 	}
 	plans = calloc(configs.n + lives.n + 1, sizeof(*plans));
-	used = calloc(lives.n + 1, sizeof(*used));
+	used = calloc(lives.n + configs.n + 1, sizeof(*used));
 	if (!plans || !used) {
 		code = CLI_INTERNAL;
 		fprintf(stderr, "smpatch apply: out of memory\n");
@@ -458,6 +459,17 @@ int cmd_apply(int argc, char **argv)
 			p->res = NULL;
 			continue;
 		}
+		/* Later configurations of the same object see this result, as
+		 * kubectl applies them one after the other. */
+		if (li >= 0) {
+			lives.items[li].v = smp_apply_result_object(p->res);
+		} else if (cli_inputs_push(&lives, smp_apply_result_object(p->res), c->file) ||
+		           cli_index_add(&index, &lives, lives.n - 1, &ao)) {
+			code = CLI_INTERNAL;
+			fprintf(stderr, "smpatch apply: out of memory\n");
+			nplans++;
+			goto out;
+		}
 		nplans++;
 	}
 
@@ -475,7 +487,7 @@ int cmd_apply(int argc, char **argv)
 			nss[nns++] = smp_apply_namespace(plans[j].cfg->v, &ao);
 		qsort(nss, nns, sizeof(*nss), cmp_str);
 
-		for (size_t i = 0; i < lives.n; i++) {
+		for (size_t i = 0; i < nlive; i++) {
 			const smp_value *lv = lives.items[i].v;
 			const smp_value *md = smp_map_get(lv, "metadata");
 			const smp_value *ann = smp_map_get(md, "annotations");

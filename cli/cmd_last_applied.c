@@ -288,7 +288,7 @@ int cmd_last_applied(int argc, char **argv)
 			code = cli_fail(&err);
 			goto out;
 		}
-		if (cli_index_build(&index, &lives, &ao)) {
+		if (cli_index_build(&index, &lives, 0, &ao)) {
 			fprintf(stderr, "smpatch last-applied: out of memory\n");
 			code = CLI_INTERNAL;
 			goto out;

@@ -307,6 +307,11 @@ case("crd-cluster-scoped", [{"apiVersion": "example.com/v1", "kind": "Globe",
      args="--schema crd.yaml --schema crd2.yaml",
      files={"crd.yaml": [WIDGET_CRD], "crd2.yaml": [CLUSTER_CRD]})
 
+# ---- the same object twice: the second sees the first's result ----
+case("duplicate-config", [cm("twice", {"k": "1"}), cm("twice", {"k": "2"}),
+                          cm("live-twice", {"k": "1", "x": "z"}), cm("live-twice", {"k": "1"})],
+     [live_from(cm("live-twice", {"k": "0"}))])
+
 # ---- bad input ----
 case("config-parse-error", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n")
 case("config-missing-name", [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {},
