@@ -460,6 +460,23 @@ echo "bench: finished in ${ELAPSED}s"
 
 # ---- RESULTS.md ------------------------------------------------------------
 
+# Which sources the measured build came from: a git checkout (its HEAD, and
+# whether the library sources had uncommitted edits) or an exported tree
+# with a .git-rev file (git archive HEAD, for a build free of anyone's
+# work in progress).
+source_rev() {
+	local src
+	src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt" 2>/dev/null)
+	[ -n "$src" ] || src=$ROOT
+	if [ -f "$src/.git-rev" ]; then
+		echo "git $(cut -c1-7 "$src/.git-rev") (exported tree)"
+	elif git -C "$src" rev-parse --short HEAD >/dev/null 2>&1; then
+		echo "git $(git -C "$src" rev-parse --short HEAD)$(git -C "$src" diff --quiet HEAD -- codec merge schema apply cli include 2>/dev/null || echo ' plus uncommitted edits in the library sources')"
+	else
+		echo "source $src"
+	fi
+}
+
 if [ -z "${BENCH_NO_RESULTS:-}" ]; then
 	CPU=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 	MEM=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
@@ -474,7 +491,7 @@ if [ -z "${BENCH_NO_RESULTS:-}" ]; then
 		echo "- CPU: $CPU, nproc $(nproc)"
 		echo "- memory: $MEM; kernel $(uname -r)"
 		echo "- compiler: $($CC --version | head -n 1)"
-		echo "- smpatch: $("$SMPATCH" --version 2>/dev/null) at git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet HEAD -- codec merge schema apply cli include 2>/dev/null || echo ' (plus uncommitted edits in the library sources)'), build $(grep -m1 '^CMAKE_BUILD_TYPE' "$BUILD/CMakeCache.txt" 2>/dev/null | cut -d= -f2)"
+		echo "- smpatch: $("$SMPATCH" --version 2>/dev/null), $(source_rev), build type $(grep -m1 '^CMAKE_BUILD_TYPE' "$BUILD/CMakeCache.txt" 2>/dev/null | cut -d= -f2)"
 		echo "- kubectl: $KUBECTL_VERSION"
 		echo "- inputs: bench/gen.c (fixed-seed), 10 % values changed, 5 % removed, 5 % added; the live"
 		echo "  object carries server-side defaults, status and the last-applied annotation"
