@@ -512,18 +512,23 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 		const smp_value *lav;
 
 		if (live->type != SMP_MAP) {
-			rc = smp_err_set(err, SMP_EINVALOBJ, NULL, live->line, live->col, NULL,
+			rc = smp_err_set(err, SMP_EINVALOBJ, NULL, 0, 0, NULL,
 			                 "the live object must be an object (a map)");
 			goto fail_named;
 		}
 		lann = smpv_map_get(smpv_map_get(live, "metadata"), "annotations");
 		lav = lann && lann->type == SMP_MAP ? smpv_map_get(lann, LA) : NULL;
+		/* kubectl reads annotations as map[string]string: one value of
+		 * another type and it sees none at all. */
+		for (size_t i = 0; lav && i < lann->u.map.len; i++)
+			if (lann->u.map.items[i].val->type != SMP_STRING)
+				lav = NULL;
 		if (!lav) {
 			if ((rc = make_warning(res, live))) {
 				rc = oom(err);
 				goto out;
 			}
-		} else if (lav->type == SMP_STRING && lav->u.s.len) {
+		} else if (lav->u.s.len) {
 			smp_parse_options pp = SMP_PARSE_OPTIONS_INIT;
 			smp_error perr;
 			pp.format = SMP_FORMAT_JSON;
@@ -536,8 +541,9 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 			if (rc || smp_doc_count(odoc) != 1 ||
 			    (smp_doc_root(odoc, 0)->type != SMP_MAP &&
 			     smp_doc_root(odoc, 0)->type != SMP_NULL)) {
-				rc = smp_err_set(err, SMP_EINVALOBJ, NULL, lav->line, lav->col,
-				                 "metadata.annotations", "the live object's " LA
+				/* no position: it would be read as one in the configuration */
+				rc = smp_err_set(err, SMP_EINVALOBJ, NULL, 0, 0, NULL,
+				                 "the live object's " LA
 				                 " annotation is not a JSON object%s%s",
 				                 rc ? ": " : "", rc ? perr.message : "");
 				goto fail_named;
