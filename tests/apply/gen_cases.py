@@ -363,6 +363,10 @@ lv["data"]["mode"] = "edited-live"
 case("overwrite-false-live-edit", [cm("settings", {"mode": "slow", "level": "3"},
                                       labels={"app": "web"})], [lv], args="--overwrite=false")
 
+case("overwrite-false-missing-annotation", [cm("settings", {"mode": "fast", "level": "3"},
+                                               labels={"app": "web"})],
+     [live_from(base, annotate=False)], args="--overwrite=false")
+
 # ---- invalid labels and selectors ----
 case("invalid-label-key", [cm("ok", {"a": "b"}), cm("bad", {"a": "b"}, labels={"-tier": "x"})])
 case("invalid-label-value", [deploy(labels={"app": "nginx_"})])
@@ -372,6 +376,9 @@ case("bad-selector-key", [pa], args="-l 'app,-x=1'")
 case("selector-filters-configs", [pa, pother, pb], args="-l 'app in (blog),!missing'")
 case("field-selector", [pa, pb, cm("a", {"k": "1"}, ns="other")],
      args="--field-selector metadata.name=a,metadata.namespace=default")
+
+case("field-selector-not-equal", [pa, pb, pc], args="--field-selector 'metadata.name!=b,data.k!=3'")
+case("bad-field-selector", [pa], args="--field-selector 'metadata.name=a,metadata.namespace'")
 
 # ---- inputs ----
 case("list-expansion", [{"apiVersion": "v1", "kind": "List", "items": [pa, pb]}])
