@@ -60,6 +60,26 @@ static void describe(const smp_stype *root, const char *path)
 	printf("\n");
 }
 
+/* Lists the properties of the object at `path` that have a patch strategy. */
+static int strategic_fields(const smp_stype *root, const char *path, smp_error *err)
+{
+	smp_field_info info;
+	int rc = smp_schema_field(&info, root, path, err);
+
+	if (rc)
+		return rc;
+	printf("%s (%s) merges specially:", path, smp_stype_name(info.stype));
+	for (size_t i = 0; i < smp_stype_field_count(info.stype); i++) {
+		smp_field_info f;
+		if ((rc = smp_stype_field_at(&f, info.stype, i, err)))
+			return rc;
+		if (f.strategy)
+			printf(" %s", f.path);
+	}
+	printf("\n");
+	return 0;
+}
+
 int main(void)
 {
 	const smp_schema *builtin = smp_schema_builtin(); /* static, never freed */
@@ -77,6 +97,8 @@ int main(void)
 	describe(deploy, "spec.template.spec.containers.ports");
 	describe(deploy, "spec.strategy");
 	describe(deploy, "spec.template.spec.nosuchfield");
+	if ((rc = strategic_fields(deploy, "spec.template.spec", &err)))
+		goto fail;
 	printf("namespaced: %s\n",
 	       smp_schema_kind_namespaced(builtin, "apps/v1", "Deployment", &known) ?
 	       "yes" : "no");
