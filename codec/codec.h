@@ -52,6 +52,23 @@ void smp_keyset_reset(smp_keyset *ks);
 /* Index of key in map, or -1. */
 ptrdiff_t smp_keyset_find(smp_keyset *ks, const smp_value *map, const char *key,
                           size_t klen);
+/*
+ * A list or map under construction keeps its items in malloc'ed scratch
+ * (one buffer per nesting level, reused), and gets one exact-size array in
+ * the arena when it is complete: no arrays abandoned in the arena as it
+ * grows.
+ */
+typedef struct smp_scratch {
+	void *p;
+	size_t cap; /* bytes */
+} smp_scratch;
+
+/* Room for one more item in c, whose items live in s. 0 or SMP_ENOMEM. */
+int smp_scratch_room(smp_scratch *s, smp_value *c);
+/* Moves c's items into the arena, exactly sized. 0 or SMP_ENOMEM. */
+int smp_scratch_finish(smp_scratch *s, smp_arena *a, smp_value *c);
+void smp_scratch_free(smp_scratch *s);
+
 /* Appends key/val to map (the key must not be there) and records where the
  * key was. 0 or SMP_ENOMEM. */
 int smp_keyset_add(smp_keyset *ks, smp_arena *a, smp_value *map, const char *key,

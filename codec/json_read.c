@@ -28,6 +28,7 @@
 typedef struct frame {
 	smp_value *c;        /* list or map being filled */
 	smp_keyset ks;       /* map keys seen (maps only) */
+	smp_scratch items;   /* c's items while it is open */
 	const char *key;     /* pending key of a map entry */
 	size_t klen;
 	uint32_t kline, kcol;
@@ -229,7 +230,13 @@ static int read_string(jr *r, const char **out, size_t *outlen)
 		switch (*p) {
 		case '"': o[n++] = '"'; p++; break;
 		case '\\': o[n++] = '\\'; p++; break;
-		case '/': o[n++] = '/'; p++; break;
+		case '/':
+			/* go-yaml (kubectl's YAML reader) has no \/ escape. */
+			if (r->pc->yaml_compat)
+				return fail_at(r, e, SMP_EPARSE, "no \\/ in YAML");
+			o[n++] = '/';
+			p++;
+			break;
 		case 'b': o[n++] = '\b'; p++; break;
 		case 'f': o[n++] = '\f'; p++; break;
 		case 'n': o[n++] = '\n'; p++; break;
@@ -241,6 +248,8 @@ static int read_string(jr *r, const char **out, size_t *outlen)
 				return fail_at(r, e, SMP_EPARSE,
 				               "invalid JSON: bad \\u escape in string");
 			p += 5;
+			if (c >= 0xd800 && c <= 0xdfff && r->pc->yaml_compat)
+				return fail_at(r, e, SMP_EPARSE, "no surrogates in YAML");
 			if (c >= 0xd800 && c <= 0xdbff) {
 				/* A high surrogate needs its low half; alone it is
 				 * U+FFFD, as Go decodes it. */
@@ -378,8 +387,11 @@ static int push(jr *r, smp_value *c)
 		frame *n = realloc(r->stack, ncap * sizeof(*n));
 		if (!n)
 			return oom(r);
-		for (size_t i = r->cap; i < ncap; i++)
+		for (size_t i = r->cap; i < ncap; i++) {
 			smp_keyset_init(&n[i].ks);
+			n[i].items.p = NULL;
+			n[i].items.cap = 0;
+		}
 		r->stack = n;
 		r->cap = ncap;
 	}
@@ -398,7 +410,9 @@ static int attach(jr *r, smp_value *v)
 		return smp_doc_push_root(r->doc, v) ? oom(r) : 0;
 	frame *f = &r->stack[r->depth - 1];
 	if (f->c->type == SMP_LIST)
-		return smpv_list_add(&r->doc->arena, f->c, v) ? oom(r) : 0;
+		return smp_scratch_room(&f->items, f->c) || smpv_list_add(&r->doc->arena, f->c, v)
+		               ? oom(r)
+		               : 0;
 	ptrdiff_t i = smp_keyset_find(&f->ks, f->c, f->key, f->klen);
 	if (i >= 0) {
 		if (r->pc->allow_dup) {
@@ -410,6 +424,8 @@ static int attach(jr *r, smp_value *v)
 		smp_keyset_pos(&f->ks, (size_t)i, &l1, &c1);
 		return smp_dup_key_error(r->pc, f->key, f->klen, l1, c1, f->kline, f->kcol);
 	}
+	if (smp_scratch_room(&f->items, f->c))
+		return oom(r);
 	return smp_keyset_add(&f->ks, &r->doc->arena, f->c, f->key, f->klen, v, f->kline,
 	                      f->kcol)
 	               ? oom(r)
@@ -510,6 +526,8 @@ static int read_value(jr *r)
 					if (r->p < r->end && *r->p == (map ? '}' : ']')) {
 						r->p++;
 						v = f->c;
+						if (smp_scratch_finish(&f->items, &r->doc->arena, v))
+							return oom(r);
 						r->depth--;
 						continue;
 					}
@@ -521,6 +539,8 @@ static int read_value(jr *r)
 			if (r->p < r->end && *r->p == (map ? '}' : ']')) {
 				r->p++;
 				v = f->c;
+				if (smp_scratch_finish(&f->items, &r->doc->arena, v))
+					return oom(r);
 				r->depth--;
 				continue;
 			}
@@ -569,8 +589,10 @@ int smp_json_read(smp_doc *doc, const char *buf, size_t len, const smp_pctx *pc)
 			break;
 		}
 	}
-	for (size_t i = 0; i < r.cap; i++)
+	for (size_t i = 0; i < r.cap; i++) {
 		smp_keyset_free(&r.stack[i].ks);
+		smp_scratch_free(&r.stack[i].items);
+	}
 	free(r.stack);
 	return rc;
 }

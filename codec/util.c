@@ -25,6 +25,67 @@ void smp_c_locale_leave(smp_c_locale *l)
 	}
 }
 
+/* ---- containers under construction ---- */
+
+static size_t item_size(const smp_value *c)
+{
+	return c->type == SMP_LIST ? sizeof(smp_value *) : sizeof(smp_member);
+}
+
+int smp_scratch_room(smp_scratch *s, smp_value *c)
+{
+	size_t elem = item_size(c);
+	void **items = c->type == SMP_LIST ? (void **)&c->u.list.items : (void **)&c->u.map.items;
+	size_t *cap = c->type == SMP_LIST ? &c->u.list.cap : &c->u.map.cap;
+	size_t len = c->type == SMP_LIST ? c->u.list.len : c->u.map.len;
+
+	if (*items != s->p) {
+		/* A fresh container (its items were never placed). */
+		*items = s->p;
+		*cap = s->cap / elem;
+	}
+	if (len < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 16;
+	if (ncap > SIZE_MAX / elem)
+		return SMP_ENOMEM;
+	void *n = realloc(s->p, ncap * elem);
+	if (!n)
+		return SMP_ENOMEM;
+	s->p = n;
+	s->cap = ncap * elem;
+	*items = n;
+	*cap = ncap;
+	return 0;
+}
+
+int smp_scratch_finish(smp_scratch *s, smp_arena *a, smp_value *c)
+{
+	size_t elem = item_size(c);
+	void **items = c->type == SMP_LIST ? (void **)&c->u.list.items : (void **)&c->u.map.items;
+	size_t *cap = c->type == SMP_LIST ? &c->u.list.cap : &c->u.map.cap;
+	size_t len = c->type == SMP_LIST ? c->u.list.len : c->u.map.len;
+	void *arr = NULL;
+
+	(void)s;
+	if (len) {
+		arr = smp_arena_alloc(a, len * elem);
+		if (!arr)
+			return SMP_ENOMEM;
+		memcpy(arr, *items, len * elem);
+	}
+	*items = arr;
+	*cap = len;
+	return 0;
+}
+
+void smp_scratch_free(smp_scratch *s)
+{
+	free(s->p);
+	s->p = NULL;
+	s->cap = 0;
+}
+
 /* ---- duplicate-key index ---- */
 
 #define KEYSET_LINEAR 8

@@ -38,6 +38,7 @@ typedef struct anchor {
 typedef struct yframe {
 	smp_value *c;
 	smp_keyset ks;
+	smp_scratch items;  /* c's items while it is open */
 	bool has_key;       /* maps: a key was read, its value comes next */
 	bool merge;         /* ... and the key is << */
 	const char *key;
@@ -242,7 +243,9 @@ static int map_set_explicit(yr *r, yframe *f, smp_value *v)
 	ptrdiff_t i = smp_keyset_find(&f->ks, f->c, f->key, f->klen);
 
 	if (i < 0)
-		return smp_keyset_add(&f->ks, r->a, f->c, f->key, f->klen, v, f->kline, f->kcol)
+		return smp_scratch_room(&f->items, f->c) ||
+		               smp_keyset_add(&f->ks, r->a, f->c, f->key, f->klen, v, f->kline,
+		                              f->kcol)
 		               ? oom(r)
 		               : 0;
 	if (f->ks.pos[2 * i] != 0 && !r->pc->allow_dup)
@@ -260,7 +263,8 @@ static int merge_map(yr *r, yframe *f, const smp_value *src)
 		ptrdiff_t i = smp_keyset_find(&f->ks, f->c, m->key, m->klen);
 		if (i >= 0) {
 			f->c->u.map.items[i].val = m->val;
-		} else if (smp_keyset_add(&f->ks, r->a, f->c, m->key, m->klen, m->val, 0, 0)) {
+		} else if (smp_scratch_room(&f->items, f->c) ||
+		           smp_keyset_add(&f->ks, r->a, f->c, m->key, m->klen, m->val, 0, 0)) {
 			return oom(r);
 		}
 	}
@@ -301,7 +305,7 @@ static int deliver(yr *r, smp_value *v, size_t height)
 	if (height > f->height)
 		f->height = height;
 	if (f->c->type == SMP_LIST)
-		return smpv_list_add(r->a, f->c, v) ? oom(r) : 0;
+		return smp_scratch_room(&f->items, f->c) || smpv_list_add(r->a, f->c, v) ? oom(r) : 0;
 	f->has_key = false;
 	if (f->merge) {
 		f->merge = false;
@@ -433,6 +437,30 @@ static int scalar_key(yr *r, yframe *f, const char *s, size_t n, const char *tag
 	return f->key ? 0 : oom(r);
 }
 
+/* libyaml 0.2.5 accepts "\/" in double-quoted scalars; go-yaml, and so
+ * kubectl, reject it ("found unknown escape character"). libyaml hands us
+ * the decoded text, so look at the source. */
+static int check_escapes(yr *r, const yaml_event_t *ev)
+{
+	size_t a = r->base_off + ev->start_mark.index, b = r->base_off + ev->end_mark.index;
+
+	if (b > r->len)
+		b = r->len;
+	for (size_t i = a + 1; i + 1 < b; i++) {
+		if (r->buf[i] != '\\')
+			continue;
+		if (r->buf[i + 1] == '/') {
+			uint32_t line, col;
+			offset_pos(r, i, &line, &col);
+			return fail(r, SMP_EPARSE, line, col,
+			            "invalid YAML: found unknown escape character \\/ (kubectl's "
+			            "YAML reader has no such escape)");
+		}
+		i++; /* skip the escaped character */
+	}
+	return 0;
+}
+
 static int on_scalar(yr *r, yaml_event_t *ev)
 {
 	const char *s = (const char *)ev->data.scalar.value;
@@ -442,6 +470,10 @@ static int on_scalar(yr *r, yaml_event_t *ev)
 	uint32_t line = r->base_line + (uint32_t)ev->start_mark.line + 1;
 	uint32_t col = (uint32_t)ev->start_mark.column + 1;
 	int rc;
+
+	if (ev->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE &&
+	    memchr(s, '/', n) && (rc = check_escapes(r, ev)))
+		return rc;
 
 	if (ev->data.scalar.anchor) {
 		ptrdiff_t idx;
@@ -557,8 +589,11 @@ static int on_start(yr *r, yaml_event_t *ev, bool map)
 		yframe *ns = realloc(r->st, ncap * sizeof(*ns));
 		if (!ns)
 			return oom(r);
-		for (size_t k = r->cap; k < ncap; k++)
+		for (size_t k = r->cap; k < ncap; k++) {
 			smp_keyset_init(&ns[k].ks);
+			ns[k].items.p = NULL;
+			ns[k].items.cap = 0;
+		}
 		r->st = ns;
 		r->cap = ncap;
 	}
@@ -588,6 +623,8 @@ static int on_end(yr *r)
 	smp_value *v = f->c;
 	size_t height = f->height + 1;
 
+	if (smp_scratch_finish(&f->items, r->a, v))
+		return oom(r);
 	if (f->anchor >= 0) {
 		anchor *an = &r->anchors[f->anchor];
 		/* The anchor may have been redefined inside; only finish ours. */
@@ -739,8 +776,10 @@ int smp_yaml_read(smp_doc *doc, const char *buf, size_t len, const smp_pctx *pc)
 	}
 	if (!rc && cstart < len)
 		rc = read_chunk(&r, cstart, len);
-	for (size_t i = 0; i < r.cap; i++)
+	for (size_t i = 0; i < r.cap; i++) {
 		smp_keyset_free(&r.st[i].ks);
+		smp_scratch_free(&r.st[i].items);
+	}
 	free(r.st);
 	free(r.anchors);
 	free(r.aslots);
