@@ -5027,7 +5027,7 @@ static const smp_def_entry defs[771] = {
 	{"io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.ServiceReference", &T[770]},
 };
 
-static const smp_gvk_entry kinds[311] = {
+static const smp_gvk_entry kinds[384] = {
 	{"", "v1", "APIGroup", &T[735], -1},
 	{"", "v1", "APIGroupList", &T[736], -1},
 	{"", "v1", "APIResourceList", &T[738], -1},
@@ -5091,12 +5091,24 @@ static const smp_gvk_entry kinds[311] = {
 	{"admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicyBinding", &T[40], 0},
 	{"admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicyBindingList", &T[41], -1},
 	{"admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicyList", &T[43], -1},
+	/* legacy, served as io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy */
+	{"admissionregistration.k8s.io", "v1alpha1", "ValidatingAdmissionPolicy", &T[22], 0},
+	/* legacy, served as io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding */
+	{"admissionregistration.k8s.io", "v1alpha1", "ValidatingAdmissionPolicyBinding", &T[23], 0},
 	{"admissionregistration.k8s.io", "v1alpha1", "WatchEvent", &T[761], -1},
 	{"admissionregistration.k8s.io", "v1beta1", "DeleteOptions", &T[741], -1},
 	{"admissionregistration.k8s.io", "v1beta1", "MutatingAdmissionPolicy", &T[54], 0},
 	{"admissionregistration.k8s.io", "v1beta1", "MutatingAdmissionPolicyBinding", &T[55], 0},
 	{"admissionregistration.k8s.io", "v1beta1", "MutatingAdmissionPolicyBindingList", &T[56], -1},
 	{"admissionregistration.k8s.io", "v1beta1", "MutatingAdmissionPolicyList", &T[58], -1},
+	/* legacy, served as io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration */
+	{"admissionregistration.k8s.io", "v1beta1", "MutatingWebhookConfiguration", &T[13], 0},
+	/* legacy, served as io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy */
+	{"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicy", &T[22], 0},
+	/* legacy, served as io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding */
+	{"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicyBinding", &T[23], 0},
+	/* legacy, served as io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration */
+	{"admissionregistration.k8s.io", "v1beta1", "ValidatingWebhookConfiguration", &T[30], 0},
 	{"admissionregistration.k8s.io", "v1beta1", "WatchEvent", &T[761], -1},
 	{"apiextensions.k8s.io", "v1", "CustomResourceDefinition", &T[712], 0},
 	{"apiextensions.k8s.io", "v1", "CustomResourceDefinitionList", &T[714], -1},
@@ -5122,9 +5134,29 @@ static const smp_gvk_entry kinds[311] = {
 	{"apps", "v1", "StatefulSet", &T[93], 1},
 	{"apps", "v1", "StatefulSetList", &T[95], -1},
 	{"apps", "v1", "WatchEvent", &T[761], -1},
+	/* legacy, served as io.k8s.api.apps.v1.ControllerRevision */
+	{"apps", "v1beta1", "ControllerRevision", &T[71], 1},
 	{"apps", "v1beta1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.apps.v1.Deployment */
+	{"apps", "v1beta1", "Deployment", &T[79], 1},
+	/* legacy, served as io.k8s.api.autoscaling.v1.Scale */
+	{"apps", "v1beta1", "Scale", &T[131], 1},
+	/* legacy, served as io.k8s.api.apps.v1.StatefulSet */
+	{"apps", "v1beta1", "StatefulSet", &T[93], 1},
 	{"apps", "v1beta1", "WatchEvent", &T[761], -1},
+	/* legacy, served as io.k8s.api.apps.v1.ControllerRevision */
+	{"apps", "v1beta2", "ControllerRevision", &T[71], 1},
+	/* legacy, served as io.k8s.api.apps.v1.DaemonSet */
+	{"apps", "v1beta2", "DaemonSet", &T[73], 1},
 	{"apps", "v1beta2", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.apps.v1.Deployment */
+	{"apps", "v1beta2", "Deployment", &T[79], 1},
+	/* legacy, served as io.k8s.api.apps.v1.ReplicaSet */
+	{"apps", "v1beta2", "ReplicaSet", &T[85], 1},
+	/* legacy, served as io.k8s.api.autoscaling.v1.Scale */
+	{"apps", "v1beta2", "Scale", &T[131], 1},
+	/* legacy, served as io.k8s.api.apps.v1.StatefulSet */
+	{"apps", "v1beta2", "StatefulSet", &T[93], 1},
 	{"apps", "v1beta2", "WatchEvent", &T[761], -1},
 	{"authentication.k8s.io", "v1", "DeleteOptions", &T[741], -1},
 	{"authentication.k8s.io", "v1", "SelfSubjectReview", &T[102], 0},
@@ -5132,8 +5164,14 @@ static const smp_gvk_entry kinds[311] = {
 	{"authentication.k8s.io", "v1", "TokenReview", &T[107], 0},
 	{"authentication.k8s.io", "v1", "WatchEvent", &T[761], -1},
 	{"authentication.k8s.io", "v1alpha1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.authentication.v1.SelfSubjectReview */
+	{"authentication.k8s.io", "v1alpha1", "SelfSubjectReview", &T[102], 0},
 	{"authentication.k8s.io", "v1alpha1", "WatchEvent", &T[761], -1},
 	{"authentication.k8s.io", "v1beta1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.authentication.v1.SelfSubjectReview */
+	{"authentication.k8s.io", "v1beta1", "SelfSubjectReview", &T[102], 0},
+	/* legacy, served as io.k8s.api.authentication.v1.TokenReview */
+	{"authentication.k8s.io", "v1beta1", "TokenReview", &T[107], 0},
 	{"authentication.k8s.io", "v1beta1", "WatchEvent", &T[761], -1},
 	{"authorization.k8s.io", "v1", "DeleteOptions", &T[741], -1},
 	{"authorization.k8s.io", "v1", "LocalSubjectAccessReview", &T[113], 1},
@@ -5142,6 +5180,14 @@ static const smp_gvk_entry kinds[311] = {
 	{"authorization.k8s.io", "v1", "SubjectAccessReview", &T[122], 0},
 	{"authorization.k8s.io", "v1", "WatchEvent", &T[761], -1},
 	{"authorization.k8s.io", "v1beta1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.authorization.v1.LocalSubjectAccessReview */
+	{"authorization.k8s.io", "v1beta1", "LocalSubjectAccessReview", &T[113], 1},
+	/* legacy, served as io.k8s.api.authorization.v1.SelfSubjectAccessReview */
+	{"authorization.k8s.io", "v1beta1", "SelfSubjectAccessReview", &T[118], 0},
+	/* legacy, served as io.k8s.api.authorization.v1.SelfSubjectRulesReview */
+	{"authorization.k8s.io", "v1beta1", "SelfSubjectRulesReview", &T[120], 0},
+	/* legacy, served as io.k8s.api.authorization.v1.SubjectAccessReview */
+	{"authorization.k8s.io", "v1beta1", "SubjectAccessReview", &T[122], 0},
 	{"authorization.k8s.io", "v1beta1", "WatchEvent", &T[761], -1},
 	{"autoscaling", "v1", "DeleteOptions", &T[741], -1},
 	{"autoscaling", "v1", "HorizontalPodAutoscaler", &T[127], 1},
@@ -5152,12 +5198,18 @@ static const smp_gvk_entry kinds[311] = {
 	{"autoscaling", "v2", "HorizontalPodAutoscaler", &T[141], 1},
 	{"autoscaling", "v2", "HorizontalPodAutoscalerList", &T[144], -1},
 	{"autoscaling", "v2", "WatchEvent", &T[761], -1},
+	/* legacy, served as io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler */
+	{"autoscaling", "v2beta1", "HorizontalPodAutoscaler", &T[141], 1},
+	/* legacy, served as io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler */
+	{"autoscaling", "v2beta2", "HorizontalPodAutoscaler", &T[141], 1},
 	{"batch", "v1", "CronJob", &T[158], 1},
 	{"batch", "v1", "CronJobList", &T[159], -1},
 	{"batch", "v1", "DeleteOptions", &T[741], -1},
 	{"batch", "v1", "Job", &T[162], 1},
 	{"batch", "v1", "JobList", &T[164], -1},
 	{"batch", "v1", "WatchEvent", &T[761], -1},
+	/* legacy, served as io.k8s.api.batch.v1.CronJob */
+	{"batch", "v1beta1", "CronJob", &T[158], 1},
 	{"batch", "v1beta1", "DeleteOptions", &T[741], -1},
 	{"batch", "v1beta1", "WatchEvent", &T[761], -1},
 	{"certificates.k8s.io", "v1", "CertificateSigningRequest", &T[175], 0},
@@ -5168,6 +5220,8 @@ static const smp_gvk_entry kinds[311] = {
 	{"certificates.k8s.io", "v1alpha1", "ClusterTrustBundleList", &T[181], -1},
 	{"certificates.k8s.io", "v1alpha1", "DeleteOptions", &T[741], -1},
 	{"certificates.k8s.io", "v1alpha1", "WatchEvent", &T[761], -1},
+	/* legacy, served as io.k8s.api.certificates.v1.CertificateSigningRequest */
+	{"certificates.k8s.io", "v1beta1", "CertificateSigningRequest", &T[175], 0},
 	{"certificates.k8s.io", "v1beta1", "ClusterTrustBundle", &T[183], 0},
 	{"certificates.k8s.io", "v1beta1", "ClusterTrustBundleList", &T[184], -1},
 	{"certificates.k8s.io", "v1beta1", "DeleteOptions", &T[741], -1},
@@ -5183,6 +5237,8 @@ static const smp_gvk_entry kinds[311] = {
 	{"coordination.k8s.io", "v1alpha2", "LeaseCandidateList", &T[194], -1},
 	{"coordination.k8s.io", "v1alpha2", "WatchEvent", &T[761], -1},
 	{"coordination.k8s.io", "v1beta1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.coordination.v1.Lease */
+	{"coordination.k8s.io", "v1beta1", "Lease", &T[190], 1},
 	{"coordination.k8s.io", "v1beta1", "LeaseCandidate", &T[196], 1},
 	{"coordination.k8s.io", "v1beta1", "LeaseCandidateList", &T[197], -1},
 	{"coordination.k8s.io", "v1beta1", "WatchEvent", &T[761], -1},
@@ -5191,14 +5247,30 @@ static const smp_gvk_entry kinds[311] = {
 	{"discovery.k8s.io", "v1", "EndpointSliceList", &T[426], -1},
 	{"discovery.k8s.io", "v1", "WatchEvent", &T[761], -1},
 	{"discovery.k8s.io", "v1beta1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.discovery.v1.EndpointSlice */
+	{"discovery.k8s.io", "v1beta1", "EndpointSlice", &T[425], 1},
 	{"discovery.k8s.io", "v1beta1", "WatchEvent", &T[761], -1},
 	{"events.k8s.io", "v1", "DeleteOptions", &T[741], -1},
 	{"events.k8s.io", "v1", "Event", &T[429], 1},
 	{"events.k8s.io", "v1", "EventList", &T[430], -1},
 	{"events.k8s.io", "v1", "WatchEvent", &T[761], -1},
 	{"events.k8s.io", "v1beta1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.events.v1.Event */
+	{"events.k8s.io", "v1beta1", "Event", &T[429], 1},
 	{"events.k8s.io", "v1beta1", "WatchEvent", &T[761], -1},
+	/* legacy, served as io.k8s.api.apps.v1.DaemonSet */
+	{"extensions", "v1beta1", "DaemonSet", &T[73], 1},
 	{"extensions", "v1beta1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.apps.v1.Deployment */
+	{"extensions", "v1beta1", "Deployment", &T[79], 1},
+	/* legacy, served as io.k8s.api.networking.v1.Ingress */
+	{"extensions", "v1beta1", "Ingress", &T[461], 1},
+	/* legacy, served as io.k8s.api.networking.v1.NetworkPolicy */
+	{"extensions", "v1beta1", "NetworkPolicy", &T[476], 1},
+	/* legacy, served as io.k8s.api.apps.v1.ReplicaSet */
+	{"extensions", "v1beta1", "ReplicaSet", &T[85], 1},
+	/* legacy, served as io.k8s.api.autoscaling.v1.Scale */
+	{"extensions", "v1beta1", "Scale", &T[131], 1},
 	{"extensions", "v1beta1", "WatchEvent", &T[761], -1},
 	{"flowcontrol.apiserver.k8s.io", "v1", "DeleteOptions", &T[741], -1},
 	{"flowcontrol.apiserver.k8s.io", "v1", "FlowSchema", &T[434], 0},
@@ -5207,10 +5279,22 @@ static const smp_gvk_entry kinds[311] = {
 	{"flowcontrol.apiserver.k8s.io", "v1", "PriorityLevelConfigurationList", &T[446], -1},
 	{"flowcontrol.apiserver.k8s.io", "v1", "WatchEvent", &T[761], -1},
 	{"flowcontrol.apiserver.k8s.io", "v1beta1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.flowcontrol.v1.FlowSchema */
+	{"flowcontrol.apiserver.k8s.io", "v1beta1", "FlowSchema", &T[434], 0},
+	/* legacy, served as io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration */
+	{"flowcontrol.apiserver.k8s.io", "v1beta1", "PriorityLevelConfiguration", &T[444], 0},
 	{"flowcontrol.apiserver.k8s.io", "v1beta1", "WatchEvent", &T[761], -1},
 	{"flowcontrol.apiserver.k8s.io", "v1beta2", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.flowcontrol.v1.FlowSchema */
+	{"flowcontrol.apiserver.k8s.io", "v1beta2", "FlowSchema", &T[434], 0},
+	/* legacy, served as io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration */
+	{"flowcontrol.apiserver.k8s.io", "v1beta2", "PriorityLevelConfiguration", &T[444], 0},
 	{"flowcontrol.apiserver.k8s.io", "v1beta2", "WatchEvent", &T[761], -1},
 	{"flowcontrol.apiserver.k8s.io", "v1beta3", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.flowcontrol.v1.FlowSchema */
+	{"flowcontrol.apiserver.k8s.io", "v1beta3", "FlowSchema", &T[434], 0},
+	/* legacy, served as io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration */
+	{"flowcontrol.apiserver.k8s.io", "v1beta3", "PriorityLevelConfiguration", &T[444], 0},
 	{"flowcontrol.apiserver.k8s.io", "v1beta3", "WatchEvent", &T[761], -1},
 	{"imagepolicy.k8s.io", "v1alpha1", "DeleteOptions", &T[741], -1},
 	{"imagepolicy.k8s.io", "v1alpha1", "WatchEvent", &T[761], -1},
@@ -5230,9 +5314,17 @@ static const smp_gvk_entry kinds[311] = {
 	{"networking.k8s.io", "v1", "ServiceCIDR", &T[485], 0},
 	{"networking.k8s.io", "v1", "ServiceCIDRList", &T[486], -1},
 	{"networking.k8s.io", "v1", "WatchEvent", &T[761], -1},
+	/* legacy, served as io.k8s.api.networking.v1.IPAddress */
+	{"networking.k8s.io", "v1alpha1", "IPAddress", &T[457], 0},
+	/* legacy, served as io.k8s.api.networking.v1.ServiceCIDR */
+	{"networking.k8s.io", "v1alpha1", "ServiceCIDR", &T[485], 0},
 	{"networking.k8s.io", "v1beta1", "DeleteOptions", &T[741], -1},
 	{"networking.k8s.io", "v1beta1", "IPAddress", &T[489], 0},
 	{"networking.k8s.io", "v1beta1", "IPAddressList", &T[490], -1},
+	/* legacy, served as io.k8s.api.networking.v1.Ingress */
+	{"networking.k8s.io", "v1beta1", "Ingress", &T[461], 1},
+	/* legacy, served as io.k8s.api.networking.v1.IngressClass */
+	{"networking.k8s.io", "v1beta1", "IngressClass", &T[463], 0},
 	{"networking.k8s.io", "v1beta1", "ServiceCIDR", &T[493], 0},
 	{"networking.k8s.io", "v1beta1", "ServiceCIDRList", &T[494], -1},
 	{"networking.k8s.io", "v1beta1", "WatchEvent", &T[761], -1},
@@ -5241,8 +5333,12 @@ static const smp_gvk_entry kinds[311] = {
 	{"node.k8s.io", "v1", "RuntimeClassList", &T[499], -1},
 	{"node.k8s.io", "v1", "WatchEvent", &T[761], -1},
 	{"node.k8s.io", "v1alpha1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.node.v1.RuntimeClass */
+	{"node.k8s.io", "v1alpha1", "RuntimeClass", &T[498], 0},
 	{"node.k8s.io", "v1alpha1", "WatchEvent", &T[761], -1},
 	{"node.k8s.io", "v1beta1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.node.v1.RuntimeClass */
+	{"node.k8s.io", "v1beta1", "RuntimeClass", &T[498], 0},
 	{"node.k8s.io", "v1beta1", "WatchEvent", &T[761], -1},
 	{"policy", "v1", "DeleteOptions", &T[741], -1},
 	{"policy", "v1", "Eviction", &T[501], 1},
@@ -5250,6 +5346,10 @@ static const smp_gvk_entry kinds[311] = {
 	{"policy", "v1", "PodDisruptionBudgetList", &T[503], -1},
 	{"policy", "v1", "WatchEvent", &T[761], -1},
 	{"policy", "v1beta1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.policy.v1.Eviction */
+	{"policy", "v1beta1", "Eviction", &T[501], 1},
+	/* legacy, served as io.k8s.api.policy.v1.PodDisruptionBudget */
+	{"policy", "v1beta1", "PodDisruptionBudget", &T[502], 1},
 	{"policy", "v1beta1", "WatchEvent", &T[761], -1},
 	{"rbac.authorization.k8s.io", "v1", "ClusterRole", &T[507], 0},
 	{"rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", &T[508], 0},
@@ -5261,9 +5361,25 @@ static const smp_gvk_entry kinds[311] = {
 	{"rbac.authorization.k8s.io", "v1", "RoleBindingList", &T[514], -1},
 	{"rbac.authorization.k8s.io", "v1", "RoleList", &T[515], -1},
 	{"rbac.authorization.k8s.io", "v1", "WatchEvent", &T[761], -1},
+	/* legacy, served as io.k8s.api.rbac.v1.ClusterRole */
+	{"rbac.authorization.k8s.io", "v1alpha1", "ClusterRole", &T[507], 0},
+	/* legacy, served as io.k8s.api.rbac.v1.ClusterRoleBinding */
+	{"rbac.authorization.k8s.io", "v1alpha1", "ClusterRoleBinding", &T[508], 0},
 	{"rbac.authorization.k8s.io", "v1alpha1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.rbac.v1.Role */
+	{"rbac.authorization.k8s.io", "v1alpha1", "Role", &T[512], 1},
+	/* legacy, served as io.k8s.api.rbac.v1.RoleBinding */
+	{"rbac.authorization.k8s.io", "v1alpha1", "RoleBinding", &T[513], 1},
 	{"rbac.authorization.k8s.io", "v1alpha1", "WatchEvent", &T[761], -1},
+	/* legacy, served as io.k8s.api.rbac.v1.ClusterRole */
+	{"rbac.authorization.k8s.io", "v1beta1", "ClusterRole", &T[507], 0},
+	/* legacy, served as io.k8s.api.rbac.v1.ClusterRoleBinding */
+	{"rbac.authorization.k8s.io", "v1beta1", "ClusterRoleBinding", &T[508], 0},
 	{"rbac.authorization.k8s.io", "v1beta1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.rbac.v1.Role */
+	{"rbac.authorization.k8s.io", "v1beta1", "Role", &T[512], 1},
+	/* legacy, served as io.k8s.api.rbac.v1.RoleBinding */
+	{"rbac.authorization.k8s.io", "v1beta1", "RoleBinding", &T[513], 1},
 	{"rbac.authorization.k8s.io", "v1beta1", "WatchEvent", &T[761], -1},
 	{"resource.k8s.io", "v1", "DeleteOptions", &T[741], -1},
 	{"resource.k8s.io", "v1", "DeviceClass", &T[533], 0},
@@ -5276,10 +5392,18 @@ static const smp_gvk_entry kinds[311] = {
 	{"resource.k8s.io", "v1", "ResourceSliceList", &T[559], -1},
 	{"resource.k8s.io", "v1", "WatchEvent", &T[761], -1},
 	{"resource.k8s.io", "v1alpha3", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.resource.v1beta1.DeviceClass */
+	{"resource.k8s.io", "v1alpha3", "DeviceClass", &T[588], 0},
 	{"resource.k8s.io", "v1alpha3", "DeviceTaintRule", &T[562], 0},
 	{"resource.k8s.io", "v1alpha3", "DeviceTaintRuleList", &T[563], -1},
+	/* legacy, served as io.k8s.api.resource.v1beta1.ResourceClaim */
+	{"resource.k8s.io", "v1alpha3", "ResourceClaim", &T[603], 1},
+	/* legacy, served as io.k8s.api.resource.v1beta1.ResourceClaimTemplate */
+	{"resource.k8s.io", "v1alpha3", "ResourceClaimTemplate", &T[608], 1},
 	{"resource.k8s.io", "v1alpha3", "ResourcePoolStatusRequest", &T[568], 0},
 	{"resource.k8s.io", "v1alpha3", "ResourcePoolStatusRequestList", &T[569], -1},
+	/* legacy, served as io.k8s.api.resource.v1beta1.ResourceSlice */
+	{"resource.k8s.io", "v1alpha3", "ResourceSlice", &T[612], 0},
 	{"resource.k8s.io", "v1alpha3", "WatchEvent", &T[761], -1},
 	{"resource.k8s.io", "v1beta1", "DeleteOptions", &T[741], -1},
 	{"resource.k8s.io", "v1beta1", "DeviceClass", &T[588], 0},
@@ -5307,6 +5431,8 @@ static const smp_gvk_entry kinds[311] = {
 	{"scheduling.k8s.io", "v1", "PriorityClass", &T[663], 0},
 	{"scheduling.k8s.io", "v1", "PriorityClassList", &T[664], -1},
 	{"scheduling.k8s.io", "v1", "WatchEvent", &T[761], -1},
+	/* legacy, served as io.k8s.api.scheduling.v1.PriorityClass */
+	{"scheduling.k8s.io", "v1alpha1", "PriorityClass", &T[663], 0},
 	{"scheduling.k8s.io", "v1alpha2", "DeleteOptions", &T[741], -1},
 	{"scheduling.k8s.io", "v1alpha2", "PodGroup", &T[667], 1},
 	{"scheduling.k8s.io", "v1alpha2", "PodGroupList", &T[668], -1},
@@ -5314,6 +5440,8 @@ static const smp_gvk_entry kinds[311] = {
 	{"scheduling.k8s.io", "v1alpha2", "Workload", &T[679], 1},
 	{"scheduling.k8s.io", "v1alpha2", "WorkloadList", &T[680], -1},
 	{"scheduling.k8s.io", "v1beta1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.scheduling.v1.PriorityClass */
+	{"scheduling.k8s.io", "v1beta1", "PriorityClass", &T[663], 0},
 	{"scheduling.k8s.io", "v1beta1", "WatchEvent", &T[761], -1},
 	{"storage.k8s.io", "v1", "CSIDriver", &T[683], 0},
 	{"storage.k8s.io", "v1", "CSIDriverList", &T[684], -1},
@@ -5329,12 +5457,30 @@ static const smp_gvk_entry kinds[311] = {
 	{"storage.k8s.io", "v1", "VolumeAttributesClass", &T[700], 0},
 	{"storage.k8s.io", "v1", "VolumeAttributesClassList", &T[701], -1},
 	{"storage.k8s.io", "v1", "WatchEvent", &T[761], -1},
+	/* legacy, served as io.k8s.api.storage.v1.CSIStorageCapacity */
+	{"storage.k8s.io", "v1alpha1", "CSIStorageCapacity", &T[690], 1},
 	{"storage.k8s.io", "v1alpha1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.storage.v1.VolumeAttachment */
+	{"storage.k8s.io", "v1alpha1", "VolumeAttachment", &T[695], 0},
+	/* legacy, served as io.k8s.api.storage.v1.VolumeAttributesClass */
+	{"storage.k8s.io", "v1alpha1", "VolumeAttributesClass", &T[700], 0},
 	{"storage.k8s.io", "v1alpha1", "WatchEvent", &T[761], -1},
+	/* legacy, served as io.k8s.api.storage.v1.CSIDriver */
+	{"storage.k8s.io", "v1beta1", "CSIDriver", &T[683], 0},
+	/* legacy, served as io.k8s.api.storage.v1.CSINode */
+	{"storage.k8s.io", "v1beta1", "CSINode", &T[686], 0},
+	/* legacy, served as io.k8s.api.storage.v1.CSIStorageCapacity */
+	{"storage.k8s.io", "v1beta1", "CSIStorageCapacity", &T[690], 1},
 	{"storage.k8s.io", "v1beta1", "DeleteOptions", &T[741], -1},
+	/* legacy, served as io.k8s.api.storage.v1.StorageClass */
+	{"storage.k8s.io", "v1beta1", "StorageClass", &T[692], 0},
+	/* legacy, served as io.k8s.api.storage.v1.VolumeAttachment */
+	{"storage.k8s.io", "v1beta1", "VolumeAttachment", &T[695], 0},
 	{"storage.k8s.io", "v1beta1", "VolumeAttributesClass", &T[704], 0},
 	{"storage.k8s.io", "v1beta1", "VolumeAttributesClassList", &T[705], -1},
 	{"storage.k8s.io", "v1beta1", "WatchEvent", &T[761], -1},
+	/* legacy, served as io.k8s.api.storagemigration.v1beta1.StorageVersionMigration */
+	{"storagemigration.k8s.io", "v1alpha1", "StorageVersionMigration", &T[706], 0},
 	{"storagemigration.k8s.io", "v1beta1", "DeleteOptions", &T[741], -1},
 	{"storagemigration.k8s.io", "v1beta1", "StorageVersionMigration", &T[706], 0},
 	{"storagemigration.k8s.io", "v1beta1", "StorageVersionMigrationList", &T[707], -1},
@@ -5343,7 +5489,7 @@ static const smp_gvk_entry kinds[311] = {
 
 const smp_schema smp_builtin_schema = {
 	.kinds = kinds,
-	.nkinds = 311,
+	.nkinds = 384,
 	.defs = defs,
 	.ndefs = 771,
 };

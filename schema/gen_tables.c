@@ -21,6 +21,94 @@
  * depends on the tables being replaced, however old they are. */
 const smp_schema smp_builtin_schema = {.nkinds = 0};
 
+/*
+ * Kinds that kubectl 1.32 still patches strategically (they are in its
+ * client-go scheme; found by probing `kubectl patch --local --type
+ * strategic` for every group/version of the document's kinds) but that the
+ * document no longer serves. Each gets the schema of the served kind named
+ * after it (same kind; the group it moved to), so strategic patches and
+ * kubectl apply's choice of a strategic patch work for them too. Patch
+ * metadata did not change between these versions; fields that exist only
+ * in the old version are unknown. A GVK the document itself serves wins.
+ */
+static const struct {
+	const char *group, *version, *kind, *target; /* target: apiVersion */
+} legacy[] = {
+	{"admissionregistration.k8s.io", "v1alpha1", "ValidatingAdmissionPolicy", "admissionregistration.k8s.io/v1"},
+	{"admissionregistration.k8s.io", "v1alpha1", "ValidatingAdmissionPolicyBinding", "admissionregistration.k8s.io/v1"},
+	{"admissionregistration.k8s.io", "v1beta1", "MutatingWebhookConfiguration", "admissionregistration.k8s.io/v1"},
+	{"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicy", "admissionregistration.k8s.io/v1"},
+	{"admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicyBinding", "admissionregistration.k8s.io/v1"},
+	{"admissionregistration.k8s.io", "v1beta1", "ValidatingWebhookConfiguration", "admissionregistration.k8s.io/v1"},
+	{"apps", "v1beta1", "ControllerRevision", "apps/v1"},
+	{"apps", "v1beta1", "Deployment", "apps/v1"},
+	{"apps", "v1beta1", "Scale", "autoscaling/v1"},
+	{"apps", "v1beta1", "StatefulSet", "apps/v1"},
+	{"apps", "v1beta2", "ControllerRevision", "apps/v1"},
+	{"apps", "v1beta2", "DaemonSet", "apps/v1"},
+	{"apps", "v1beta2", "Deployment", "apps/v1"},
+	{"apps", "v1beta2", "ReplicaSet", "apps/v1"},
+	{"apps", "v1beta2", "Scale", "autoscaling/v1"},
+	{"apps", "v1beta2", "StatefulSet", "apps/v1"},
+	{"authentication.k8s.io", "v1alpha1", "SelfSubjectReview", "authentication.k8s.io/v1"},
+	{"authentication.k8s.io", "v1beta1", "SelfSubjectReview", "authentication.k8s.io/v1"},
+	{"authentication.k8s.io", "v1beta1", "TokenReview", "authentication.k8s.io/v1"},
+	{"authorization.k8s.io", "v1beta1", "LocalSubjectAccessReview", "authorization.k8s.io/v1"},
+	{"authorization.k8s.io", "v1beta1", "SelfSubjectAccessReview", "authorization.k8s.io/v1"},
+	{"authorization.k8s.io", "v1beta1", "SelfSubjectRulesReview", "authorization.k8s.io/v1"},
+	{"authorization.k8s.io", "v1beta1", "SubjectAccessReview", "authorization.k8s.io/v1"},
+	{"autoscaling", "v2beta1", "HorizontalPodAutoscaler", "autoscaling/v2"},
+	{"autoscaling", "v2beta2", "HorizontalPodAutoscaler", "autoscaling/v2"},
+	{"batch", "v1beta1", "CronJob", "batch/v1"},
+	{"certificates.k8s.io", "v1beta1", "CertificateSigningRequest", "certificates.k8s.io/v1"},
+	{"coordination.k8s.io", "v1beta1", "Lease", "coordination.k8s.io/v1"},
+	{"discovery.k8s.io", "v1beta1", "EndpointSlice", "discovery.k8s.io/v1"},
+	{"events.k8s.io", "v1beta1", "Event", "events.k8s.io/v1"},
+	{"extensions", "v1beta1", "DaemonSet", "apps/v1"},
+	{"extensions", "v1beta1", "Deployment", "apps/v1"},
+	{"extensions", "v1beta1", "Ingress", "networking.k8s.io/v1"},
+	{"extensions", "v1beta1", "NetworkPolicy", "networking.k8s.io/v1"},
+	{"extensions", "v1beta1", "ReplicaSet", "apps/v1"},
+	{"extensions", "v1beta1", "Scale", "autoscaling/v1"},
+	{"flowcontrol.apiserver.k8s.io", "v1beta1", "FlowSchema", "flowcontrol.apiserver.k8s.io/v1"},
+	{"flowcontrol.apiserver.k8s.io", "v1beta1", "PriorityLevelConfiguration", "flowcontrol.apiserver.k8s.io/v1"},
+	{"flowcontrol.apiserver.k8s.io", "v1beta2", "FlowSchema", "flowcontrol.apiserver.k8s.io/v1"},
+	{"flowcontrol.apiserver.k8s.io", "v1beta2", "PriorityLevelConfiguration", "flowcontrol.apiserver.k8s.io/v1"},
+	{"flowcontrol.apiserver.k8s.io", "v1beta3", "FlowSchema", "flowcontrol.apiserver.k8s.io/v1"},
+	{"flowcontrol.apiserver.k8s.io", "v1beta3", "PriorityLevelConfiguration", "flowcontrol.apiserver.k8s.io/v1"},
+	{"networking.k8s.io", "v1alpha1", "IPAddress", "networking.k8s.io/v1"},
+	{"networking.k8s.io", "v1alpha1", "ServiceCIDR", "networking.k8s.io/v1"},
+	{"networking.k8s.io", "v1beta1", "Ingress", "networking.k8s.io/v1"},
+	{"networking.k8s.io", "v1beta1", "IngressClass", "networking.k8s.io/v1"},
+	{"node.k8s.io", "v1alpha1", "RuntimeClass", "node.k8s.io/v1"},
+	{"node.k8s.io", "v1beta1", "RuntimeClass", "node.k8s.io/v1"},
+	{"policy", "v1beta1", "Eviction", "policy/v1"},
+	{"policy", "v1beta1", "PodDisruptionBudget", "policy/v1"},
+	{"rbac.authorization.k8s.io", "v1alpha1", "ClusterRole", "rbac.authorization.k8s.io/v1"},
+	{"rbac.authorization.k8s.io", "v1alpha1", "ClusterRoleBinding", "rbac.authorization.k8s.io/v1"},
+	{"rbac.authorization.k8s.io", "v1alpha1", "Role", "rbac.authorization.k8s.io/v1"},
+	{"rbac.authorization.k8s.io", "v1alpha1", "RoleBinding", "rbac.authorization.k8s.io/v1"},
+	{"rbac.authorization.k8s.io", "v1beta1", "ClusterRole", "rbac.authorization.k8s.io/v1"},
+	{"rbac.authorization.k8s.io", "v1beta1", "ClusterRoleBinding", "rbac.authorization.k8s.io/v1"},
+	{"rbac.authorization.k8s.io", "v1beta1", "Role", "rbac.authorization.k8s.io/v1"},
+	{"rbac.authorization.k8s.io", "v1beta1", "RoleBinding", "rbac.authorization.k8s.io/v1"},
+	{"resource.k8s.io", "v1alpha3", "DeviceClass", "resource.k8s.io/v1beta1"},
+	{"resource.k8s.io", "v1alpha3", "ResourceClaim", "resource.k8s.io/v1beta1"},
+	{"resource.k8s.io", "v1alpha3", "ResourceClaimTemplate", "resource.k8s.io/v1beta1"},
+	{"resource.k8s.io", "v1alpha3", "ResourceSlice", "resource.k8s.io/v1beta1"},
+	{"scheduling.k8s.io", "v1alpha1", "PriorityClass", "scheduling.k8s.io/v1"},
+	{"scheduling.k8s.io", "v1beta1", "PriorityClass", "scheduling.k8s.io/v1"},
+	{"storage.k8s.io", "v1alpha1", "CSIStorageCapacity", "storage.k8s.io/v1"},
+	{"storage.k8s.io", "v1alpha1", "VolumeAttachment", "storage.k8s.io/v1"},
+	{"storage.k8s.io", "v1alpha1", "VolumeAttributesClass", "storage.k8s.io/v1"},
+	{"storage.k8s.io", "v1beta1", "CSIDriver", "storage.k8s.io/v1"},
+	{"storage.k8s.io", "v1beta1", "CSINode", "storage.k8s.io/v1"},
+	{"storage.k8s.io", "v1beta1", "CSIStorageCapacity", "storage.k8s.io/v1"},
+	{"storage.k8s.io", "v1beta1", "StorageClass", "storage.k8s.io/v1"},
+	{"storage.k8s.io", "v1beta1", "VolumeAttachment", "storage.k8s.io/v1"},
+	{"storagemigration.k8s.io", "v1alpha1", "StorageVersionMigration", "storagemigration.k8s.io/v1beta1"},
+};
+
 /* Pointer -> index, open addressing. */
 typedef struct pmap {
 	const void **keys;
@@ -37,6 +125,8 @@ typedef struct smap {
 
 typedef struct gen {
 	const smp_schema *s;
+	smp_gvk_entry *kinds;   /* the document's kinds and the legacy ones, sorted */
+	size_t nkinds;
 	pmap types;        /* smp_stype* -> T index */
 	smap leaves;       /* description -> T index */
 	const smp_stype **order; /* T index -> type */
@@ -324,6 +414,54 @@ static size_t key_index(gen *g, const char *const *keys)
 	return *slot;
 }
 
+static int cmp_gvk(const void *a, const void *b)
+{
+	const smp_gvk_entry *x = a, *y = b;
+	int c = strcmp(x->group, y->group);
+
+	if (!c)
+		c = strcmp(x->version, y->version);
+	return c ? c : strcmp(x->kind, y->kind);
+}
+
+/* Whether the document itself serves k's GVK. */
+static bool is_served(const smp_schema *s, const smp_gvk_entry *k)
+{
+	smp_gvk_entry *e = bsearch(k, s->kinds, s->nkinds, sizeof(*k), cmp_gvk);
+
+	return e && e->type == k->type;
+}
+
+/* The document's kinds plus the legacy ones, sorted. */
+static int add_legacy(gen *g)
+{
+	const smp_schema *s = g->s;
+	size_t n = s->nkinds;
+
+	g->kinds = xrealloc(g, NULL, (n + sizeof(legacy) / sizeof(legacy[0])) * sizeof(*g->kinds));
+	if (n)
+		memcpy(g->kinds, s->kinds, n * sizeof(*g->kinds));
+	for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++) {
+		const smp_gvk_entry *t = smp_schema_find_kind(s, legacy[i].target, legacy[i].kind, true);
+		smp_gvk_entry key = {legacy[i].group, legacy[i].version, legacy[i].kind, NULL, -1};
+
+		if (!t) {
+			fprintf(stderr, "smp-gen-tables: legacy %s/%s %s: the document has no %s %s\n",
+			        legacy[i].group, legacy[i].version, legacy[i].kind, legacy[i].target,
+			        legacy[i].kind);
+			return -1;
+		}
+		if (n && bsearch(&key, s->kinds, s->nkinds, sizeof(key), cmp_gvk))
+			continue; /* served by the document itself */
+		key.type = t->type;
+		key.namespaced = t->namespaced;
+		g->kinds[n++] = key;
+	}
+	qsort(g->kinds, n, sizeof(*g->kinds), cmp_gvk);
+	g->nkinds = n;
+	return 0;
+}
+
 static int emit(gen *g, FILE *f, const char *source)
 {
 	const smp_schema *s = g->s;
@@ -437,10 +575,12 @@ static int emit(gen *g, FILE *f, const char *source)
 		fprintf(f, ", &T[%zu]},\n", *pmap_slot(g, &g->types, s->defs[i].type, &found));
 	}
 	fputs("};\n\n", f);
-	fprintf(f, "static const smp_gvk_entry kinds[%zu] = {\n", s->nkinds ? s->nkinds : 1);
-	for (size_t i = 0; i < s->nkinds; i++) {
-		const smp_gvk_entry *k = &s->kinds[i];
+	fprintf(f, "static const smp_gvk_entry kinds[%zu] = {\n", g->nkinds ? g->nkinds : 1);
+	for (size_t i = 0; i < g->nkinds; i++) {
+		const smp_gvk_entry *k = &g->kinds[i];
 
+		if (!is_served(s, k))
+			fprintf(f, "\t/* legacy, served as %s */\n", k->type->name);
 		fputs("\t{", f);
 		put_str(f, k->group);
 		fputs(", ", f);
@@ -453,7 +593,7 @@ static int emit(gen *g, FILE *f, const char *source)
 	fputs("};\n\n", f);
 	fprintf(f, "const smp_schema smp_builtin_schema = {\n"
 	           "\t.kinds = kinds,\n\t.nkinds = %zu,\n\t.defs = defs,\n\t.ndefs = %zu,\n};\n",
-	        s->nkinds, s->ndefs);
+	        g->nkinds, s->ndefs);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -494,6 +634,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < s->nkinds; i++)
 		canon(&g, s->kinds[i].type);
 	walk(&g);
+	if (add_legacy(&g))
+		goto out;
 
 	base = strrchr(argv[1], '/');
 	base = base ? base + 1 : argv[1];
@@ -513,8 +655,8 @@ int main(int argc, char **argv)
 		remove(tmp);
 		goto out;
 	}
-	fprintf(stderr, "smp-gen-tables: %s: %zu definitions, %zu kinds, %zu types, %zu fields\n",
-	        argv[2], s->ndefs, s->nkinds, g.ntypes, g.nf);
+	fprintf(stderr, "smp-gen-tables: %s: %zu definitions, %zu kinds (%zu legacy), %zu types, "
+	        "%zu fields\n", argv[2], s->ndefs, g.nkinds, g.nkinds - s->nkinds, g.ntypes, g.nf);
 	rc = 0;
 out:
 	free(g.types.keys);
@@ -528,6 +670,7 @@ out:
 	free(g.keylists);
 	free(g.order);
 	free(g.queue);
+	free(g.kinds);
 	smp_schema_free(s);
 	return rc;
 }

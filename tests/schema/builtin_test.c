@@ -71,6 +71,18 @@ int main(void)
 	CHECK(smp_schema_kind(&t, b, "batch/v1", "CronJob", &err) == 0);
 	CHECK(smp_schema_kind(&t, b, "rbac.authorization.k8s.io/v1", "ClusterRole", &err) == 0);
 
+	/* Legacy kinds kubectl still patches strategically get the schema of
+	 * the served version. */
+	CHECK(smp_schema_kind(&t, b, "extensions/v1beta1", "Deployment", &err) == 0 && t == dep);
+	CHECK(smp_schema_kind(&t, b, "apps/v1beta2", "Deployment", &err) == 0 && t == dep);
+	CHECK(smp_schema_kind(&t, b, "batch/v1beta1", "CronJob", &err) == 0);
+	CHECK(t && !strcmp(t->name, "io.k8s.api.batch.v1.CronJob"));
+	CHECK(smp_schema_kind(&t, b, "extensions/v1beta1", "Ingress", &err) == 0);
+	CHECK(t && !strcmp(t->name, "io.k8s.api.networking.v1.Ingress"));
+	CHECK(smp_schema_kind(&t, b, "extensions/v1beta1", "PodSecurityPolicy", &err) ==
+	      SMP_ESCHEMA);
+	scope_is("extensions/v1beta1", "Deployment", 1);
+	scope_is("rbac.authorization.k8s.io/v1beta1", "ClusterRole", 0);
 	scope_is("v1", "Pod", 1);
 	scope_is("apps/v1", "Deployment", 1);
 	scope_is("v1", "ConfigMap", 1);

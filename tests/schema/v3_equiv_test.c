@@ -117,18 +117,37 @@ int main(void)
 		fprintf(stderr, "v3 load: %s (at %s)\n", err.message, err.path);
 		return 1;
 	}
-	CHECK(s->ndefs == b->ndefs && s->nkinds == b->nkinds);
+	CHECK(s->ndefs == b->ndefs);
 	for (size_t k = 0; k < s->ndefs && k < b->ndefs; k++) {
 		CHECK_STR(s->defs[k].name, b->defs[k].name);
 		compare(b->defs[k].type, s->defs[k].type, b->defs[k].name, 0);
 		CHECK((s->defs[k].type->flags & SMP_SFLAG_OPENAPI_V3) != 0);
 	}
-	for (size_t k = 0; k < s->nkinds && k < b->nkinds; k++) {
-		CHECK_STR(s->kinds[k].group, b->kinds[k].group);
-		CHECK_STR(s->kinds[k].version, b->kinds[k].version);
-		CHECK_STR(s->kinds[k].kind, b->kinds[k].kind);
-		CHECK_STR(s->kinds[k].type->name, b->kinds[k].type->name);
-		CHECK(s->kinds[k].namespaced == b->kinds[k].namespaced);
+	/* Every kind of the document is in the tables, the same; the tables'
+	 * other kinds are the legacy ones (see gen_tables.c), whose types are
+	 * definitions of the document. */
+	{
+		size_t nlegacy = 0;
+
+		for (size_t k = 0; k < b->nkinds; k++) {
+			const smp_gvk_entry *e = &b->kinds[k], *f;
+			char av[256];
+			const smp_stype *d = NULL;
+
+			snprintf(av, sizeof(av), "%s%s%s", e->group, e->group[0] ? "/" : "",
+			         e->version);
+			f = smp_schema_find_kind(s, av, e->kind, true);
+			if (!f) {
+				nlegacy++;
+				CHECK(strstr(e->version, "alpha") || strstr(e->version, "beta"));
+				CHECK(smp_schema_definition(&d, s, e->type->name, &err) == 0);
+				continue;
+			}
+			CHECK_STR(f->type->name, e->type->name);
+			CHECK(f->namespaced == e->namespaced);
+		}
+		CHECK(nlegacy + s->nkinds == b->nkinds);
+		CHECK(nlegacy == 73);
 	}
 	printf("%zu definitions and %zu kinds identical in v2 and v3\n", s->ndefs, s->nkinds);
 	smp_free(text);
