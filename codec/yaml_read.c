@@ -66,8 +66,20 @@ typedef struct yr {
 	size_t nodes, alias_nodes;
 	smp_value *root;
 	uint32_t base_line; /* line of the current chunk's start, 0-based */
-	size_t base_off;    /* its byte offset */
+	const char *chunk;  /* the piece libyaml reads (maybe a rewritten copy) */
+	size_t chunk_len;
+	int fix;            /* a libyaml/go-yaml difference to rewrite, FIX_* */
+	size_t fix_a, fix_b;
 } yr;
+
+/* Where libyaml 0.2.5 rejects what go-yaml v2 (kubectl) accepts, the piece
+ * is rewritten to what go-yaml reads and parsed again. */
+enum {
+	FIX_NONE = 0,
+	FIX_FLOW_COLON, /* [x:, y]: go-yaml reads the plain scalar "x:" */
+	FIX_SQUOTE_ESC  /* "\'": go-yaml knows this escape */
+};
+#define MAX_FIXES 64
 
 static int fail(yr *r, int code, uint32_t line, uint32_t col, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -90,16 +102,16 @@ static int oom(yr *r)
 	return fail(r, SMP_ENOMEM, 0, 0, "out of memory");
 }
 
-/* Line and column of a byte offset (for libyaml reader errors). */
+/* Line and column of a byte offset in the current piece. */
 static void offset_pos(const yr *r, size_t off, uint32_t *line, uint32_t *col)
 {
-	uint32_t l = 1;
+	uint32_t l = r->base_line + 1;
 	size_t ls = 0;
 
-	if (off > r->len)
-		off = r->len;
+	if (off > r->chunk_len)
+		off = r->chunk_len;
 	for (size_t i = 0; i < off; i++)
-		if (r->buf[i] == '\n') {
+		if (r->chunk[i] == '\n') {
 			l++;
 			ls = i + 1;
 		}
@@ -116,7 +128,7 @@ static int libyaml_error(yr *r)
 	case YAML_MEMORY_ERROR:
 		return oom(r);
 	case YAML_READER_ERROR:
-		offset_pos(r, r->base_off + p->problem_offset, &line, &col);
+		offset_pos(r, p->problem_offset, &line, &col);
 		if (p->problem_value != -1)
 			return fail(r, SMP_EPARSE, line, col, "invalid YAML: %s (byte 0x%02x)",
 			            p->problem ? p->problem : "cannot read input",
@@ -124,6 +136,20 @@ static int libyaml_error(yr *r)
 		return fail(r, SMP_EPARSE, line, col, "invalid YAML: %s",
 		            p->problem ? p->problem : "cannot read input");
 	default:
+		if (p->error == YAML_SCANNER_ERROR && p->problem) {
+			size_t at = p->problem_mark.index;
+			if (strcmp(p->problem, "found unexpected ':'") == 0 &&
+			    p->context_mark.index < at && at < r->chunk_len) {
+				r->fix = FIX_FLOW_COLON;
+				r->fix_a = p->context_mark.index;
+				r->fix_b = at + 1;
+			} else if (strcmp(p->problem, "found unknown escape character") == 0 &&
+			           at + 1 < r->chunk_len && r->chunk[at] == '\\' &&
+			           r->chunk[at + 1] == '\'') {
+				r->fix = FIX_SQUOTE_ESC;
+				r->fix_a = at;
+			}
+		}
 		line = r->base_line + (uint32_t)p->problem_mark.line + 1;
 		col = (uint32_t)p->problem_mark.column + 1;
 		if (p->context)
@@ -442,14 +468,14 @@ static int scalar_key(yr *r, yframe *f, const char *s, size_t n, const char *tag
  * the decoded text, so look at the source. */
 static int check_escapes(yr *r, const yaml_event_t *ev)
 {
-	size_t a = r->base_off + ev->start_mark.index, b = r->base_off + ev->end_mark.index;
+	size_t a = ev->start_mark.index, b = ev->end_mark.index;
 
-	if (b > r->len)
-		b = r->len;
+	if (b > r->chunk_len)
+		b = r->chunk_len;
 	for (size_t i = a + 1; i + 1 < b; i++) {
-		if (r->buf[i] != '\\')
+		if (r->chunk[i] != '\\')
 			continue;
-		if (r->buf[i + 1] == '/') {
+		if (r->chunk[i + 1] == '/') {
 			uint32_t line, col;
 			offset_pos(r, i, &line, &col);
 			return fail(r, SMP_EPARSE, line, col,
@@ -652,8 +678,8 @@ static bool go_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
-/* Reads the first document of buf[start, end) (one kubectl piece). */
-static int read_chunk(yr *r, size_t start, size_t end)
+/* Reads the first document of r->chunk (one kubectl piece). */
+static int parse_piece(yr *r)
 {
 	yaml_event_t ev;
 	int rc = 0;
@@ -661,9 +687,9 @@ static int read_chunk(yr *r, size_t start, size_t end)
 
 	if (!yaml_parser_initialize(&r->parser))
 		return oom(r);
-	yaml_parser_set_input_string(&r->parser, (const unsigned char *)r->buf + start,
-	                             end - start);
-	r->base_off = start;
+	yaml_parser_set_input_string(&r->parser, (const unsigned char *)r->chunk, r->chunk_len);
+	r->fix = FIX_NONE;
+	r->depth = 0;
 	anchors_reset(r);
 	smp_arena_release(&r->scratch);
 	smp_arena_init(&r->scratch);
@@ -708,6 +734,67 @@ static int read_chunk(yr *r, size_t start, size_t end)
 		yaml_event_delete(&ev);
 	}
 	yaml_parser_delete(&r->parser);
+	return rc;
+}
+
+/* The piece with the difference at r->fix_a.. rewritten; NULL on ENOMEM. */
+static char *rewrite(const yr *r, size_t *len)
+{
+	const char *c = r->chunk;
+	size_t n = r->chunk_len, a = r->fix_a, b = r->fix_b, w = 0;
+	char *o;
+
+	if (r->fix == FIX_SQUOTE_ESC) {
+		o = malloc(n + 3);
+		if (!o)
+			return NULL;
+		memcpy(o, c, a);
+		memcpy(o + a, "\\x27", 4);
+		memcpy(o + a + 4, c + a + 2, n - a - 2);
+		*len = n + 2;
+		return o;
+	}
+	/* FIX_FLOW_COLON: the plain scalar c[a, b) becomes '...'. */
+	o = malloc(2 * n + 3);
+	if (!o)
+		return NULL;
+	memcpy(o, c, a);
+	w = a;
+	o[w++] = '\'';
+	for (size_t i = a; i < b; i++) {
+		if (c[i] == '\'')
+			o[w++] = '\'';
+		o[w++] = c[i];
+	}
+	o[w++] = '\'';
+	memcpy(o + w, c + b, n - b);
+	*len = w + n - b;
+	return o;
+}
+
+static int read_chunk(yr *r, size_t start, size_t end)
+{
+	char *copy = NULL;
+	int rc;
+
+	r->chunk = r->buf + start;
+	r->chunk_len = end - start;
+	for (int tries = 0;; tries++) {
+		rc = parse_piece(r);
+		if (rc == 0 || r->fix == FIX_NONE || tries == MAX_FIXES)
+			break;
+		size_t nl;
+		char *n = rewrite(r, &nl);
+		if (!n) {
+			rc = oom(r);
+			break;
+		}
+		free(copy);
+		copy = n;
+		r->chunk = n;
+		r->chunk_len = nl;
+	}
+	free(copy);
 	return rc;
 }
 
@@ -764,10 +851,8 @@ int smp_yaml_read(smp_doc *doc, const char *buf, size_t len, const smp_pctx *pc)
 				          e - k > 60 ? 60 : (int)(e - k), buf + k);
 				break;
 			}
-			if (pos > cstart) {
+			if (pos > cstart)
 				rc = read_chunk(&r, cstart, pos);
-				r.depth = 0;
-			}
 			cstart = next;
 			r.base_line = line + 1;
 		}
