@@ -390,13 +390,6 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 		long oi;
 		size_t pl;
 
-		if (o.build_retain_keys && mv->type != SMP_NULL) {
-			smp_value *k = smpv_str(c->a, e->key, e->klen);
-			if (!k || (rc = vl_push(c, &retain, k))) {
-				rc = snomem(c);
-				goto out;
-			}
-		}
 		oi = smp_kindex_find(&oix, e->key, e->klen);
 		if (oi < 0) {
 			if (!o.ignore_changes && (rc = pset(c, patch, e->key, e->klen, dcopy(c, mv))))
@@ -453,7 +446,22 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 			}
 		}
 	}
-	if (retain.n > 0 && (patch->u.map.len > 0 || additional)) {
+	/* $retainKeys: the non-null keys of modified, sorted, when the patch
+	 * says anything or original has more keys to clear. */
+	if (o.build_retain_keys && (patch->u.map.len > 0 || additional)) {
+		for (size_t i = 0; i < mod->u.map.len; i++) {
+			const smp_member *e = &mod->u.map.items[i];
+			smp_value *k;
+			if (e->val->type == SMP_NULL)
+				continue;
+			k = smpv_str(c->a, e->key, e->klen);
+			if (!k || (rc = vl_push(c, &retain, k))) {
+				rc = snomem(c);
+				goto out;
+			}
+		}
+	}
+	if (retain.n > 0) {
 		if ((rc = sort_scalars(c, retain.v, retain.n)))
 			goto out;
 		smp_value *l = vl_to_list(c, &retain);

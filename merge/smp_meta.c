@@ -63,7 +63,16 @@ size_t spush_elem(sctx *c, const char *mk, const smp_value *mkval, size_t index)
 	char num[32];
 
 	sappend(c, "[", 1);
-	if (mk && *mk && mkval) {
+	if (mk && *mk && mkval && mkval->type == SMP_STRING) {
+		/* the common case, without formatting */
+		sappend(c, mk, strlen(mk));
+		sappend(c, "=", 1);
+		sappend(c, mkval->u.s.ptr, mkval->u.s.len > 64 ? 64 : mkval->u.s.len);
+	} else if (mk && *mk && mkval && mkval->type == SMP_INT) {
+		sappend(c, mk, strlen(mk));
+		snprintf(num, sizeof(num), "=%lld", (long long)mkval->u.i);
+		sappend(c, num, strlen(num));
+	} else if (mk && *mk && mkval) {
 		smp_buf b;
 		smp_buf_init(&b);
 		smp_gofmt_v(&b, mkval);
