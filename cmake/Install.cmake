@@ -16,6 +16,36 @@ install(TARGETS smpatch_shared smpatch_static EXPORT smpatchTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT lib NAMELINK_COMPONENT dev
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The installed static library exposes only the SMP_API functions, like the
+# shared one: its objects are linked into one relocatable object whose
+# hidden symbols (every internal helper, whatever its name) become local, so
+# they cannot clash with an embedder's own symbols. The build tree's
+# libsmpatch.a keeps them global: the module tests call internals.
+if(CMAKE_LINKER AND CMAKE_OBJCOPY AND CMAKE_AR)
+  install(CODE "
+    set(_smp_a \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:smpatch_static>\")
+    set(_smp_o \"\${_smp_a}.smpatch-all.o\")
+    execute_process(COMMAND \"${CMAKE_LINKER}\" -r --whole-archive \"\${_smp_a}\" -o \"\${_smp_o}\"
+                    RESULT_VARIABLE _smp_rc)
+    if(_smp_rc EQUAL 0)
+      execute_process(COMMAND \"${CMAKE_OBJCOPY}\" --localize-hidden \"\${_smp_o}\"
+                      RESULT_VARIABLE _smp_rc)
+    endif()
+    if(_smp_rc EQUAL 0)
+      file(REMOVE \"\${_smp_a}\")
+      execute_process(COMMAND \"${CMAKE_AR}\" rcs \"\${_smp_a}\" \"\${_smp_o}\"
+                      RESULT_VARIABLE _smp_rc)
+    endif()
+    file(REMOVE \"\${_smp_o}\")
+    if(NOT _smp_rc EQUAL 0)
+      message(FATAL_ERROR \"localizing the internal symbols of \${_smp_a} failed\")
+    endif()
+    message(STATUS \"Localized internal symbols: \${_smp_a}\")
+  " COMPONENT dev)
+else()
+  message(WARNING "ld, objcopy or ar not found: the installed libsmpatch.a keeps "
+                  "its internal symbols global")
+endif()
 install(FILES ${CMAKE_SOURCE_DIR}/include/smpatch.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
 install(TARGETS smpatch RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT bin)

@@ -34,6 +34,16 @@ cmp -s "$src/include/smpatch.h" "$p/include/smpatch.h" || bad "installed header 
 if grep -rl "$build" "$p/$libdir/pkgconfig" "$p/$libdir/cmake" >/dev/null 2>&1; then
 	bad "installed package files mention the build directory"
 fi
+# The installed static library, like the shared one, defines only the
+# SMP_API functions as globals (internal helpers are localized at install).
+grep '^SMP_API' "$src/include/smpatch.h" | sed 's/(.*//' | grep -o '[A-Za-z_][A-Za-z0-9_]*$' |
+	sort -u >"$tmp/api"
+nm -g --defined-only "$p/$libdir/libsmpatch.a" 2>/dev/null | awk 'NF == 3 { print $3 }' |
+	sort -u >"$tmp/static-globals"
+if ! cmp -s "$tmp/api" "$tmp/static-globals"; then
+	bad "installed libsmpatch.a: global symbols differ from the SMP_API functions:"
+	diff "$tmp/api" "$tmp/static-globals" | sed -n 's/^> /    extra: /p; s/^< /    missing: /p' | head -20
+fi
 [ $fail = 0 ] || exit 1
 say "ok: installed tree complete ($(find "$p" -type f -o -type l | wc -l) files)"
 
