@@ -286,7 +286,15 @@ def obj_pdb():
                      "selector": {"matchLabels": labels(1)}}}
 
 
-KINDS = [obj_deployment, obj_deployment, obj_daemonset, obj_statefulset, obj_pod, obj_pod, obj_job, obj_cronjob,
+def obj_widget():
+    return {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta(),
+            "spec": {"size": R.randint(1, 9), "tags": [word() for _ in range(R.randint(0, 3))],
+                     "items": [{"name": word(), "v": scalar()} for _ in range(R.randint(0, 3))],
+                     "nested": {"a": {"b": word(), "c": [1, 2]}, "d": scalar()}},
+            "status": {"phase": word()}}
+
+
+KINDS = [obj_widget, obj_deployment, obj_deployment, obj_daemonset, obj_statefulset, obj_pod, obj_pod, obj_job, obj_cronjob,
          obj_service, obj_service, obj_configmap, obj_secret, obj_ingress, obj_netpol, obj_role,
          lambda: obj_role("ClusterRole"), obj_sa, obj_pvc, obj_node, obj_namespace, obj_hpa, obj_pdb]
 
@@ -413,6 +421,48 @@ def rand_patch_list(v, path, field, depth, parent):
     return copy.deepcopy(v[:max(1, len(v) - 1)]) if v else [scalar()]
 
 
+def sprinkle(p, depth=0):
+    """Adds random directives anywhere in a patch (kubectl judges them)."""
+    if isinstance(p, dict):
+        out = {k: sprinkle(v, depth + 1) for k, v in p.items()}
+        if depth == 0:
+            out.pop("$patch", None)
+        for k, v in list(out.items()):
+            if isinstance(v, list) and R.random() < 0.3:
+                if v and all(isinstance(e, dict) for e in v):
+                    key = next((kk for kk in ("name", "containerPort", "mountPath", "port", "ip", "type", "uid", "topologyKey") if kk in v[0]), None)
+                    if key:
+                        order = [{key: e[key]} for e in v if key in e]
+                        R.shuffle(order)
+                        if order and R.random() < 0.3:
+                            order.pop()
+                        out["$setElementOrder/" + k] = order
+                elif v and not any(isinstance(e, (dict, list)) for e in v):
+                    if R.random() < 0.5:
+                        order = list(v)
+                        R.shuffle(order)
+                        out["$setElementOrder/" + k] = order
+                    else:
+                        out["$deleteFromPrimitiveList/" + k] = R.sample(v, max(1, len(v) // 2))
+        if depth > 0 and R.random() < 0.08:
+            out["$patch"] = R.choice(["replace", "delete", "replace", "merge"])
+        if depth > 0 and R.random() < 0.08:
+            keys = [k for k in out if not k.startswith("$")]
+            out["$retainKeys"] = R.sample(keys, len(keys)) if R.random() < 0.7 else keys[:-1]
+        return out
+    if isinstance(p, list):
+        out = [sprinkle(e, depth + 1) for e in p]
+        if out and all(isinstance(e, dict) for e in out) and R.random() < 0.15:
+            e = dict(R.choice(out))
+            e = {k: v for k, v in e.items() if k in ("name", "containerPort", "mountPath", "port", "ip", "type", "uid")}
+            e["$patch"] = "delete"
+            out.append(e)
+        if out and all(isinstance(e, dict) for e in out) and R.random() < 0.05:
+            out.append({"$patch": "replace"})
+        return out
+    return p
+
+
 def mutate_obj(o, depth=0):
     """A random modification of o (for three-way and merge)."""
     if isinstance(o, dict):
@@ -477,7 +527,18 @@ def json_patch(o):
     walk(o, "")
     for _ in range(R.randint(1, 4)):
         pth = R.choice(paths[1:]) if len(paths) > 1 else "/x"
-        op = R.choice(["add", "remove", "replace", "move", "copy", "test", "add-dash", "bad"])
+        op = R.choice(["add", "remove", "replace", "move", "copy", "test", "add-dash", "bad"] if BAD_OPS else
+                      ["add", "remove", "replace", "move", "copy", "test", "add-dash", "test-ok"])
+        if op == "test-ok":
+            v = o
+            try:
+                for t in pth.split("/")[1:]:
+                    t = t.replace("~1", "/").replace("~0", "~")
+                    v = v[int(t)] if isinstance(v, list) else v[t]
+            except (KeyError, IndexError, ValueError, TypeError):
+                continue
+            ops.append({"op": "test", "path": pth, "value": copy.deepcopy(v)})
+            continue
         if op == "add":
             ops.append({"op": "add", "path": pth if R.random() < 0.5 else pth.rsplit("/", 1)[0] + "/new" + word(), "value": scalar()})
         elif op == "add-dash":
@@ -526,6 +587,7 @@ def dump(path, o):
             f.write("\n")
 
 
+BAD_OPS = os.environ.get("KDIFF_BAD_OPS", "1") == "1"
 stats = {"ok": 0, "both-reject": 0, "mismatch": 0, "exit": 0}
 
 
@@ -624,16 +686,18 @@ def check_three(n, tmp, use_apply):
             stats["ok"] += 1
             return
     else:
-        rs, os_, es = run([SMP, "diff", "-o", "json", "--current", L, O, M])
+        custom = live["kind"] == "Widget"
+        typ = ["--type", "merge"] if custom else []
+        rs, os_, es = run([SMP, "diff", "-o", "json"] + typ + ["--current", L, O, M])
         if rs != 0:
             stats["exit"] += 1
             record(n, files, "three", "exit %d\n%s%s" % (rs, os_, es), "", "smpatch diff failed")
             return
         patch = json.loads(os_) if os_.strip() else {}
-        ptype = "strategic"
+        ptype = "merge" if custom else "strategic"
         pf0 = os.path.join(tmp, "p3.json")
         dump(pf0, patch)
-        rr, res, er = run([SMP, "patch", "-o", "json", L, pf0])
+        rr, res, er = run([SMP, "patch", "-o", "json", "--type", ptype, L, pf0])
     pf = os.path.join(tmp, "p3.json")
     dump(pf, patch)
     files["patch.json"] = patch
@@ -794,6 +858,12 @@ def main():
             if MODE == "smp":
                 t = R.choice(KINDS)()
                 check_patch(n, t, rand_patch_map(t, [], 0), "strategic", tmp)
+            elif MODE == "smp2":
+                t = R.choice(KINDS)()
+                p = mutate_obj(t)
+                if R.random() < 0.5:
+                    p = {k: v for k, v in p.items() if R.random() < 0.6 or k == "kind"}
+                check_patch(n, t, sprinkle(p), "strategic", tmp)
             elif MODE == "merge":
                 t = R.choice(KINDS)()
                 check_patch(n, t, merge_patch(t), "merge", tmp)
