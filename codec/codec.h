@@ -102,6 +102,9 @@ size_t smp_format_float(char *buf, double f);
  * sigs.k8s.io/yaml turns float map keys into strings. buf needs 32 bytes. */
 size_t smp_format_float_g(char *buf, double d, bool f32);
 
+/* Decimal text of i (buf needs 21 bytes, not NUL-terminated); the length. */
+size_t smp_format_int(char *buf, int64_t i);
+
 /* Validates one UTF-8 sequence at p (n bytes available). Returns its length
  * (1..4) and the code point, or 0 when invalid (overlong, surrogate, > 0x10FFFF,
  * truncated). */
@@ -155,8 +158,13 @@ void smp_c_locale_leave(smp_c_locale *l);
 
 /* Appends s as a JSON string literal the way Go's encoding/json writes it. */
 void smp_json_put_string(smp_buf *b, const char *s, size_t n, bool go_escape);
-/* Entries of map in print order (malloc'ed array, NULL for an empty map). */
+/* Entries of map in print order: *out is a malloc'ed array of pointers when
+ * sorting reorders them, NULL when the map's own order is the print order
+ * (no sorting asked, or the keys are sorted already). */
 int smp_sorted_members(const smp_member ***out, const smp_value *map, bool sort);
+/* Bytes at the start of p[0, n) that a JSON string can hold as they are
+ * (printable ASCII other than '"' and '\\'; with go_escape also not < > &). */
+size_t smp_json_plain_run(const unsigned char *p, size_t n, bool go_escape);
 /* SMP_EINVAL for NaN and infinities, which JSON cannot hold. */
 int smp_float_check(const smp_value *v, smp_error *err);
 /* Block-style YAML (yaml_print.c). */

@@ -162,6 +162,9 @@ static int read_string(jr *r, const char **out, size_t *outlen)
 
 	/* First pass: find the end, validate, learn whether escapes exist. */
 	while (q < r->end) {
+		q += smp_json_plain_run((const unsigned char *)q, (size_t)(r->end - q), false);
+		if (q >= r->end)
+			break;
 		unsigned char c = (unsigned char)*q;
 		if (c == '"')
 			break;

@@ -14,20 +14,73 @@
 
 static const char hexd[] = "0123456789abcdef";
 
+/* Appends without the call and the NUL of smp_buf_put when there is room
+ * (smp_print writes the final NUL). */
+static inline void put(smp_buf *b, const char *s, size_t n)
+{
+	if (b->len + n < b->cap) {
+		memcpy(b->ptr + b->len, s, n);
+		b->len += n;
+	} else {
+		smp_buf_put(b, s, n);
+	}
+}
+
+static inline void put1(smp_buf *b, char c)
+{
+	if (b->len + 1 < b->cap)
+		b->ptr[b->len++] = c;
+	else
+		smp_buf_putc(b, c);
+}
+
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+/* High bit set in each byte of x equal to c (exact: no false positives
+ * that matter, the caller re-checks byte by byte). */
+static inline uint64_t bytes_eq(uint64_t x, unsigned char c)
+{
+	uint64_t y = x ^ (ONES * c);
+	return (y - ONES) & ~y & HIGHS;
+}
+
+size_t smp_json_plain_run(const unsigned char *p, size_t n, bool go_escape)
+{
+	size_t i = 0;
+
+	/* Eight bytes at a time while none is special. */
+	while (i + 8 <= n) {
+		uint64_t x;
+		memcpy(&x, p + i, 8);
+		uint64_t bad = (x & HIGHS) | ((x - ONES * 0x20) & ~x & HIGHS) | bytes_eq(x, '"') |
+		               bytes_eq(x, '\\');
+		if (go_escape)
+			bad |= bytes_eq(x, '<') | bytes_eq(x, '>') | bytes_eq(x, '&');
+		if (bad)
+			break;
+		i += 8;
+	}
+	for (; i < n; i++) {
+		unsigned char c = p[i];
+		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\' ||
+		    (go_escape && (c == '<' || c == '>' || c == '&')))
+			break;
+	}
+	return i;
+}
+
 void smp_json_put_string(smp_buf *b, const char *s, size_t n, bool go_escape)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, start = 0;
 
-	smp_buf_putc(b, '"');
+	put1(b, '"');
 	while (i < n) {
+		i += smp_json_plain_run(p + i, n - i, go_escape);
+		if (i >= n)
+			break;
 		unsigned char c = p[i];
 		if (c < 0x80) {
-			if (c >= 0x20 && c != '"' && c != '\\' &&
-			    !(go_escape && (c == '<' || c == '>' || c == '&'))) {
-				i++;
-				continue;
-			}
 			smp_buf_put(b, s + start, i - start);
 			switch (c) {
 			case '"': smp_buf_put(b, "\\\"", 2); break;
@@ -66,14 +119,19 @@ void smp_json_put_string(smp_buf *b, const char *s, size_t n, bool go_escape)
 		}
 		i += len;
 	}
-	smp_buf_put(b, s + start, n - start);
-	smp_buf_putc(b, '"');
+	put(b, s + start, n - start);
+	put1(b, '"');
 }
+
+static int member_cmp(const smp_member *a, const smp_member *b);
 
 static int key_cmp(const void *x, const void *y)
 {
-	const smp_member *a = *(const smp_member *const *)x;
-	const smp_member *b = *(const smp_member *const *)y;
+	return member_cmp(*(const smp_member *const *)x, *(const smp_member *const *)y);
+}
+
+static int member_cmp(const smp_member *a, const smp_member *b)
+{
 	size_t n = a->klen < b->klen ? a->klen : b->klen;
 	int c = memcmp(a->key, b->key, n);
 
@@ -86,17 +144,22 @@ int smp_sorted_members(const smp_member ***out, const smp_value *map, bool sort)
 {
 	size_t n = map->u.map.len;
 	const smp_member **v;
+	bool sorted = true;
 
 	*out = NULL;
-	if (n == 0)
+	if (!sort || n < 2)
+		return 0;
+	/* Maps are often in order already (kubectl's output always is). */
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = member_cmp(&map->u.map.items[i - 1], &map->u.map.items[i]) <= 0;
+	if (sorted)
 		return 0;
 	v = malloc(n * sizeof(*v));
 	if (!v)
 		return SMP_ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		v[i] = &map->u.map.items[i];
-	if (sort)
-		qsort(v, n, sizeof(*v), key_cmp);
+	qsort(v, n, sizeof(*v), key_cmp);
 	*out = v;
 	return 0;
 }
@@ -129,7 +192,7 @@ static int put_json_scalar(smp_buf *b, const smp_value *v, bool go_escape, smp_e
 			smp_buf_put(b, "false", 5);
 		break;
 	case SMP_INT:
-		smp_buf_printf(b, "%lld", (long long)v->u.i);
+		put(b, num, smp_format_int(num, v->u.i));
 		break;
 	case SMP_FLOAT:
 		if ((rc = smp_float_check(v, err)))
@@ -157,9 +220,17 @@ typedef struct pframe {
 
 static void newline_indent(smp_buf *b, size_t depth)
 {
-	smp_buf_putc(b, '\n');
-	for (size_t i = 0; i < depth; i++)
-		smp_buf_put(b, "    ", 4);
+	static const char nl[] = "\n                                                                ";
+	size_t n = 1 + 4 * depth;
+
+	if (n <= sizeof(nl) - 1) {
+		put(b, nl, n);
+		return;
+	}
+	put(b, nl, sizeof(nl) - 1);
+	for (n -= sizeof(nl) - 1; n > 64; n -= 64)
+		put(b, nl + 1, 64);
+	put(b, nl + 1, n);
 }
 
 static int print_json(smp_buf *b, const smp_value *root, bool indent, bool sort,
@@ -199,10 +270,10 @@ static int print_json(smp_buf *b, const smp_value *root, bool indent, bool sort,
 						depth--;
 						goto out;
 					}
-					smp_buf_putc(b, '{');
+					put1(b, '{');
 				} else {
 					f->n = v->u.list.len;
-					smp_buf_putc(b, '[');
+					put1(b, '[');
 				}
 			}
 			v = NULL;
@@ -216,20 +287,21 @@ static int print_json(smp_buf *b, const smp_value *root, bool indent, bool sort,
 			depth--;
 			if (indent)
 				newline_indent(b, depth);
-			smp_buf_putc(b, map ? '}' : ']');
+			put1(b, map ? '}' : ']');
 			continue;
 		}
 		if (f->i)
-			smp_buf_putc(b, ',');
+			put1(b, ',');
 		if (indent)
 			newline_indent(b, depth);
-		if (f->members) {
-			const smp_member *m = f->members[f->i];
+		if (f->c->type == SMP_MAP) {
+			const smp_member *m =
+				f->members ? f->members[f->i] : &f->c->u.map.items[f->i];
 			smp_json_put_string(b, m->key, m->klen, go_escape);
 			if (indent)
-				smp_buf_put(b, ": ", 2);
+				put(b, ": ", 2);
 			else
-				smp_buf_putc(b, ':');
+				put1(b, ':');
 			v = m->val;
 		} else {
 			v = f->c->u.list.items[f->i];
@@ -290,6 +362,7 @@ int smp_print(char **out, size_t *len, const smp_value *v, const smp_print_optio
 		smp_buf_release(&b);
 		return rc;
 	}
+	smp_buf_put(&b, "", 0); /* the NUL the fast appends left out */
 	*out = smp_buf_detach(&b, len);
 	if (!*out)
 		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");

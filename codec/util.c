@@ -417,6 +417,26 @@ char *smp_utf8_sanitize(const char *buf, size_t len, size_t *out_len, bool *oom)
 	return o;
 }
 
+/* ---- integers ---- */
+
+size_t smp_format_int(char *buf, int64_t i)
+{
+	char t[24];
+	size_t n = 0;
+	uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+
+	do {
+		t[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	size_t k = 0;
+	if (i < 0)
+		buf[k++] = '-';
+	while (n)
+		buf[k++] = t[--n];
+	return k;
+}
+
 /* ---- floats ---- */
 
 /*

@@ -317,7 +317,8 @@ static int put_scalar(yp *p, const smp_value *v, size_t ind)
 		smp_buf_puts(p->b, v->u.b ? "true\n" : "false\n");
 		return 0;
 	case SMP_INT:
-		smp_buf_printf(p->b, "%lld\n", (long long)v->u.i);
+		smp_buf_put(p->b, num, smp_format_int(num, v->u.i));
+		smp_buf_putc(p->b, '\n');
 		return 0;
 	case SMP_FLOAT:
 		if ((rc = smp_float_check(v, p->err)))
@@ -387,7 +388,7 @@ static int emit(yp *p, const smp_value *v, size_t col, int ctx, size_t depth)
 	if (ctx == CTX_MAPVAL)
 		smp_buf_putc(p->b, '\n');
 	for (size_t i = 0; i < v->u.map.len && !rc; i++) {
-		const smp_member *m = ms[i];
+		const smp_member *m = ms ? ms[i] : &v->u.map.items[i];
 		if (i > 0 || ctx != CTX_SEQITEM)
 			indent(p->b, kcol);
 		size_t before = p->b->len;
