@@ -692,32 +692,45 @@ int smp_err_set(smp_error *err, int code, const char *file, unsigned line,
 	return code;
 }
 
+/* snprintf at buf+*n (clamped to size); *n counts what was wanted. */
+static void fmt_append(char *buf, size_t size, size_t *n, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+
+static void fmt_append(char *buf, size_t size, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	size_t at = *n < size ? *n : size;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(size > at ? buf + at : NULL, size > at ? size - at : 0, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		*n += (size_t)k;
+}
+
+/* No allocation: an out-of-memory error must still be printable. */
 size_t smp_error_format(char *buf, size_t size, const smp_error *err)
 {
-	smp_buf b;
-	size_t n;
+	size_t n = 0;
 
-	smp_buf_init(&b);
+	if (size)
+		buf[0] = '\0';
 	if (err->file[0]) {
-		smp_buf_puts(&b, err->file);
+		fmt_append(buf, size, &n, "%s", err->file);
 		if (err->line) {
-			smp_buf_printf(&b, ":%u", err->line);
+			fmt_append(buf, size, &n, ":%u", err->line);
 			if (err->column)
-				smp_buf_printf(&b, ":%u", err->column);
+				fmt_append(buf, size, &n, ":%u", err->column);
 		}
-		smp_buf_puts(&b, ": ");
+		fmt_append(buf, size, &n, ": ");
 	}
-	smp_buf_puts(&b, err->message[0] ? err->message : smp_strerror(err->code));
+	fmt_append(buf, size, &n, "%s", err->message[0] ? err->message : smp_strerror(err->code));
 	if (err->path[0] && !strstr(err->message, err->path))
-		smp_buf_printf(&b, " (at %s)", err->path);
-	n = b.len;
-	if (size) {
-		size_t c = n < size - 1 ? n : size - 1;
-		if (c && b.ptr)
-			memcpy(buf, b.ptr, c);
-		buf[b.ptr ? c : 0] = '\0';
-	}
-	smp_buf_release(&b);
+		fmt_append(buf, size, &n, " (at %s)", err->path);
 	return n;
 }
 
