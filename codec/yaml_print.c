@@ -356,11 +356,15 @@ static int put_scalar(yp *p, const smp_value *v, size_t ind)
 static int emit(yp *p, const smp_value *v, size_t col, int ctx, size_t depth)
 {
 	int rc = 0;
-	bool coll = (v->type == SMP_MAP && v->u.map.len) || (v->type == SMP_LIST && v->u.list.len);
+	bool coll;
 
+	if (!v)
+		return smp_err_set(p->err, SMP_EINTERNAL, NULL, 0, 0, NULL,
+		                   "smp_print: NULL value in tree");
 	if (depth > YAML_PRINT_MAX_DEPTH)
 		return smp_err_set(p->err, SMP_ELIMIT, NULL, 0, 0, NULL,
 		                   "value nested deeper than %d levels", YAML_PRINT_MAX_DEPTH);
+	coll = (v->type == SMP_MAP && v->u.map.len) || (v->type == SMP_LIST && v->u.list.len);
 	if (!coll) {
 		if (ctx == CTX_MAPVAL)
 			smp_buf_putc(p->b, ' ');

@@ -390,6 +390,13 @@ static void test_printers(void)
 	free(s);
 	rc = smp_print(&s, NULL, NULL, NULL, &err);
 	CHECK(rc == SMP_EINVAL, "NULL value");
+	/* a NULL inside a built tree is a bug to report, not a crash */
+	smp_value *holey = smpv_list(&d2->arena, 1);
+	smpv_list_add(&d2->arena, holey, NULL);
+	rc = smp_print(&s, NULL, holey, NULL, &err);
+	CHECK(rc == SMP_EINTERNAL && s == NULL, "NULL in tree, JSON: %d", rc);
+	rc = smp_print(&s, NULL, holey, &po, &err);
+	CHECK(rc == SMP_EINTERNAL && s == NULL, "NULL in tree, YAML: %d", rc);
 	smp_doc_free(d2);
 }
 
