@@ -341,6 +341,29 @@ static int deliver(yr *r, smp_value *v, size_t height)
 	return rc;
 }
 
+/* go-yaml's guard against alias bombs (decode.go allowedAliasRatio), which
+ * kubectl applies on top of our absolute limit. */
+static double allowed_alias_ratio(size_t decodes)
+{
+	if (decodes <= 400000)
+		return 0.99;
+	if (decodes >= 4000000)
+		return 0.10;
+	return 0.99 - 0.89 * ((double)(decodes - 400000) / 3600000.0);
+}
+
+/* go-yaml runs this check at every node it decodes; so do we, once
+ * aliases are in play (the ratio only grows during an alias expansion, so
+ * checking at its end is the same). */
+static int ratio_check(yr *r, uint32_t line, uint32_t col)
+{
+	if (r->alias_nodes > 100 && r->nodes > 1000 &&
+	    (double)r->alias_nodes / (double)r->nodes > allowed_alias_ratio(r->nodes))
+		return fail(r, SMP_ELIMIT, line, col,
+		            "document contains excessive aliasing (as go-yaml rejects it)");
+	return 0;
+}
+
 /* ---- scalars ---- */
 
 static int scalar_value(yr *r, const char *s, size_t n, const char *tag, bool plain,
@@ -396,7 +419,7 @@ static int scalar_value(yr *r, const char *s, size_t n, const char *tag, bool pl
 	v->col = col;
 	r->nodes++;
 	*out = v;
-	return 0;
+	return r->alias_nodes > 100 ? ratio_check(r, line, col) : 0;
 }
 
 /* A scalar in key position: the string sigs.k8s.io/yaml makes of it. */
@@ -407,12 +430,15 @@ static int scalar_key(yr *r, yframe *f, const char *s, size_t n, const char *tag
 	char msg[200], num[40];
 	const char *k = NULL;
 	size_t kl = 0;
+	int rc;
 
 	f->kline = line;
 	f->kcol = col;
 	f->has_key = true;
 	f->merge = false;
 	r->nodes++;
+	if (r->alias_nodes > 100 && (rc = ratio_check(r, line, col)))
+		return rc;
 	if (n == 2 && s[0] == '<' && s[1] == '<' &&
 	    (plain || (tag && strcmp(tag, "tag:yaml.org,2002:merge") == 0))) {
 		f->merge = true;
@@ -528,17 +554,6 @@ static int on_scalar(yr *r, yaml_event_t *ev)
 
 /* ---- aliases ---- */
 
-/* go-yaml's guard against alias bombs (decode.go allowedAliasRatio), which
- * kubectl applies on top of our absolute limit. */
-static double allowed_alias_ratio(size_t decodes)
-{
-	if (decodes <= 400000)
-		return 0.99;
-	if (decodes >= 4000000)
-		return 0.10;
-	return 0.99 - 0.89 * ((double)(decodes - 400000) / 3600000.0);
-}
-
 static int on_alias(yr *r, yaml_event_t *ev)
 {
 	const char *name = (const char *)ev->data.alias.anchor;
@@ -560,6 +575,7 @@ static int on_alias(yr *r, yaml_event_t *ev)
 		            "aliases expand to more than %zu nodes (alias '%s')",
 		            r->pc->max_alias_nodes, name);
 	r->alias_nodes += an->size;
+	r->nodes++; /* go-yaml counts the alias node itself too */
 	if (an->scalar) {
 		if (key_position(r))
 			return scalar_key(r, top(r), an->text, an->tlen, an->tag, an->plain, line,
@@ -581,10 +597,8 @@ static int on_alias(yr *r, yaml_event_t *ev)
 		v->col = col;
 		r->nodes += an->size;
 	}
-	if (r->alias_nodes > 100 && r->nodes > 1000 &&
-	    (double)r->alias_nodes / (double)r->nodes > allowed_alias_ratio(r->nodes))
-		return fail(r, SMP_ELIMIT, line, col,
-		            "document contains excessive aliasing (as go-yaml rejects it)");
+	if ((rc = ratio_check(r, line, col)))
+		return rc;
 	return deliver(r, v, an->scalar ? 0 : an->height);
 }
 
@@ -598,6 +612,7 @@ static int on_start(yr *r, yaml_event_t *ev, bool map)
 		map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
 	smp_value *v;
 	yframe *f;
+	int rc;
 
 	if (key_position(r))
 		return fail(r, SMP_EPARSE, line, col, "invalid map key: a %s",
@@ -634,6 +649,8 @@ static int on_start(yr *r, yaml_event_t *ev, bool map)
 	if (map)
 		smp_keyset_reset(&f->ks);
 	r->nodes++;
+	if (r->alias_nodes > 100 && (rc = ratio_check(r, line, col)))
+		return rc;
 	if (anchor_name) {
 		anchor *an = anchor_define(r, (const char *)anchor_name, &f->anchor);
 		if (!an)
@@ -694,7 +711,8 @@ static int parse_piece(yr *r)
 	smp_arena_release(&r->scratch);
 	smp_arena_init(&r->scratch);
 	r->root = NULL;
-	r->nodes = r->alias_nodes = 0;
+	r->nodes = 1; /* the document node, as go-yaml counts */
+	r->alias_nodes = 0;
 	while (!done && !rc) {
 		if (!yaml_parser_parse(&r->parser, &ev)) {
 			rc = libyaml_error(r);
