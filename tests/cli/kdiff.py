@@ -676,7 +676,11 @@ def check_three(n, tmp, use_apply):
     L, O, M = (os.path.join(tmp, x) for x in ("live.json", "last.json", "config.json"))
     if use_apply:
         live2 = copy.deepcopy(live)
-        live2["metadata"].setdefault("annotations", {})["kubectl.kubernetes.io/last-applied-configuration"] = json.dumps(last)
+        no_annotation = R.random() < 0.3
+        if no_annotation:
+            last = {}  # kubectl: original = nil, nothing is deleted
+        else:
+            live2["metadata"].setdefault("annotations", {})["kubectl.kubernetes.io/last-applied-configuration"] = json.dumps(last)
         dump(L, live2)
         files["live.json"] = live2
         rs, os_, es = run([SMP, "apply", "-f", M, "--live", L, "-o", "patch"])
@@ -740,7 +744,8 @@ def check_two(n, tmp):
     O, M, P = (os.path.join(tmp, x) for x in ("original.json", "modified.json", "p2.json"))
     dump(O, orig)
     dump(M, mod)
-    rs, os_, es = run([SMP, "diff", "-o", "json", O, M])
+    typ = "merge" if orig["kind"] == "Widget" else "strategic"
+    rs, os_, es = run([SMP, "diff", "-o", "json", "--type", typ, O, M])
     if rs != 0:
         stats["exit"] += 1
         record(n, files, "two", "exit %d\n%s%s" % (rs, os_, es), "", "smpatch diff failed")
@@ -748,7 +753,7 @@ def check_two(n, tmp):
     patch = json.loads(os_) if os_.strip() else {}
     dump(P, patch)
     files["patch.json"] = patch
-    rk, ok, ek = run(["kubectl", "patch", "--local", "-f", O, "--type", "strategic", "--patch-file", P, "-o", "json"])
+    rk, ok, ek = run(["kubectl", "patch", "--local", "-f", O, "--type", typ, "--patch-file", P, "-o", "json"])
     if rk != 0:
         stats["exit"] += 1
         record(n, files, "two", "", "exit %d\n%s%s" % (rk, ok, ek), "kubectl rejects our two-way patch")
