@@ -65,6 +65,7 @@ typedef struct yr {
 	size_t aslot_cap;
 	size_t nodes, alias_nodes;
 	smp_value *root;
+	bool nonfinite;     /* a NaN or infinity was read in this document */
 	uint32_t base_line; /* line of the current chunk's start, 0-based */
 	const char *chunk;  /* the piece libyaml reads (maybe a rewritten copy) */
 	size_t chunk_len;
@@ -392,10 +393,13 @@ static int scalar_value(yr *r, const char *s, size_t n, const char *tag, bool pl
 		break;
 	case SMP_RS_FLOAT:
 		rc = smp_float_to_value(r->a, sc.f, &v);
-		if (rc == SMP_EINVAL)
-			return fail(r, SMP_EPARSE, line, col,
-			            "json: unsupported value: %s (kubectl cannot convert it to JSON)",
-			            sc.f != sc.f ? "NaN" : sc.f > 0 ? "+Inf" : "-Inf");
+		if (rc == SMP_EINVAL) {
+			/* kubectl fails only when json.Marshal meets it, i.e. if
+			 * no later duplicate or merge replaces it: checked at the
+			 * end of the document. */
+			v = smpv_float(r->a, sc.f);
+			r->nonfinite = true;
+		}
 		break;
 	case SMP_RS_BINARY: {
 		char *d = smp_arena_alloc(r->a, n + 1);
@@ -695,6 +699,59 @@ static bool go_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
+/* The first NaN or infinity left in the finished document is an error, as
+ * json.Marshal reports it in kubectl. Iterative: the tree may be deep. */
+static int check_finite(yr *r, const smp_value *root)
+{
+	typedef struct {
+		const smp_value *c;
+		size_t i;
+	} it;
+	it *st = NULL;
+	size_t n = 0, cap = 0;
+	const smp_value *v = root;
+	int rc = 0;
+
+	for (;;) {
+		if (v) {
+			if (v->type == SMP_FLOAT && (v->u.f != v->u.f || v->u.f - v->u.f != 0)) {
+				rc = fail(r, SMP_EPARSE, v->line, v->col,
+				          "json: unsupported value: %s (kubectl cannot convert it to "
+				          "JSON)",
+				          v->u.f != v->u.f ? "NaN" : v->u.f > 0 ? "+Inf" : "-Inf");
+				break;
+			}
+			if ((v->type == SMP_LIST && v->u.list.len) || (v->type == SMP_MAP && v->u.map.len)) {
+				if (n == cap) {
+					size_t nc = cap ? cap * 2 : 32;
+					it *ns = realloc(st, nc * sizeof(*ns));
+					if (!ns) {
+						rc = oom(r);
+						break;
+					}
+					st = ns;
+					cap = nc;
+				}
+				st[n].c = v;
+				st[n++].i = 0;
+			}
+			v = NULL;
+		}
+		if (!n)
+			break;
+		it *t = &st[n - 1];
+		size_t len = t->c->type == SMP_LIST ? t->c->u.list.len : t->c->u.map.len;
+		if (t->i == len) {
+			n--;
+			continue;
+		}
+		v = t->c->type == SMP_LIST ? t->c->u.list.items[t->i] : t->c->u.map.items[t->i].val;
+		t->i++;
+	}
+	free(st);
+	return rc;
+}
+
 /* Reads the first document of r->chunk (one kubectl piece). */
 static int parse_piece(yr *r)
 {
@@ -711,6 +768,7 @@ static int parse_piece(yr *r)
 	smp_arena_release(&r->scratch);
 	smp_arena_init(&r->scratch);
 	r->root = NULL;
+	r->nonfinite = false;
 	r->nodes = 1; /* the document node, as go-yaml counts */
 	r->alias_nodes = 0;
 	while (!done && !rc) {
@@ -723,6 +781,8 @@ static int parse_piece(yr *r)
 			done = true;
 			break;
 		case YAML_DOCUMENT_END_EVENT:
+			if (r->nonfinite && r->root && (rc = check_finite(r, r->root)))
+				break;
 			/* Empty documents (and null ones, which kubectl skips too)
 			 * give no root. */
 			if (r->root && r->root->type != SMP_NULL && smp_doc_push_root(r->doc, r->root))
