@@ -92,6 +92,10 @@ smp_value *smp_str_sanitized(smp_arena *a, const char *s, size_t n);
  * this); NULL with *out_len 0 when buf is valid. *oom set on failure. */
 char *smp_utf8_sanitize(const char *buf, size_t len, size_t *out_len, bool *oom);
 
+/* UTF-16 (little- or big-endian, without its BOM) to malloc'ed UTF-8;
+ * unpaired surrogates and an odd last byte become U+FFFD. NULL on ENOMEM. */
+char *smp_utf16_to_utf8(const char *buf, size_t len, bool big_endian, size_t *out_len);
+
 /* Formats a finite double as Go's encoding/json does (shortest round-trip
  * digits; exponent form below 1e-6 and from 1e21). buf needs 32 bytes.
  * Returns the length. */

@@ -60,20 +60,35 @@ int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
 		                   max_bytes);
 	if (!buf)
 		buf = "";
-	fmt = opts->format == SMP_FORMAT_AUTO ? sniff(buf, len) : opts->format;
-	/* kubectl decodes its input as UTF-8 with replacement before parsing
-	 * (invalid bytes become U+FFFD, for YAML and JSON alike). */
+	/* kubectl reads files through a BOM-sniffing decoder: UTF-16 with a
+	 * byte-order mark becomes UTF-8 first. */
+	char *utf8 = NULL;
+	if (len >= 2 && (((unsigned char)buf[0] == 0xff && (unsigned char)buf[1] == 0xfe) ||
+	                 ((unsigned char)buf[0] == 0xfe && (unsigned char)buf[1] == 0xff))) {
+		size_t ul;
+		utf8 = smp_utf16_to_utf8(buf + 2, len - 2, (unsigned char)buf[0] == 0xfe, &ul);
+		if (!utf8)
+			return smp_err_set(err, SMP_ENOMEM, pc.file, 0, 0, NULL, "out of memory");
+		buf = utf8;
+		len = ul;
+	}
+	/* Then it decodes the input as UTF-8 with replacement (invalid bytes
+	 * become U+FFFD, for YAML and JSON alike). */
 	bool nomem;
 	size_t clean_len;
 	char *clean = smp_utf8_sanitize(buf, len, &clean_len, &nomem);
-	if (nomem)
+	if (nomem) {
+		free(utf8);
 		return smp_err_set(err, SMP_ENOMEM, pc.file, 0, 0, NULL, "out of memory");
+	}
 	if (clean) {
 		buf = clean;
 		len = clean_len;
 	}
+	fmt = opts->format == SMP_FORMAT_AUTO ? sniff(buf, len) : opts->format;
 	doc = smp_doc_alloc();
 	if (!doc) {
+		free(utf8);
 		free(clean);
 		return smp_err_set(err, SMP_ENOMEM, pc.file, 0, 0, NULL, "out of memory");
 	}
@@ -92,6 +107,7 @@ int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
 	}
 	smp_c_locale_leave(&loc);
 	free(clean);
+	free(utf8);
 	if (rc) {
 		smp_doc_free(doc);
 		return rc;

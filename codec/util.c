@@ -417,6 +417,67 @@ char *smp_utf8_sanitize(const char *buf, size_t len, size_t *out_len, bool *oom)
 	return o;
 }
 
+/* ---- UTF-16 ---- */
+
+static size_t put_utf8_cp(char *o, uint32_t c)
+{
+	if (c < 0x80) {
+		o[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		o[0] = (char)(0xc0 | (c >> 6));
+		o[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		o[0] = (char)(0xe0 | (c >> 12));
+		o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | (c >> 18));
+	o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+char *smp_utf16_to_utf8(const char *buf, size_t len, bool big_endian, size_t *out_len)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	size_t units = len / 2, w = 0;
+	char *o;
+
+	/* Each unit gives at most 3 bytes (a pair gives 4 for 2 units). */
+	if (units > (SIZE_MAX - 8) / 3)
+		return NULL;
+	o = malloc(units * 3 + 8);
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < units; i++) {
+		uint32_t u = big_endian ? (uint32_t)(p[2 * i] << 8 | p[2 * i + 1])
+		                        : (uint32_t)(p[2 * i + 1] << 8 | p[2 * i]);
+		if (u >= 0xd800 && u <= 0xdbff && i + 1 < units) {
+			uint32_t lo = big_endian ? (uint32_t)(p[2 * i + 2] << 8 | p[2 * i + 3])
+			                         : (uint32_t)(p[2 * i + 3] << 8 | p[2 * i + 2]);
+			if (lo >= 0xdc00 && lo <= 0xdfff) {
+				w += put_utf8_cp(o + w, 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00));
+				i++;
+				continue;
+			}
+		}
+		if (u >= 0xd800 && u <= 0xdfff)
+			u = 0xfffd;
+		w += put_utf8_cp(o + w, u);
+	}
+	if (len % 2)
+		w += put_utf8_cp(o + w, 0xfffd);
+	o[w] = '\0';
+	*out_len = w;
+	return o;
+}
+
 /* ---- integers ---- */
 
 size_t smp_format_int(char *buf, int64_t i)
