@@ -5,6 +5,7 @@
  * three-way patch, preconditions, conflicts and the annotation size limit.
  */
 #include "apply/apply_int.h"
+#include "schema/schema.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,10 +49,34 @@ static size_t group_len(const char *api_version)
 	return slash ? (size_t)(slash - api_version) : 0;
 }
 
+/* meta.UnsafeGuessKindToResource: the lower-cased kind, "endpoints" kept
+ * as it is, then "s" -> "ses", "y" -> "ies", else + "s". */
+static void put_guessed_resource(smp_buf *b, const char *kind)
+{
+	size_t n = strlen(kind);
+
+	put_lower(b, kind);
+	if (!n || b->oom)
+		return;
+	if (n >= 9 && memcmp(b->ptr + b->len - 9, "endpoints", 9) == 0)
+		return;
+	if (kind[n - 1] == 's' || kind[n - 1] == 'S') {
+		smp_buf_puts(b, "es");
+	} else if (kind[n - 1] == 'y' || kind[n - 1] == 'Y') {
+		b->len--;
+		smp_buf_puts(b, "ies");
+	} else {
+		smp_buf_putc(b, 's');
+	}
+}
+
 /* kind.group/name as kubectl prints it ("deployment.apps/nginx"); with
- * `resource`, the guessed plural resource instead ("deployments/nginx"),
- * as the missing-annotation warning shows it. */
-static void put_ref(smp_buf *b, const smp_value *obj, bool resource)
+ * `resource`, the resource name instead ("deployments/nginx", as the
+ * missing-annotation warning shows it): from `schema` (a loaded document or
+ * CRDs), then the built-in tables, else guessed as kubectl's
+ * UnsafeGuessKindToResource does. */
+static void put_ref(smp_buf *b, const smp_value *obj, bool resource,
+                    const smp_schema *schema)
 {
 	const char *kind = str_at(obj, "kind");
 	const char *av = str_at(obj, "apiVersion");
@@ -61,17 +86,14 @@ static void put_ref(smp_buf *b, const smp_value *obj, bool resource)
 	if (!kind)
 		kind = "";
 	if (resource) {
-		/* meta.UnsafeGuessKindToResource */
-		size_t n = strlen(kind);
-		put_lower(b, kind);
-		if (n && (kind[n - 1] == 's' || kind[n - 1] == 'S')) {
-			smp_buf_puts(b, "es");
-		} else if (n && (kind[n - 1] == 'y' || kind[n - 1] == 'Y')) {
-			b->len--;
-			smp_buf_puts(b, "ies");
-		} else if (n) {
-			smp_buf_putc(b, 's');
-		}
+		const char *r = schema ? smp_schema_kind_resource(schema, av, kind) : NULL;
+
+		if (!r)
+			r = smp_schema_kind_resource(smp_schema_builtin(), av, kind);
+		if (r)
+			smp_buf_puts(b, r);
+		else
+			put_guessed_resource(b, kind);
 	} else {
 		put_lower(b, kind);
 		if (gl) {
@@ -89,7 +111,7 @@ size_t smp_apply_object_ref(char *buf, size_t size, const smp_value *obj)
 	size_t n;
 
 	smp_buf_init(&b);
-	put_ref(&b, obj, false);
+	put_ref(&b, obj, false, NULL);
 	n = b.oom ? 0 : b.len;
 	if (size) {
 		size_t c = n < size - 1 ? n : size - 1;
@@ -287,7 +309,7 @@ static void prefix_ref(smp_error *err, const smp_value *obj)
 	if (!err)
 		return;
 	smp_buf_init(&b);
-	put_ref(&b, obj, false);
+	put_ref(&b, obj, false, NULL);
 	smp_buf_puts(&b, ": ");
 	smp_buf_puts(&b, err->message);
 	if (!b.oom)
@@ -419,31 +441,35 @@ static int validate_labels(const smp_value *cfg, smp_error *err)
 	                           "spec.template.metadata.labels", err);
 }
 
-/* Whether kubectl would compute a strategic merge patch (the kind is one of
- * its compiled-in types) and the schema type to use for it: the user's
- * OpenAPI document first (kubectl prefers the server's), else built-in. */
+/* Whether kubectl would compute a strategic merge patch (patcher.go: the
+ * kind is in its scheme, which the built-in tables record per GVK; not
+ * CustomResourceDefinition or APIService, for instance) and the schema type
+ * to use for it: the user's OpenAPI document first (kubectl prefers the
+ * server's), else built-in. The user's document never changes the choice. */
 static bool strategic_type(const smp_value *cfg, const smp_apply_options *o,
                            const smp_stype **st)
 {
 	const char *av = str_at(cfg, "apiVersion"), *kind = str_at(cfg, "kind");
-	const smp_stype *bt = NULL, *ut = NULL;
+	const smp_gvk_entry *e = smp_schema_find_kind(builtin(), av, kind, true);
+	const smp_stype *ut = NULL;
 
-	if (smp_schema_kind(&bt, builtin(), av, kind, NULL) != 0 || !bt)
+	if (!e || !e->kubectl_scheme)
 		return false;
 	if (o->schema && smp_schema_kind(&ut, o->schema, av, kind, NULL) == 0 && ut)
 		*st = ut;
 	else
-		*st = bt;
+		*st = e->type;
 	return true;
 }
 
-static int make_warning(smp_apply_result *res, const smp_value *live)
+static int make_warning(smp_apply_result *res, const smp_value *live,
+                        const smp_apply_options *o)
 {
 	smp_buf b;
 
 	smp_buf_init(&b);
 	smp_buf_puts(&b, "Warning: resource ");
-	put_ref(&b, live, true);
+	put_ref(&b, live, true, o->schema);
 	smp_buf_puts(&b, " is missing the " LA " annotation which is required by kubectl "
 	             "apply. kubectl apply should only be used on resources created "
 	             "declaratively by either kubectl create --save-config or kubectl "
@@ -524,7 +550,7 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 			if (lann->u.map.items[i].val->type != SMP_STRING)
 				lav = NULL;
 		if (!lav) {
-			if ((rc = make_warning(res, live))) {
+			if ((rc = make_warning(res, live, o))) {
 				rc = oom(err);
 				goto out;
 			}

@@ -289,6 +289,13 @@ SMP_API int smp_schema_definition(const smp_stype **out, const smp_schema *schem
 SMP_API bool smp_schema_kind_namespaced(const smp_schema *schema, const char *api_version,
                                 const char *kind, bool *known);
 
+/* The resource name (plural, "deployments", "endpoints") of the kind, as
+ * the document's paths name it (CRDs: spec.names.plural); another version
+ * of the same group serves when the exact one has none. NULL when the
+ * schema does not say (or a NULL argument). Owned by `schema`. */
+SMP_API const char *smp_schema_kind_resource(const smp_schema *schema,
+                                             const char *api_version, const char *kind);
+
 /* Shape of a schema type. */
 typedef enum smp_skind {
 	SMP_SKIND_ANY = 0,   /* free-form / unknown: anything goes, no patch metadata below */

@@ -109,6 +109,24 @@ static const struct {
 	{"storagemigration.k8s.io", "v1alpha1", "StorageVersionMigration", "storagemigration.k8s.io/v1beta1"},
 };
 
+/*
+ * API groups whose kinds are NOT in kubectl's scheme. kubectl's scheme
+ * (k8s.io/kubectl/pkg/scheme/install.go) is client-go's
+ * (k8s.io/client-go/kubernetes/scheme/register.go: every served group of
+ * k8s.io/api) plus the meta types; install.go only sets version priorities
+ * for admission and imagepolicy, it does not add them. For these groups
+ * `kubectl apply` computes a JSON merge patch (patcher.go: scheme.Scheme.New
+ * fails) and `kubectl patch --local --type strategic` refuses. The generator
+ * fails on a group whose types come from neither k8s.io/api nor this list,
+ * so a new document cannot slip a kind past the decision.
+ */
+static const char *const not_in_kubectl_scheme[] = {
+	"admission.k8s.io",       /* k8s.io/api/admission: not in client-go's scheme */
+	"apiextensions.k8s.io",   /* apiextensions-apiserver (CustomResourceDefinition) */
+	"apiregistration.k8s.io", /* kube-aggregator (APIService) */
+	"imagepolicy.k8s.io",     /* k8s.io/api/imagepolicy: not in client-go's scheme */
+};
+
 /* Pointer -> index, open addressing. */
 typedef struct pmap {
 	const void **keys;
@@ -443,7 +461,8 @@ static int add_legacy(gen *g)
 		memcpy(g->kinds, s->kinds, n * sizeof(*g->kinds));
 	for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++) {
 		const smp_gvk_entry *t = smp_schema_find_kind(s, legacy[i].target, legacy[i].kind, true);
-		smp_gvk_entry key = {legacy[i].group, legacy[i].version, legacy[i].kind, NULL, -1};
+		smp_gvk_entry key = {legacy[i].group, legacy[i].version, legacy[i].kind, NULL, -1,
+		                     NULL, false};
 
 		if (!t) {
 			fprintf(stderr, "smp-gen-tables: legacy %s/%s %s: the document has no %s %s\n",
@@ -455,10 +474,38 @@ static int add_legacy(gen *g)
 			continue; /* served by the document itself */
 		key.type = t->type;
 		key.namespaced = t->namespaced;
+		key.resource = t->resource;
 		g->kinds[n++] = key;
 	}
 	qsort(g->kinds, n, sizeof(*g->kinds), cmp_gvk);
 	g->nkinds = n;
+	return 0;
+}
+
+static bool prefixed(const char *s, const char *prefix)
+{
+	return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Sets kubectl_scheme on every kind (see not_in_kubectl_scheme). */
+static int mark_scheme(gen *g)
+{
+	for (size_t i = 0; i < g->nkinds; i++) {
+		smp_gvk_entry *k = &g->kinds[i];
+		const char *tn = k->type->name;
+		bool out = false;
+
+		for (size_t j = 0; j < sizeof(not_in_kubectl_scheme) / sizeof(*not_in_kubectl_scheme); j++)
+			if (strcmp(k->group, not_in_kubectl_scheme[j]) == 0)
+				out = true;
+		if (!out && !prefixed(tn, "io.k8s.api.") && !prefixed(tn, "io.k8s.apimachinery.")) {
+			fprintf(stderr, "smp-gen-tables: %s/%s %s (%s) is not a k8s.io/api type: is it "
+			        "in kubectl's scheme? Decide in not_in_kubectl_scheme[]\n", k->group,
+			        k->version, k->kind, tn ? tn : "inline");
+			return -1;
+		}
+		k->kubectl_scheme = !out;
+	}
 	return 0;
 }
 
@@ -581,14 +628,22 @@ static int emit(gen *g, FILE *f, const char *source)
 
 		if (!is_served(s, k))
 			fprintf(f, "\t/* legacy, served as %s */\n", k->type->name);
-		fputs("\t{", f);
+		/* designated: the tables keep compiling when fields are added */
+		fputs("\t{.group = ", f);
 		put_str(f, k->group);
-		fputs(", ", f);
+		fputs(", .version = ", f);
 		put_str(f, k->version);
-		fputs(", ", f);
+		fputs(", .kind = ", f);
 		put_str(f, k->kind);
-		fprintf(f, ", &T[%zu], %d},\n", *pmap_slot(g, &g->types, k->type, &found),
-		        k->namespaced);
+		fprintf(f, ", .type = &T[%zu], .namespaced = %d",
+		        *pmap_slot(g, &g->types, k->type, &found), k->namespaced);
+		if (k->resource) {
+			fputs(", .resource = ", f);
+			put_str(f, k->resource);
+		}
+		if (k->kubectl_scheme)
+			fputs(", .kubectl_scheme = true", f);
+		fputs("},\n", f);
 	}
 	fputs("};\n\n", f);
 	fprintf(f, "const smp_schema smp_builtin_schema = {\n"
@@ -634,7 +689,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < s->nkinds; i++)
 		canon(&g, s->kinds[i].type);
 	walk(&g);
-	if (add_legacy(&g))
+	if (add_legacy(&g) || mark_scheme(&g))
 		goto out;
 
 	base = strrchr(argv[1], '/');

@@ -770,6 +770,8 @@ static int add_kind(loader *L, const char *group, const char *version, const cha
 	L->kinds[L->nkinds].kind = kind;
 	L->kinds[L->nkinds].type = type;
 	L->kinds[L->nkinds].namespaced = (int8_t)namespaced;
+	L->kinds[L->nkinds].resource = NULL;
+	L->kinds[L->nkinds].kubectl_scheme = false;
 	L->nkinds++;
 	return SMP_OK;
 }
@@ -848,16 +850,91 @@ static int def_kinds(loader *L, const smp_value *node, const smp_stype *type)
 	return rc;
 }
 
+/* One segment of a path: [*p, *p + *n), advancing *p past it and its '/'. */
+static bool path_seg(const char **p, const char *end, const char **seg, size_t *n)
+{
+	const char *s = *p, *e;
+
+	if (s >= end)
+		return false;
+	e = memchr(s, '/', (size_t)(end - s));
+	if (!e)
+		e = end;
+	*seg = s;
+	*n = (size_t)(e - s);
+	*p = e < end ? e + 1 : end;
+	return *n > 0;
+}
+
+static bool seg_is(const char *seg, size_t n, const char *lit)
+{
+	return n == strlen(lit) && memcmp(seg, lit, n) == 0;
+}
+
+/* The group, version and resource of a plain collection or object path
+ * (/api/v1/pods, /apis/apps/v1/namespaces/{namespace}/deployments/{name});
+ * false for watch, subresource, proxy and other paths. */
+typedef struct path_res {
+	const char *g, *v, *r;
+	size_t gl, vl, rl;
+} path_res;
+
+static bool path_resource(const char *path, size_t len, path_res *pr)
+{
+	const char *p = path, *end = path + len, *s;
+	size_t n;
+
+	if (len < 2 || *p != '/')
+		return false;
+	p++;
+	if (!path_seg(&p, end, &s, &n))
+		return false;
+	if (seg_is(s, n, "api")) {
+		pr->g = "";
+		pr->gl = 0;
+	} else if (seg_is(s, n, "apis")) {
+		if (!path_seg(&p, end, &pr->g, &pr->gl))
+			return false;
+	} else {
+		return false;
+	}
+	if (!path_seg(&p, end, &pr->v, &pr->vl) || !path_seg(&p, end, &s, &n) ||
+	    seg_is(s, n, "watch"))
+		return false;
+	if (seg_is(s, n, "namespaces") && p < end && end - p >= 11 &&
+	    memcmp(p, "{namespace}", 11) == 0 && (end - p == 11 || p[11] == '/')) {
+		p += 11;
+		if (p < end)
+			p++;
+		if (!path_seg(&p, end, &s, &n))
+			return false;
+	}
+	if (*s == '{')
+		return false;
+	pr->r = s;
+	pr->rl = n;
+	if (p < end) {
+		/* at most the object's name may follow */
+		if (!path_seg(&p, end, &s, &n) || *s != '{' || p < end)
+			return false;
+	}
+	return true;
+}
+
 /* Scope from the document's paths: a kind is namespaced when some operation
  * on it has a path under /namespaces/{namespace}/, cluster-scoped when it
- * only has other paths. Malformed paths are not schema data: skipped. */
-static void scope_from_paths(loader *L, const smp_value *paths)
+ * only has other paths. The resource name (plural) comes from the plain
+ * paths of the kind's own group and version. Malformed paths are not schema
+ * data: skipped. */
+static int scope_from_paths(loader *L, const smp_value *paths)
 {
 	if (!paths || paths->type != SMP_MAP)
-		return;
+		return SMP_OK;
 	for (size_t i = 0; i < paths->u.map.len; i++) {
 		const smp_member *p = &paths->u.map.items[i];
 		bool ns = strstr(p->key, "/namespaces/{namespace}/") != NULL;
+		path_res pr = {0};
+		bool plain = path_resource(p->key, p->klen, &pr);
 
 		if (p->val->type != SMP_MAP)
 			continue;
@@ -867,6 +944,7 @@ static void scope_from_paths(loader *L, const smp_value *paths)
 			const smp_value *g = mget(gvk, "group"), *v = mget(gvk, "version"),
 			                *k = mget(gvk, "kind");
 			smp_gvk_entry key, *e;
+			bool same_gv;
 
 			if (!v || v->type != SMP_STRING || !k || k->type != SMP_STRING ||
 			    (g && g->type != SMP_STRING))
@@ -878,16 +956,27 @@ static void scope_from_paths(loader *L, const smp_value *paths)
 			e = bsearch(&key, L->kinds, L->nkinds, sizeof(key), cmp_kind);
 			if (!e)
 				continue;
+			/* A subresource path of another group (pods/eviction is
+			 * policy/v1 Eviction) does not name the kind's resource. */
+			same_gv = plain && strlen(key.group) == pr.gl &&
+			          memcmp(key.group, pr.g, pr.gl) == 0 &&
+			          strlen(key.version) == pr.vl &&
+			          memcmp(key.version, pr.v, pr.vl) == 0;
 			/* bsearch may land on any of equal gvks; all share the scope */
 			while (e > L->kinds && cmp_kind(e - 1, &key) == 0)
 				e--;
-			for (; e < L->kinds + L->nkinds && cmp_kind(e, &key) == 0; e++)
+			for (; e < L->kinds + L->nkinds && cmp_kind(e, &key) == 0; e++) {
 				if (ns)
 					e->namespaced = 1;
 				else if (e->namespaced < 0)
 					e->namespaced = 0;
+				if (same_gv && !e->resource &&
+				    !(e->resource = smp_arena_strndup(L->a, pr.r, pr.rl)))
+					return ld_oom(L);
+			}
 		}
 	}
+	return SMP_OK;
 }
 
 /* ---- OpenAPI documents ---- */
@@ -1048,7 +1137,8 @@ static int load_openapi(loader *L, const smp_value *root)
 	ld_pop(L, 0);
 	if (L->nkinds) {
 		qsort(L->kinds, L->nkinds, sizeof(*L->kinds), cmp_kind);
-		scope_from_paths(L, mget(root, "paths"));
+		if ((rc = scope_from_paths(L, mget(root, "paths"))))
+			return rc;
 	}
 	return SMP_OK;
 }
@@ -1116,8 +1206,8 @@ static int crd_version(loader *L, const char *group, const char *kind, int names
 static int load_crd(loader *L, const smp_value *crd)
 {
 	const smp_value *spec = mget(crd, "spec"), *versions, *names, *schema = NULL;
-	const char *group, *kind, *scope, *version;
-	size_t old = L->pathlen;
+	const char *group, *kind, *scope, *version, *plural = NULL;
+	size_t old = L->pathlen, first = L->nkinds;
 	int namespaced = -1, rc;
 
 	if (!spec || spec->type != SMP_MAP)
@@ -1130,6 +1220,8 @@ static int load_crd(loader *L, const smp_value *crd)
 		size_t o2 = ld_pushs(L, "names");
 
 		rc = get_str(L, names, "kind", &kind);
+		if (!rc)
+			rc = get_str(L, names, "plural", &plural);
 		ld_pop(L, o2);
 		if (rc)
 			return rc;
@@ -1183,6 +1275,8 @@ static int load_crd(loader *L, const smp_value *crd)
 		if ((rc = crd_version(L, group, kind, namespaced, version, schema)))
 			return rc;
 	}
+	for (size_t i = first; i < L->nkinds; i++)
+		L->kinds[i].resource = plural;
 	ld_pop(L, old);
 	return SMP_OK;
 }

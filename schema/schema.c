@@ -197,6 +197,26 @@ bool smp_schema_kind_namespaced(const smp_schema *schema, const char *api_versio
 	return e && e->namespaced > 0;
 }
 
+const char *smp_schema_kind_resource(const smp_schema *schema, const char *api_version,
+                                     const char *kind)
+{
+	const smp_gvk_entry *e = smp_schema_find_kind(schema, api_version, kind, true);
+	const char *g, *v;
+	size_t glen, vlen;
+
+	if (e && e->resource)
+		return e->resource;
+	if (!schema || !api_version || !kind)
+		return NULL;
+	/* Another version of the group: the resource name is the same. */
+	smp_split_api_version(api_version, &g, &glen, &v, &vlen);
+	for (size_t i = lower_bound(schema, g, glen, NULL, 0, NULL);
+	     i < schema->nkinds && cmp_gvk(&schema->kinds[i], g, glen, NULL, 0, NULL) == 0; i++)
+		if (schema->kinds[i].resource && strcmp(schema->kinds[i].kind, kind) == 0)
+			return schema->kinds[i].resource;
+	return NULL;
+}
+
 unsigned smp_strategy_parse(const char *s, size_t len, bool *ok)
 {
 	static const struct { const char *name; unsigned bit; } names[] = {

@@ -112,6 +112,14 @@ typedef struct smp_gvk_entry {
 	const char *kind;
 	const smp_stype *type;
 	int8_t namespaced;       /* 1 namespaced, 0 cluster-scoped, -1 unknown */
+	/* The resource name (plural, "deployments") from the document's plain
+	 * paths (/apis/GROUP/VERSION[/namespaces/{namespace}]/PLURAL[/{name}]) or
+	 * a CRD's spec.names.plural; NULL when unknown. */
+	const char *resource;
+	/* Built-in tables only: the kind is in kubectl's scheme (client-go's
+	 * k8s.io/api types), so kubectl apply sends it strategic merge patches
+	 * (patcher.go: scheme.Scheme.New succeeds). false in loaded schemas. */
+	bool kubectl_scheme;
 } smp_gvk_entry;
 
 /* A named definition. Sorted by strcmp(name). */

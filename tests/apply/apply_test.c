@@ -314,6 +314,77 @@ out:
 	smp_doc_free(bare);
 }
 
+/* The patch type kubectl apply picks (in its scheme or not, diff finding
+ * F7) and the resource name of the missing-annotation warning (from the
+ * built-in tables; guessed for unknown kinds as UnsafeGuessKindToResource). */
+static void test_kinds(void)
+{
+	static const struct {
+		const char *av, *kind;
+		smp_patch_type want;
+		const char *resource;
+	} cases[] = {
+		{"apps/v1", "Deployment", SMP_PATCH_STRATEGIC, "deployments"},
+		{"extensions/v1beta1", "Deployment", SMP_PATCH_STRATEGIC, "deployments"},
+		{"v1", "Endpoints", SMP_PATCH_STRATEGIC, "endpoints"},
+		{"networking.k8s.io/v1", "NetworkPolicy", SMP_PATCH_STRATEGIC, "networkpolicies"},
+		{"networking.k8s.io/v1", "IngressClass", SMP_PATCH_STRATEGIC, "ingressclasses"},
+		{"internal.apiserver.k8s.io/v1alpha1", "StorageVersion", SMP_PATCH_STRATEGIC,
+		 "storageversions"},
+		{"apiextensions.k8s.io/v1", "CustomResourceDefinition", SMP_PATCH_MERGE,
+		 "customresourcedefinitions"},
+		{"apiregistration.k8s.io/v1", "APIService", SMP_PATCH_MERGE, "apiservices"},
+		/* known to the server document only through meta kinds */
+		{"imagepolicy.k8s.io/v1alpha1", "ImageReview", SMP_PATCH_MERGE, "imagereviews"},
+		/* unknown kinds: guessed */
+		{"example.com/v1", "Policy", SMP_PATCH_MERGE, "policies"},
+		{"example.com/v1", "Address", SMP_PATCH_MERGE, "addresses"},
+		{"example.com/v1", "GatewayEndpoints", SMP_PATCH_MERGE, "gatewayendpoints"},
+		{"example.com/v1", "Widget", SMP_PATCH_MERGE, "widgets"},
+	};
+	char json[512], want[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		smp_doc *cfg, *live;
+		smp_apply_result *res = NULL;
+		smp_error err;
+		const char *w;
+		int rc;
+
+		snprintf(json, sizeof(json), "{\"apiVersion\":\"%s\",\"kind\":\"%s\","
+		         "\"metadata\":{\"name\":\"x\",\"labels\":{\"a\":\"b\"}}}",
+		         cases[i].av, cases[i].kind);
+		cfg = doc_of(json);
+		snprintf(json, sizeof(json), "{\"apiVersion\":\"%s\",\"kind\":\"%s\","
+		         "\"metadata\":{\"name\":\"x\"}}", cases[i].av, cases[i].kind);
+		live = doc_of(json);
+		if (!cfg || !live) {
+			smp_doc_free(cfg);
+			smp_doc_free(live);
+			continue;
+		}
+		rc = smp_apply_object(&res, smp_doc_root(cfg, 0), smp_doc_root(live, 0), NULL, &err);
+		CHECK(rc == 0, "%s %s: %s", cases[i].av, cases[i].kind, err.message);
+		if (!rc) {
+			CHECK(smp_apply_result_patch_type(res) == cases[i].want, "%s %s: patch type %d",
+			      cases[i].av, cases[i].kind, (int)smp_apply_result_patch_type(res));
+			w = smp_apply_result_warning(res);
+			snprintf(want, sizeof(want), "Warning: resource %s/x is missing",
+			         cases[i].resource);
+			CHECK(w && strncmp(w, want, strlen(want)) == 0, "%s %s: warning %s",
+			      cases[i].av, cases[i].kind, w ? w : "(none)");
+		}
+		smp_apply_result_free(res);
+		smp_doc_free(cfg);
+		smp_doc_free(live);
+	}
+	CHECK(smp_schema_kind_resource(smp_schema_builtin(), "v1", "Endpoints") &&
+	      strcmp(smp_schema_kind_resource(smp_schema_builtin(), "v1", "Endpoints"),
+	             "endpoints") == 0, "Endpoints resource");
+	CHECK(!smp_schema_kind_resource(smp_schema_builtin(), "v1", "PodList"), "lists have none");
+	CHECK(!smp_schema_kind_resource(NULL, "v1", "Pod"), "NULL schema");
+}
+
 int main(void)
 {
 	test_encode();
@@ -322,6 +393,7 @@ int main(void)
 	test_rejects();
 	test_limit();
 	test_three_way();
+	test_kinds();
 	if (failures) {
 		fprintf(stderr, "%d failure(s)\n", failures);
 		return 1;

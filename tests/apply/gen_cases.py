@@ -21,7 +21,7 @@ import yaml
 
 LA = "kubectl.kubernetes.io/last-applied-configuration"
 CLUSTER_KINDS = {"Namespace", "ClusterRole", "ClusterRoleBinding", "PersistentVolume",
-                 "CustomResourceDefinition", "StorageClass", "Node"}
+                 "CustomResourceDefinition", "StorageClass", "Node", "APIService"}
 
 
 def go_json(v):
@@ -419,6 +419,66 @@ case("service-ports", [svc2], [live_from(svc)])
 case("mixed-actions", [pa, pb, update, svc], [live_from(pa), live_from(cm("b", {"k": "0"},
                                                                          labels={"app": "shop"})),
                                               scaled])
+
+# ---- kinds the API server knows but kubectl's scheme does not (diff finding F7):
+# kubectl apply sends a JSON merge patch, so lists are replaced wholesale
+# (the server's finalizer is dropped; a strategic patch would have kept it).
+def gizmo_crd(versions, finalizers=None):
+    md = {"name": "gizmos.example.com"}
+    if finalizers:
+        md["finalizers"] = finalizers
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": md,
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                     "names": {"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo"},
+                     "versions": [{"name": v, "served": True, "storage": v == versions[-1],
+                                   "schema": {"openAPIV3Schema": {
+                                       "type": "object",
+                                       "properties": {"spec": {"type": "object",
+                                                               "x-kubernetes-preserve-unknown-fields": True}}}}}
+                                  for v in versions]}}
+
+
+crd_live = live_from(gizmo_crd(["v1"]))
+crd_live["metadata"]["finalizers"] = ["customresourcecleanup.apiextensions.k8s.io"]
+crd_live["spec"]["conversion"] = {"strategy": "None"}
+crd_live["status"] = {"acceptedNames": {"kind": "Gizmo", "plural": "gizmos", "singular": "gizmo",
+                                        "listKind": "GizmoList"},
+                      "storedVersions": ["v1"]}
+case("crd-apply-merge-patch", [gizmo_crd(["v1", "v2"], finalizers=["example.com/keep"])],
+     [crd_live])
+case("crd-apply-create", [gizmo_crd(["v1"])])
+
+
+def apiservice(prio, skip_tls=None, labels=None):
+    spec = {"group": "metrics.k8s.io", "version": "v1beta1", "groupPriorityMinimum": prio,
+            "versionPriority": 100,
+            "service": {"name": "metrics-server", "namespace": "kube-system", "port": 443}}
+    if skip_tls is not None:
+        spec["insecureSkipTLSVerify"] = skip_tls
+    md = {"name": "v1beta1.metrics.k8s.io"}
+    if labels:
+        md["labels"] = labels
+    return {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": md,
+            "spec": spec}
+
+
+as_live = live_from(apiservice(100, skip_tls=True, labels={"k8s-app": "metrics-server"}))
+as_live["status"] = {"conditions": [{"type": "Available", "status": "True",
+                                     "reason": "Passed", "message": "all checks passed",
+                                     "lastTransitionTime": "2026-11-20T10:00:05Z"}]}
+case("apiservice-apply-merge-patch",
+     [apiservice(1000, labels={"k8s-app": "metrics-server", "tier": "system"})], [as_live])
+
+# ---- the missing-annotation warning names the real resource (endpoints) ----
+ep = {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "ext-db"},
+      "subsets": [{"addresses": [{"ip": "10.0.0.7"}], "ports": [{"port": 5432}]}]}
+case("missing-annotation-endpoints", [ep], [live_from(ep, annotate=False)])
+netpol = {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+          "metadata": {"name": "deny-all"}, "spec": {"podSelector": {}, "policyTypes": ["Ingress"]}}
+netpol2 = copy.deepcopy(netpol)
+netpol2["spec"]["policyTypes"] = ["Ingress", "Egress"]
+case("missing-annotation-networkpolicy", [netpol2], [live_from(netpol, annotate=False)])
 
 # ---- last-applied command ----
 case("last-applied-view", None, [live_from(simple), live_from(pa)],

@@ -98,6 +98,63 @@ int main(void)
 		smp_schema_kind_namespaced(b, "v1", "NoSuchKind", &known);
 		CHECK(!known);
 	}
+	/* kubectl's scheme (kubectl apply: strategic or JSON merge patch) */
+	{
+		static const struct { const char *av, *kind; bool in; } sch[] = {
+			{"v1", "Pod", true}, {"apps/v1", "Deployment", true},
+			{"extensions/v1beta1", "Deployment", true},
+			{"internal.apiserver.k8s.io/v1alpha1", "StorageVersion", true},
+			{"apiextensions.k8s.io/v1", "CustomResourceDefinition", false},
+			{"apiextensions.k8s.io/v1", "CustomResourceDefinitionList", false},
+			{"apiregistration.k8s.io/v1", "APIService", false},
+			{"admission.k8s.io/v1", "WatchEvent", false},
+			{"imagepolicy.k8s.io/v1alpha1", "DeleteOptions", false},
+		};
+		for (size_t i = 0; i < sizeof(sch) / sizeof(sch[0]); i++) {
+			const smp_gvk_entry *e = smp_schema_find_kind(b, sch[i].av, sch[i].kind, true);
+
+			CHECK(e && e->kubectl_scheme == sch[i].in);
+		}
+	}
+	/* resource names from the paths (not guessed: endpoints, not endpointses) */
+	CHECK_STR(smp_schema_kind_resource(b, "v1", "Endpoints"), "endpoints");
+	CHECK_STR(smp_schema_kind_resource(b, "v1", "Namespace"), "namespaces");
+	CHECK_STR(smp_schema_kind_resource(b, "v1", "Binding"), "bindings");
+	CHECK_STR(smp_schema_kind_resource(b, "networking.k8s.io/v1", "NetworkPolicy"),
+	          "networkpolicies");
+	CHECK_STR(smp_schema_kind_resource(b, "extensions/v1beta1", "Ingress"), "ingresses");
+	CHECK_STR(smp_schema_kind_resource(b, "apiextensions.k8s.io/v1", "CustomResourceDefinition"),
+	          "customresourcedefinitions");
+	/* a version the tables lack: another version of the group */
+	CHECK_STR(smp_schema_kind_resource(b, "apps/v1beta9", "StatefulSet"), "statefulsets");
+	CHECK(!smp_schema_kind_resource(b, "policy/v1", "Eviction")); /* only a subresource */
+	CHECK(!smp_schema_kind_resource(b, "v1", "PodList"));
+	{
+		/* a run-time document: plain paths only, the kind's own group/version */
+		static const char doc[] =
+			"{\"swagger\":\"2.0\",\"definitions\":{"
+			"\"a.Thing\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\"}},"
+			"\"x-kubernetes-group-version-kind\":[{\"group\":\"g.io\",\"version\":\"v1\",\"kind\":\"Thing\"}]},"
+			"\"a.Other\":{\"type\":\"object\",\"properties\":{},"
+			"\"x-kubernetes-group-version-kind\":[{\"group\":\"h.io\",\"version\":\"v1\",\"kind\":\"Other\"}]}},"
+			"\"paths\":{"
+			"\"/apis/g.io/v1/namespaces/{namespace}/things/{name}/other\":{\"post\":{\"x-kubernetes-group-version-kind\":{\"group\":\"h.io\",\"version\":\"v1\",\"kind\":\"Other\"}}},"
+			"\"/apis/g.io/v1/watch/namespaces/{namespace}/thingz\":{\"get\":{\"x-kubernetes-group-version-kind\":{\"group\":\"g.io\",\"version\":\"v1\",\"kind\":\"Thing\"}}},"
+			"\"/apis/g.io/v1/namespaces/{namespace}/things/{name}/status\":{\"get\":{\"x-kubernetes-group-version-kind\":{\"group\":\"g.io\",\"version\":\"v1\",\"kind\":\"Thing\"}}},"
+			"\"/apis/g.io/v1/namespaces/{namespace}/things/{name}\":{\"get\":{\"x-kubernetes-group-version-kind\":{\"group\":\"g.io\",\"version\":\"v1\",\"kind\":\"Thing\"}}}"
+			"}}";
+		smp_schema *s = NULL;
+
+		CHECK(smp_schema_load(&s, doc, sizeof(doc) - 1, "doc.json", &err) == 0);
+		if (s) {
+			const smp_gvk_entry *e = smp_schema_find_kind(s, "g.io/v1", "Thing", true);
+
+			CHECK_STR(smp_schema_kind_resource(s, "g.io/v1", "Thing"), "things");
+			CHECK(!smp_schema_kind_resource(s, "h.io/v1", "Other"));
+			CHECK(e && !e->kubectl_scheme && e->namespaced == 1);
+		}
+		smp_schema_free(s);
+	}
 
 	field_is(dep, "", "object", 0, NULL, NULL, NULL, NULL);
 	field_is(dep, "spec.replicas", "integer", 0, NULL, NULL, NULL, "int32");

@@ -55,6 +55,7 @@ int main(int argc, char **argv)
 	CHECK(smp_schema_kind(&t, w, "example.com/v1alpha1", "Widget", &err) == SMP_ESCHEMA);
 	CHECK(smp_schema_kind(&t, w, "example.com/v1", "Widget", &err) == 0);
 	CHECK(smp_schema_kind_namespaced(w, "example.com/v1", "Widget", &known) && known);
+	CHECK_STR(smp_schema_kind_resource(w, "example.com/v1", "Widget"), "widgets");
 	CHECK(!smp_schema_kind_namespaced(w, "example.com/v1", "Gadget", &known) && known);
 	CHECK(smp_schema_definition(&t, w, "com.example.v1.Widget", &err) == 0);
 	CHECK(smp_schema_kind(&t, w, "example.com/v1", "Widget", &err) == 0);
