@@ -733,6 +733,87 @@ def check_three(n, tmp, use_apply):
     stats["ok"] += 1
 
 
+def check_kapply(n, tmp, server, overwrite):
+    """kubectl apply against fakeapi.py (records the request) vs smpatch apply -o patch."""
+    live = R.choice(KINDS)()
+    if "namespace" not in live["metadata"]:
+        live["metadata"]["namespace"] = "default"
+    if live["kind"] in ("Namespace", "Node", "ClusterRole"):
+        live["metadata"].pop("namespace", None)
+    last = mutate_obj(live)
+    conf = mutate_obj(last)
+    for o in (last, conf):
+        for k in ("apiVersion", "kind"):
+            o[k] = live[k]
+        o["metadata"]["name"] = live["metadata"]["name"]
+        if "namespace" in live["metadata"]:
+            o["metadata"]["namespace"] = live["metadata"]["namespace"]
+        else:
+            o["metadata"].pop("namespace", None)
+        o["metadata"].pop("annotations", None) if R.random() < 0.5 else None
+    live = mutate_obj(live)
+    for k in ("apiVersion", "kind"):
+        live[k] = conf[k]
+    live["metadata"]["name"] = conf["metadata"]["name"]
+    if "namespace" in conf["metadata"]:
+        live["metadata"]["namespace"] = conf["metadata"]["namespace"]
+    else:
+        live["metadata"].pop("namespace", None)
+    live["metadata"]["uid"] = "u1"
+    live["metadata"]["resourceVersion"] = "7"
+    r = R.random()
+    state = server["dir"]
+    lp = os.path.join(state, "live.json")
+    if r < 0.1:
+        if os.path.exists(lp):
+            os.unlink(lp)
+        livef = None
+    else:
+        if r < 0.85:
+            la = json.dumps(last, sort_keys=True, separators=(",", ":")) + "\n"
+            live["metadata"].setdefault("annotations", {})["kubectl.kubernetes.io/last-applied-configuration"] = la
+        dump(lp, live)
+        livef = lp
+    cf = os.path.join(tmp, "config.json")
+    dump(cf, conf)
+    files = {"live.json": live if livef else {}, "config.json": conf}
+    rq = os.path.join(state, "request.json")
+    if os.path.exists(rq):
+        os.unlink(rq)
+    ow = [] if overwrite else ["--overwrite=false"]
+    rk, ok, ek = run(["kubectl", "--server=" + server["url"], "apply", "-f", cf, "--validate=false"] + ow)
+    cmd = [SMP, "apply", "-f", cf, "-o", "patch"] + ow + (["--live", livef] if livef else [])
+    rs, os_, es = run(cmd)
+    if rk != 0 or rs != 0:
+        if rk != 0 and rs in (3, 4):
+            stats["both-reject"] += 1
+            return
+        stats["exit"] += 1
+        record(n, files, "kapply", "exit %d\n%s%s" % (rs, os_, es), "exit %d\n%s%s" % (rk, ok, ek), "exit status")
+        return
+    line = json.loads(os_.splitlines()[0])
+    if not os.path.exists(rq):
+        kpatch, ktype = {}, "unchanged"
+    else:
+        with open(rq) as f:
+            kpatch = json.load(f)
+        with open(os.path.join(state, "request.type")) as f:
+            ktype = f.read().split()[1]
+    stype = line["patchType"] or "unchanged"
+    if line["action"] == "unchanged":
+        stype = "unchanged"
+    if line["action"] == "create":
+        stype = "application/json"
+    if ktype.startswith("application/json"):
+        ktype = "application/json"
+    if stype != ktype or not strict_eq(norm(line["patch"] if stype != "unchanged" else {}), norm(kpatch)):
+        stats["mismatch"] += 1
+        record(n, files, "kapply", json.dumps({"type": stype, "patch": line["patch"]}, indent=1, sort_keys=True),
+               json.dumps({"type": ktype, "patch": kpatch}, indent=1, sort_keys=True), "apply request differs")
+        return
+    stats["ok"] += 1
+
+
 def check_two(n, tmp):
     """Two-way: P = smpatch diff ORIG MOD; kubectl patch ORIG P must give MOD."""
     orig = R.choice(KINDS)()
@@ -863,6 +944,24 @@ def check_convert(n, tmp):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    server = None
+    if MODE in ("kapply", "kapply-noover"):
+        sdir = tempfile.mkdtemp()
+        port = 20000 + SEED % 10000
+        proc = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakeapi.py"),
+                                 str(port), sdir])
+        import time
+        time.sleep(0.5)
+        server = {"dir": sdir, "url": "http://127.0.0.1:%d" % port, "proc": proc}
+    try:
+        main2(server)
+    finally:
+        if server:
+            server["proc"].terminate()
+            server["proc"].wait()
+
+
+def main2(server):
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(COUNT):
             if MODE == "smp":
@@ -880,6 +979,10 @@ def main():
             elif MODE == "json":
                 t = R.choice(KINDS)()
                 check_patch(n, t, json_patch(t), "json", tmp)
+            elif MODE == "kapply":
+                check_kapply(n, tmp, server, True)
+            elif MODE == "kapply-noover":
+                check_kapply(n, tmp, server, False)
             elif MODE == "two":
                 check_two(n, tmp)
             elif MODE == "three":

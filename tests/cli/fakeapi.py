@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""fakeapi.py - a minimal Kubernetes API server on 127.0.0.1 for exploring
+what `kubectl apply` sends (exploratory; not run by ctest).
+
+usage: fakeapi.py PORT STATE_DIR
+STATE_DIR/live.json is the live object returned by GET (404 when the file is
+absent); every PATCH/POST body is written to STATE_DIR/request.json with its
+content type in STATE_DIR/request.type. Discovery covers a few built-in
+kinds and example.com/v1 widgets. Serves until killed; loopback only.
+"""
+import json
+import os
+import sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+PORT = int(sys.argv[1])
+STATE = sys.argv[2]
+
+RES = {
+    # group/version -> [(resource, kind, namespaced)]
+    "v1": [("configmaps", "ConfigMap", True), ("services", "Service", True), ("pods", "Pod", True),
+           ("secrets", "Secret", True), ("serviceaccounts", "ServiceAccount", True),
+           ("namespaces", "Namespace", False), ("nodes", "Node", False),
+           ("persistentvolumeclaims", "PersistentVolumeClaim", True)],
+    "apps/v1": [("deployments", "Deployment", True), ("daemonsets", "DaemonSet", True),
+                ("statefulsets", "StatefulSet", True)],
+    "batch/v1": [("jobs", "Job", True), ("cronjobs", "CronJob", True)],
+    "policy/v1": [("poddisruptionbudgets", "PodDisruptionBudget", True)],
+    "networking.k8s.io/v1": [("ingresses", "Ingress", True), ("networkpolicies", "NetworkPolicy", True)],
+    "rbac.authorization.k8s.io/v1": [("roles", "Role", True), ("clusterroles", "ClusterRole", False)],
+    "autoscaling/v2": [("horizontalpodautoscalers", "HorizontalPodAutoscaler", True)],
+    "example.com/v1": [("widgets", "Widget", True)],
+    "apiextensions.k8s.io/v1": [("customresourcedefinitions", "CustomResourceDefinition", False)],
+    "apiregistration.k8s.io/v1": [("apiservices", "APIService", False)],
+    "extensions/v1beta1": [("deployments", "Deployment", True), ("ingresses", "Ingress", True)],
+    "batch/v1beta1": [("cronjobs", "CronJob", True)],
+}
+VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"]
+
+
+def resource_list(gv):
+    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv,
+            "resources": [{"name": r, "singularName": "", "namespaced": ns, "kind": k, "verbs": VERBS}
+                          for r, k, ns in RES[gv]]}
+
+
+def group_list():
+    groups = {}
+    for gv in RES:
+        if "/" in gv:
+            g, v = gv.split("/")
+            groups.setdefault(g, []).append(v)
+    return {"kind": "APIGroupList", "apiVersion": "v1",
+            "groups": [{"name": g, "versions": [{"groupVersion": g + "/" + v, "version": v} for v in vs],
+                        "preferredVersion": {"groupVersion": g + "/" + vs[0], "version": vs[0]}}
+                       for g, vs in groups.items()]}
+
+
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+
+    def send(self, code, obj):
+        body = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def not_found(self):
+        self.send(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                        "reason": "NotFound", "code": 404, "message": "not found"})
+
+    def live(self):
+        p = os.path.join(STATE, "live.json")
+        if not os.path.exists(p):
+            return None
+        with open(p) as f:
+            return json.load(f)
+
+    def do_GET(self):
+        path = self.path.split("?")[0].rstrip("/")
+        if path == "/api":
+            return self.send(200, {"kind": "APIVersions", "versions": ["v1"],
+                                   "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]})
+        if path == "/apis":
+            return self.send(200, group_list())
+        if path == "/api/v1":
+            return self.send(200, resource_list("v1"))
+        parts = path.split("/")
+        if len(parts) == 4 and parts[1] == "apis" and parts[2] + "/" + parts[3] in RES:
+            return self.send(200, resource_list(parts[2] + "/" + parts[3]))
+        if path.startswith("/version"):
+            return self.send(200, {"major": "1", "minor": "32", "gitVersion": "v1.32.0"})
+        if path.startswith("/openapi"):
+            return self.not_found()
+        obj = self.live()
+        if obj is not None and path.endswith("/" + obj["metadata"]["name"]):
+            return self.send(200, obj)
+        return self.not_found()
+
+    def record(self):
+        n = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(n)
+        with open(os.path.join(STATE, "request.json"), "wb") as f:
+            f.write(body)
+        with open(os.path.join(STATE, "request.type"), "w") as f:
+            f.write(self.command + " " + self.headers.get("Content-Type", "") + "\n")
+        return body
+
+    def do_PATCH(self):
+        self.record()
+        obj = self.live()
+        return self.send(200, obj if obj else {})
+
+    def do_POST(self):
+        body = self.record()
+        return self.send(201, json.loads(body))
+
+    def do_PUT(self):
+        self.do_POST()
+
+
+HTTPServer(("127.0.0.1", PORT), H).serve_forever()
