@@ -8,7 +8,10 @@
  * values): they are compared one by one and their numbers must match.
  *
  * usage: json_cmp A B [LABEL_A LABEL_B]
- * exit: 0 equal, 1 different, 2 usage or unreadable input
+ *        json_cmp --get FIELD FILE   prints FIELD (dotted path) of the first
+ *                                    document: a string as is, else JSON
+ * exit: 0 equal, 1 different, 2 usage or unreadable input (--get: 1 when
+ *       the field is absent)
  */
 #include "smpatch.h"
 
@@ -123,6 +126,41 @@ static smp_doc *load(const char *file)
 	return doc;
 }
 
+/* --get FIELD FILE */
+static int get_field(const char *field, const char *file)
+{
+	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
+	smp_doc *doc = load(file);
+	const smp_value *v;
+	smp_error err;
+	char *s = NULL;
+	int rc = 1;
+
+	if (!doc)
+		return 2;
+	v = smp_value_at(smp_doc_root(doc, 0), field);
+	if (!v)
+		goto out;
+	if (smp_value_type(v) == SMP_STRING) {
+		size_t len;
+		const char *str = smp_value_string(v, &len);
+		fwrite(str, 1, len, stdout);
+		putchar('\n');
+		rc = 0;
+		goto out;
+	}
+	if (smp_print(&s, NULL, v, &po, &err) != SMP_OK) {
+		rc = 2;
+		goto out;
+	}
+	printf("%s\n", s);
+	rc = 0;
+out:
+	smp_free(s);
+	smp_doc_free(doc);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct cmp_ctx c = { "a", "b", 0 };
@@ -131,8 +169,10 @@ int main(int argc, char **argv)
 	size_t i;
 	int rc = 2;
 
+	if (argc == 4 && strcmp(argv[1], "--get") == 0)
+		return get_field(argv[2], argv[3]);
 	if (argc != 3 && argc != 5) {
-		fprintf(stderr, "usage: json_cmp A B [LABEL_A LABEL_B]\n");
+		fprintf(stderr, "usage: json_cmp A B [LABEL_A LABEL_B] | json_cmp --get FIELD FILE\n");
 		return 2;
 	}
 	if (argc == 5) {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# kubectl_diff.sh SMPATCH JSON_CMP CASES_DIR [CASE...]
+# kubectl_diff.sh SMPATCH JSON_CMP CASES_DIR [FAKE_APISERVER] [CASE...]
 #
 # Differential regression test: smpatch against kubectl on the curated
 # cases of testdata/kubectl-diff (found by tests/cli/kdiff.py). Each case
@@ -15,6 +15,12 @@
 #   three  live.yaml last.yaml config.yaml:
 #       P = smpatch diff -o json --current live last config; then
 #       smpatch patch live P  must equal  kubectl patch --local -f live P.
+#   apply  config.yaml [live.yaml] [args]: kubectl apply runs against
+#       FAKE_APISERVER (a loopback stand-in serving live.yaml, recording the
+#       request); the request kubectl sends (PATCH body and content type, or
+#       the POST body of a create, or nothing when unchanged) must equal
+#       what `smpatch apply -f config.yaml --live live.yaml -o patch` reports.
+#       `args` holds extra flags for both (e.g. --overwrite=false).
 # A file `note` says what the case is about. A file `xfail` (its first line
 # names the open finding) marks a known discrepancy: the case is then
 # expected to differ (XFAIL) and fails the test when it starts to agree
@@ -23,12 +29,38 @@ smpatch=$1
 cmp=$2
 root=$3
 shift 3
+fake=
+case ${1-} in
+*/*) fake=$1; shift ;;
+esac
 if ! command -v kubectl > /dev/null 2>&1; then
 	echo "kubectl is not on PATH: kubectl differential test skipped"
 	exit 77
 fi
 tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+server=
+cleanup() {
+	[ -n "$server" ] && kill "$server" 2> /dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+# kubectl must not read the user's configuration nor write its caches
+printf 'apiVersion: v1\nkind: Config\n' > "$tmp/kubeconfig"
+KUBECONFIG=$tmp/kubeconfig
+export KUBECONFIG
+url=
+if [ -n "$fake" ]; then
+	mkdir "$tmp/state"
+	"$fake" "$tmp/state" "$tmp/port" &
+	server=$!
+	i=0
+	while [ ! -s "$tmp/port" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -s "$tmp/port" ] && url=http://127.0.0.1:$(cat "$tmp/port")
+fi
 pass=0 fail=0 xfail=0
 failed=
 
@@ -120,6 +152,47 @@ for name in "$@"; do
 			--patch-file "$tmp/p.json" -o json > "$tmp/k.out" 2> "$tmp/k.err"
 		krc=$?
 		compare "$name" $src $krc
+		;;
+	apply)
+		if [ -z "$url" ]; then
+			bad "$name" "no fake API server (4th argument)"
+			continue
+		fi
+		args=
+		[ -f "$dir/args" ] && args=$(cat "$dir/args")
+		rm -f "$tmp/state/live.json" "$tmp/state/request.json" "$tmp/state/request.type"
+		live=
+		if [ -f "$dir/live.yaml" ]; then
+			live="--live $dir/live.yaml"
+			"$smpatch" convert -o json "$dir/live.yaml" > "$tmp/state/live.json"
+		fi
+		# shellcheck disable=SC2086
+		kubectl --server="$url" --cache-dir="$tmp/cache" apply -f "$dir/config.yaml" \
+			--validate=false $args > "$tmp/k.out" 2> "$tmp/k.err"
+		krc=$?
+		# shellcheck disable=SC2086
+		"$smpatch" apply -f "$dir/config.yaml" $live -o patch $args > "$tmp/s.line" 2> "$tmp/s.err"
+		src=$?
+		if [ $krc -ne 0 ] || [ $src -ne 0 ]; then
+			compare "$name" $src $krc
+			continue
+		fi
+		action=$("$cmp" --get action "$tmp/s.line")
+		stype=$("$cmp" --get patchType "$tmp/s.line")
+		[ "$action" = create ] && stype=application/json
+		[ "$action" = unchanged ] && stype=none
+		ktype=none
+		if [ -f "$tmp/state/request.type" ]; then
+			ktype=$(sed 's/^[A-Z]* //; s/;.*//' "$tmp/state/request.type")
+		fi
+		if [ "$stype" != "$ktype" ]; then
+			bad "$name" "kubectl apply sends $ktype, smpatch apply says $stype ($action)"
+			continue
+		fi
+		[ "$ktype" = none ] && { good "$name"; continue; }
+		"$cmp" --get patch "$tmp/s.line" > "$tmp/s.out"
+		cp "$tmp/state/request.json" "$tmp/k.out"
+		compare "$name" 0 0
 		;;
 	*)
 		bad "$name" "unknown type '$type'"
