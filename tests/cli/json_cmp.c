@@ -10,11 +10,13 @@
  * usage: json_cmp A B [LABEL_A LABEL_B]
  *        json_cmp --get FIELD FILE   prints FIELD (dotted path) of the first
  *                                    document: a string as is, else JSON
+ *        json_cmp --annotation KEY FILE   prints metadata.annotations[KEY]
  * exit: 0 equal, 1 different, 2 usage or unreadable input (--get: 1 when
  *       the field is absent)
  */
 #include "smpatch.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,8 +128,8 @@ static smp_doc *load(const char *file)
 	return doc;
 }
 
-/* --get FIELD FILE */
-static int get_field(const char *field, const char *file)
+/* --get FIELD FILE, or --annotation KEY FILE (annotation = true) */
+static int get_field(const char *field, const char *file, bool annotation)
 {
 	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
 	smp_doc *doc = load(file);
@@ -138,7 +140,10 @@ static int get_field(const char *field, const char *file)
 
 	if (!doc)
 		return 2;
-	v = smp_value_at(smp_doc_root(doc, 0), field);
+	if (annotation)
+		v = smp_map_get(smp_value_at(smp_doc_root(doc, 0), "metadata.annotations"), field);
+	else
+		v = smp_value_at(smp_doc_root(doc, 0), field);
 	if (!v)
 		goto out;
 	if (smp_value_type(v) == SMP_STRING) {
@@ -170,7 +175,9 @@ int main(int argc, char **argv)
 	int rc = 2;
 
 	if (argc == 4 && strcmp(argv[1], "--get") == 0)
-		return get_field(argv[2], argv[3]);
+		return get_field(argv[2], argv[3], false);
+	if (argc == 4 && strcmp(argv[1], "--annotation") == 0)
+		return get_field(argv[2], argv[3], true);
 	if (argc != 3 && argc != 5) {
 		fprintf(stderr, "usage: json_cmp A B [LABEL_A LABEL_B] | json_cmp --get FIELD FILE\n");
 		return 2;

@@ -21,6 +21,10 @@
 #       the POST body of a create, or nothing when unchanged) must equal
 #       what `smpatch apply -f config.yaml --live live.yaml -o patch` reports.
 #       `args` holds extra flags for both (e.g. --overwrite=false).
+#   set-last-applied  config.yaml live.yaml: the annotation that
+#       `kubectl apply set-last-applied -f config.yaml` writes (its request to
+#       FAKE_APISERVER) must equal the one `smpatch last-applied set` puts
+#       on the object.
 # A file `note` says what the case is about. A file `xfail` (its first line
 # names the open finding) marks a known discrepancy: the case is then
 # expected to differ (XFAIL) and fails the test when it starts to agree
@@ -193,6 +197,33 @@ for name in "$@"; do
 		"$cmp" --get patch "$tmp/s.line" > "$tmp/s.out"
 		cp "$tmp/state/request.json" "$tmp/k.out"
 		compare "$name" 0 0
+		;;
+	set-last-applied)
+		if [ -z "$url" ]; then
+			bad "$name" "no fake API server (4th argument)"
+			continue
+		fi
+		rm -f "$tmp/state/request.json" "$tmp/state/request.type"
+		"$smpatch" convert -o json "$dir/live.yaml" > "$tmp/state/live.json"
+		kubectl --server="$url" --cache-dir="$tmp/cache" apply set-last-applied \
+			-f "$dir/config.yaml" > "$tmp/k.out" 2> "$tmp/k.err"
+		krc=$?
+		"$smpatch" last-applied set -f "$dir/config.yaml" --live "$dir/live.yaml" -o json \
+			> "$tmp/s.obj" 2> "$tmp/s.err"
+		src=$?
+		if [ $krc -ne 0 ] || [ $src -ne 0 ]; then
+			compare "$name" $src $krc
+			continue
+		fi
+		key=kubectl.kubernetes.io/last-applied-configuration
+		"$cmp" --annotation $key "$tmp/state/request.json" > "$tmp/k.ann" 2>&1
+		"$cmp" --annotation $key "$tmp/s.obj" > "$tmp/s.ann" 2>&1
+		if cmp -s "$tmp/k.ann" "$tmp/s.ann"; then
+			good "$name"
+		else
+			bad "$name" "last-applied annotations differ"
+			[ -f "$dir/xfail" ] || { echo "  kubectl: $(head -c 300 "$tmp/k.ann")"; echo "  smpatch: $(head -c 300 "$tmp/s.ann")"; }
+		fi
 		;;
 	*)
 		bad "$name" "unknown type '$type'"
