@@ -25,6 +25,9 @@
 #       `kubectl apply set-last-applied -f config.yaml` writes (its request to
 #       FAKE_APISERVER) must equal the one `smpatch last-applied set` puts
 #       on the object.
+#   view-last-applied  config.yaml live.yaml: `kubectl apply view-last-applied
+#       -o yaml` and `-o json` (against FAKE_APISERVER) must print exactly the
+#       bytes `smpatch last-applied view --live live.yaml` prints.
 # A file `note` says what the case is about. A file `xfail` (its first line
 # names the open finding) marks a known discrepancy: the case is then
 # expected to differ (XFAIL) and fails the test when it starts to agree
@@ -197,6 +200,28 @@ for name in "$@"; do
 		"$cmp" --get patch "$tmp/s.line" > "$tmp/s.out"
 		cp "$tmp/state/request.json" "$tmp/k.out"
 		compare "$name" 0 0
+		;;
+	view-last-applied)
+		if [ -z "$url" ]; then
+			bad "$name" "no fake API server (4th argument)"
+			continue
+		fi
+		"$smpatch" convert -o json "$dir/live.yaml" > "$tmp/state/live.json"
+		ok=1
+		for o in yaml json; do
+			kubectl --server="$url" --cache-dir="$tmp/cache" apply view-last-applied \
+				-f "$dir/config.yaml" -o $o > "$tmp/k.out" 2> "$tmp/k.err" || ok=0
+			"$smpatch" last-applied view -f "$dir/config.yaml" --live "$dir/live.yaml" \
+				-o $o > "$tmp/s.out" 2> "$tmp/s.err" || ok=0
+			cmp -s "$tmp/k.out" "$tmp/s.out" || ok=0
+			[ $ok = 1 ] || break
+		done
+		if [ $ok = 1 ]; then
+			good "$name"
+		else
+			bad "$name" "view-last-applied -o $o differs"
+			[ -f "$dir/xfail" ] || diff "$tmp/s.out" "$tmp/k.out" | head -n 20
+		fi
 		;;
 	set-last-applied)
 		if [ -z "$url" ]; then
