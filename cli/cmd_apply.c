@@ -57,8 +57,13 @@ static const char *const help_text[] = {
 	"                        they are live).\n"
 	"                        diff: a unified diff of each live object against its\n"
 	"                        result (pruned objects against nothing); exit 1 when\n"
-	"                        anything differs, like kubectl diff.\n"
+	"                        anything differs, like kubectl diff. As there, the\n"
+	"                        values of a v1 Secret's data show as ***, or\n"
+	"                        *** (before) / *** (after) where they change.\n"
 	"                        name: kind.group/name per object.\n"
+	"      --show-managed-fields  keep metadata.managedFields in the objects\n"
+	"                        printed by -o yaml, json and diff (like kubectl, they\n"
+	"                        are left out by default)\n"
 	,
 	"      --overwrite=false like kubectl: refuse (exit 4) to overwrite fields\n"
 	"                        changed in the live object since the last apply. As in\n"
@@ -222,19 +227,37 @@ static void diff_name(cli_buf *b, const smp_value *obj)
 	cli_buf_puts(b, name ? name : "");
 }
 
-static int render_diff(cli_buf *out, const plan *p, bool *differs, smp_error *err)
+/* An object as kubectl prints it (see smp_display_objects). */
+static int render_object(cli_buf *out, const smp_value *obj, smp_output fmt, unsigned flags,
+                         smp_error *err)
+{
+	smp_doc *d = NULL;
+	int rc = smp_display_objects(NULL, &d, NULL, obj, flags, err);
+
+	if (!rc)
+		rc = cli_buf_value(out, smp_doc_root(d, 0), fmt, true, err);
+	smp_doc_free(d);
+	return rc;
+}
+
+static int render_diff(cli_buf *out, const plan *p, unsigned flags, bool *differs,
+                       smp_error *err)
 {
 	const smp_value *after = p->res ? smp_apply_result_object(p->res) : NULL;
 	const smp_value *named = after ? after : p->live;
+	smp_doc *ld = NULL, *rd = NULL;
 	cli_buf left, right, name;
 	int rc = 0;
 
 	cli_buf_init(&left);
 	cli_buf_init(&right);
 	cli_buf_init(&name);
-	if (p->live && (rc = cli_buf_value(&left, p->live, SMP_OUT_YAML, true, err)))
+	if ((rc = smp_display_objects(&ld, &rd, p->live, after,
+	                              flags | SMP_DISPLAY_MASK_SECRETS, err)))
 		goto out;
-	if (after && (rc = cli_buf_value(&right, after, SMP_OUT_YAML, true, err)))
+	if (ld && (rc = cli_buf_value(&left, smp_doc_root(ld, 0), SMP_OUT_YAML, true, err)))
+		goto out;
+	if (rd && (rc = cli_buf_value(&right, smp_doc_root(rd, 0), SMP_OUT_YAML, true, err)))
 		goto out;
 	diff_name(&name, named);
 	if (left.oom || right.oom || name.oom) {
@@ -245,6 +268,8 @@ static int render_diff(cli_buf *out, const plan *p, bool *differs, smp_error *er
 	                      left.ptr ? left.ptr : "", left.len,
 	                      right.ptr ? right.ptr : "", right.len, differs);
 out:
+	smp_doc_free(ld);
+	smp_doc_free(rd);
 	cli_buf_release(&left);
 	cli_buf_release(&right);
 	cli_buf_release(&name);
@@ -269,7 +294,7 @@ int cmd_apply(int argc, char **argv)
 	const char *openapi = NULL, *ns = NULL;
 	const char **schemas = NULL;
 	size_t nschemas = 0;
-	bool recursive = false, prune = false, overwrite = true;
+	bool recursive = false, prune = false, overwrite = true, managed = false;
 	enum outfmt fmt = OUT_PATCH;
 	plan *plans = NULL;
 	size_t nplans = 0, nlive = 0;
@@ -278,6 +303,7 @@ int cmd_apply(int argc, char **argv)
 	smp_error err;
 	int code = CLI_OK, rc;
 	bool differs = false;
+	unsigned dflags;
 
 	cli_inputs_init(&configs);
 	cli_inputs_init(&lives);
@@ -307,6 +333,15 @@ int cmd_apply(int argc, char **argv)
 		}
 		if (strcmp(opt, "-R") == 0 || strcmp(opt, "--recursive") == 0) {
 			recursive = true;
+			continue;
+		}
+		if (strcmp(opt, "--show-managed-fields") == 0) {
+			if (val && !cli_parse_bool(val, &managed)) {
+				code = usage("invalid value for --show-managed-fields: '%s'", val);
+				goto out;
+			}
+			if (!val)
+				managed = true;
 			continue;
 		}
 		if (strcmp(opt, "--prune") == 0) {
@@ -511,6 +546,7 @@ int cmd_apply(int argc, char **argv)
 		free(nss);
 	}
 
+	dflags = managed ? SMP_DISPLAY_MANAGED_FIELDS : 0;
 	for (size_t i = 0; i < nplans; i++) {
 		const plan *p = &plans[i];
 		const smp_value *obj = p->res ? smp_apply_result_object(p->res) : p->live;
@@ -534,13 +570,13 @@ int cmd_apply(int argc, char **argv)
 		case OUT_YAML:
 			if (i)
 				cli_buf_puts(&out, "---\n");
-			rc = cli_buf_value(&out, obj, SMP_OUT_YAML, true, &err);
+			rc = render_object(&out, obj, SMP_OUT_YAML, dflags, &err);
 			break;
 		case OUT_JSON:
-			rc = cli_buf_value(&out, obj, SMP_OUT_JSON_INDENT, true, &err);
+			rc = render_object(&out, obj, SMP_OUT_JSON_INDENT, dflags, &err);
 			break;
 		case OUT_DIFF:
-			rc = render_diff(&out, p, &differs, &err);
+			rc = render_diff(&out, p, dflags, &differs, &err);
 			break;
 		case OUT_NAME:
 			cli_buf_puts(&out, ref);
@@ -549,7 +585,17 @@ int cmd_apply(int argc, char **argv)
 			break;
 		}
 		if (rc) {
-			code = cli_fail(&err);
+			/* kubectl stops at such an error too; name the object */
+			size_t rl = strlen(ref), ml = strlen(err.message);
+			if (rc != SMP_ENOMEM && rl + 3 < sizeof(err.message)) {
+				if (ml > sizeof(err.message) - rl - 3)
+					ml = sizeof(err.message) - rl - 3;
+				memmove(err.message + rl + 2, err.message, ml);
+				memcpy(err.message, ref, rl);
+				memcpy(err.message + rl, ": ", 2);
+				err.message[rl + 2 + ml] = '\0';
+			}
+			code = cli_fail_at(&err, p->cfg);
 			goto out;
 		}
 	}

@@ -38,6 +38,8 @@ static const char help_text[] =
 	"  -n, --namespace NS    namespace for namespaced objects naming none\n"
 	"                        (default \"default\")\n"
 	"  -o, --output FORMAT   yaml (default) or json\n"
+	"      --show-managed-fields  (set) keep metadata.managedFields in the\n"
+	"                        objects printed (left out by default, as kubectl)\n"
 	"  -h, --help            show this help\n"
 	"\n"
 	"Exit codes: 0 success, 2 usage, 3 invalid input (no annotation, object\n"
@@ -142,10 +144,11 @@ static int not_found(const cli_obj *o)
 }
 
 static int set_one(cli_buf *out, cli_buf *status, const cli_obj *c, const smp_value *target,
-                   const smp_apply_options *ao, bool json, bool first, smp_error *err)
+                   const smp_apply_options *ao, bool json, bool first, unsigned dflags,
+                   smp_error *err)
 {
 	smp_apply_result *res = NULL;
-	smp_doc *pdoc = NULL, *odoc = NULL;
+	smp_doc *pdoc = NULL, *odoc = NULL, *shown = NULL;
 	smp_patch_options po = SMP_PATCH_OPTIONS_INIT;
 	const char *enc;
 	cli_buf patch;
@@ -173,7 +176,10 @@ static int set_one(cli_buf *out, cli_buf *status, const cli_obj *c, const smp_va
 		goto out;
 	if (!json && !first)
 		cli_buf_puts(out, "---\n");
-	rc = cli_buf_value(out, smp_doc_root(odoc, 0), json ? SMP_OUT_JSON_INDENT : SMP_OUT_YAML,
+	/* managedFields left out unless --show-managed-fields, as kubectl's printer */
+	if ((rc = smp_display_objects(NULL, &shown, NULL, smp_doc_root(odoc, 0), dflags, err)))
+		goto out;
+	rc = cli_buf_value(out, smp_doc_root(shown, 0), json ? SMP_OUT_JSON_INDENT : SMP_OUT_YAML,
 	                   true, err);
 	smp_apply_object_ref(ref, sizeof(ref), smp_doc_root(odoc, 0));
 	cli_buf_puts(status, ref);
@@ -182,6 +188,7 @@ out:
 	cli_buf_release(&patch);
 	smp_doc_free(pdoc);
 	smp_doc_free(odoc);
+	smp_doc_free(shown);
 	smp_apply_result_free(res);
 	return rc;
 }
@@ -194,7 +201,7 @@ int cmd_last_applied(int argc, char **argv)
 	const char **files = NULL;
 	size_t nfiles = 0;
 	const char *live_path = NULL, *mode = NULL;
-	bool recursive = false, create = false, json = false;
+	bool recursive = false, create = false, json = false, managed = false;
 	cli_buf out, status;
 	smp_error err;
 	int code = CLI_OK, rc;
@@ -229,6 +236,16 @@ int cmd_last_applied(int argc, char **argv)
 		}
 		if (strcmp(opt, "-R") == 0 || strcmp(opt, "--recursive") == 0) {
 			recursive = true;
+			continue;
+		}
+		if (strcmp(opt, "--show-managed-fields") == 0) {
+			if (val && !cli_parse_bool(val, &managed)) {
+				code = cli_usage("last-applied", "invalid value for "
+				                 "--show-managed-fields: '%s'", val);
+				goto out;
+			}
+			if (!val)
+				managed = true;
 			continue;
 		}
 		if (strcmp(opt, "--create-annotation") == 0) {
@@ -336,7 +353,8 @@ int cmd_last_applied(int argc, char **argv)
 				code = no_annotation(c, target, true);
 				goto out;
 			}
-			if ((rc = set_one(&out, &status, c, target, &ao, json, i == 0, &err))) {
+			if ((rc = set_one(&out, &status, c, target, &ao, json, i == 0,
+			                  managed ? SMP_DISPLAY_MANAGED_FIELDS : 0, &err))) {
 				code = cli_fail_at(&err, c);
 				goto out;
 			}

@@ -598,6 +598,30 @@ SMP_API const smp_value *smp_apply_result_object(const smp_apply_result *res);
  * newline), or NULL. Owned by `res`. */
 SMP_API const char *smp_apply_result_warning(const smp_apply_result *res);
 
+/* smp_display_objects flags. */
+enum {
+	SMP_DISPLAY_MANAGED_FIELDS = 1u << 0, /* keep metadata.managedFields
+	                                         (--show-managed-fields) */
+	SMP_DISPLAY_MASK_SECRETS = 1u << 1    /* mask Secret data as kubectl diff does */
+};
+
+/* The objects kubectl prints, as copies: `before` (e.g. the live object)
+ * and `after` (the result; either may be NULL: nothing) each become the
+ * single root of a new document (*before_out / *after_out, NULL for a NULL
+ * input; the caller frees them with smp_doc_free). Without
+ * SMP_DISPLAY_MANAGED_FIELDS metadata.managedFields is removed (kubectl
+ * apply -o yaml|json, kubectl diff). With SMP_DISPLAY_MASK_SECRETS, when
+ * `after` (else `before`) has kind Secret and an apiVersion of version "v1",
+ * every value of `data` is replaced as kubectl diff's Masker does: "***",
+ * or "*** (before)" / "*** (after)" for a key whose value differs between
+ * the two. A `data` that is not a map is SMP_EINVALOBJ (kubectl's "run
+ * masker: ..." error, err->path "data"). SMP_EINVAL when an output pointer
+ * is NULL for a non-NULL input; SMP_ENOMEM. Only reads its inputs;
+ * thread-safe. */
+SMP_API int smp_display_objects(smp_doc **before_out, smp_doc **after_out,
+                                const smp_value *before, const smp_value *after,
+                                unsigned flags, smp_error *err);
+
 /* Computes the last-applied annotation text for `config` exactly as kubectl
  * writes it: the object with the annotation itself removed from
  * metadata.annotations (which stays, possibly as {}; an object without

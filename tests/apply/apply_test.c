@@ -385,6 +385,88 @@ static void test_kinds(void)
 	CHECK(!smp_schema_kind_resource(NULL, "v1", "Pod"), "NULL schema");
 }
 
+/* smp_display_objects: managedFields and kubectl diff's Secret masker. */
+static void test_display(void)
+{
+	static const struct {
+		const char *before, *after;
+		unsigned flags;
+		const char *want_before, *want_after; /* NULL: no document */
+	} cases[] = {
+		{"{\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\",\"managedFields\":[{}]}}", NULL, 0,
+		 "{\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\"}}", NULL},
+		{NULL, "{\"kind\":\"ConfigMap\",\"metadata\":{\"managedFields\":[{}]}}",
+		 SMP_DISPLAY_MANAGED_FIELDS, NULL,
+		 "{\"kind\":\"ConfigMap\",\"metadata\":{\"managedFields\":[{}]}}"},
+		/* equal -> ***, changed -> before/after, one side only -> *** */
+		{"{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"data\":{\"a\":\"1\",\"b\":\"2\",\"c\":\"3\"}}",
+		 "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"data\":{\"a\":\"1\",\"b\":\"9\",\"d\":\"4\"}}",
+		 SMP_DISPLAY_MASK_SECRETS,
+		 "{\"apiVersion\":\"v1\",\"data\":{\"a\":\"***\",\"b\":\"*** (before)\",\"c\":\"***\"},\"kind\":\"Secret\"}",
+		 "{\"apiVersion\":\"v1\",\"data\":{\"a\":\"***\",\"b\":\"*** (after)\",\"d\":\"***\"},\"kind\":\"Secret\"}"},
+		/* any group with version v1 (the Masker looks at version and kind) */
+		{NULL, "{\"apiVersion\":\"x.io/v1\",\"kind\":\"Secret\",\"data\":{\"k\":\"v\"}}",
+		 SMP_DISPLAY_MASK_SECRETS, NULL,
+		 "{\"apiVersion\":\"x.io/v1\",\"data\":{\"k\":\"***\"},\"kind\":\"Secret\"}"},
+		{NULL, "{\"apiVersion\":\"v2\",\"kind\":\"Secret\",\"data\":{\"k\":\"v\"}}",
+		 SMP_DISPLAY_MASK_SECRETS, NULL,
+		 "{\"apiVersion\":\"v2\",\"data\":{\"k\":\"v\"},\"kind\":\"Secret\"}"},
+		{NULL, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"data\":{\"k\":\"v\"}}",
+		 SMP_DISPLAY_MASK_SECRETS, NULL,
+		 "{\"apiVersion\":\"v1\",\"data\":{\"k\":\"v\"},\"kind\":\"ConfigMap\"}"},
+		/* a pruned Secret (no result) is masked too */
+		{"{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"data\":{\"k\":\"v\"}}", NULL,
+		 SMP_DISPLAY_MASK_SECRETS,
+		 "{\"apiVersion\":\"v1\",\"data\":{\"k\":\"***\"},\"kind\":\"Secret\"}", NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		smp_doc *b = cases[i].before ? doc_of(cases[i].before) : NULL;
+		smp_doc *a = cases[i].after ? doc_of(cases[i].after) : NULL;
+		smp_doc *bo = NULL, *ao = NULL;
+		smp_error err;
+		char *s;
+		int rc = smp_display_objects(&bo, &ao, b ? smp_doc_root(b, 0) : NULL,
+		                             a ? smp_doc_root(a, 0) : NULL, cases[i].flags, &err);
+
+		CHECK(rc == 0, "display %zu: %s", i, err.message);
+		CHECK(!bo == !cases[i].want_before && !ao == !cases[i].want_after, "display %zu docs", i);
+		if (bo && cases[i].want_before) {
+			s = json_of(smp_doc_root(bo, 0));
+			CHECK(s && strcmp(s, cases[i].want_before) == 0, "display %zu before: %s", i, s);
+			free(s);
+		}
+		if (ao && cases[i].want_after) {
+			s = json_of(smp_doc_root(ao, 0));
+			CHECK(s && strcmp(s, cases[i].want_after) == 0, "display %zu after: %s", i, s);
+			free(s);
+		}
+		/* the inputs are untouched */
+		if (b) {
+			s = json_of(smp_doc_root(b, 0));
+			CHECK(s && !strstr(s, "***"), "display %zu: input changed", i);
+			free(s);
+		}
+		smp_doc_free(bo);
+		smp_doc_free(ao);
+		smp_doc_free(b);
+		smp_doc_free(a);
+	}
+	{
+		smp_doc *a = doc_of("{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"data\":null}");
+		smp_doc *ao = NULL;
+		smp_error err;
+		int rc = smp_display_objects(NULL, &ao, NULL, a ? smp_doc_root(a, 0) : NULL,
+		                             SMP_DISPLAY_MASK_SECRETS, &err);
+
+		CHECK(rc == SMP_EINVALOBJ && !ao && strstr(err.message, "<nil> is of the type <nil>"),
+		      "null data: %d %s", rc, err.message);
+		rc = smp_display_objects(NULL, NULL, NULL, a ? smp_doc_root(a, 0) : NULL, 0, &err);
+		CHECK(rc == SMP_EINVAL, "NULL output: %d", rc);
+		smp_doc_free(a);
+	}
+}
+
 int main(void)
 {
 	test_encode();
@@ -394,6 +476,7 @@ int main(void)
 	test_limit();
 	test_three_way();
 	test_kinds();
+	test_display();
 	if (failures) {
 		fprintf(stderr, "%d failure(s)\n", failures);
 		return 1;

@@ -480,6 +480,36 @@ netpol2 = copy.deepcopy(netpol)
 netpol2["spec"]["policyTypes"] = ["Ingress", "Egress"]
 case("missing-annotation-networkpolicy", [netpol2], [live_from(netpol, annotate=False)])
 
+# ---- printed objects: managedFields left out unless --show-managed-fields,
+# Secret data masked in -o diff (diff finding F10) ----
+MANAGED = [{"apiVersion": "v1", "fieldsType": "FieldsV1",
+            "fieldsV1": {"f:data": {".": {}, "f:mode": {}},
+                         "f:metadata": {"f:annotations": {".": {}, "f:" + LA: {}}}},
+            "manager": "kubectl-client-side-apply", "operation": "Update",
+            "time": "2026-11-20T10:00:00Z"}]
+mf_live = live_from(cm("tracked", {"mode": "slow"}))
+mf_live["metadata"]["managedFields"] = copy.deepcopy(MANAGED)
+case("managed-fields-hidden", [cm("tracked", {"mode": "fast"})], [mf_live])
+case("managed-fields-shown", [cm("tracked", {"mode": "fast"})], [mf_live],
+     args="--show-managed-fields")
+
+
+def secret(name, data, string_data=None):
+    o = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}, "type": "Opaque",
+         "data": data}
+    if string_data:
+        o["stringData"] = string_data
+    return o
+
+
+sec_live = live_from(secret("creds", {"user": "YWRtaW4=", "pass": "czNjcjN0", "old": "eA=="}))
+sec_live["metadata"]["managedFields"] = copy.deepcopy(MANAGED)
+case("secret-diff-masked",
+     [secret("creds", {"user": "YWRtaW4=", "pass": "bjN3cGFzcw==", "token": "dDBr"})], [sec_live])
+case("secret-create-masked", [secret("fresh", {"key": "dmFsdWU="})])
+case("secret-unchanged-masked", [secret("same", {"key": "dmFsdWU="})],
+     [live_from(secret("same", {"key": "dmFsdWU="}))])
+
 # ---- last-applied command ----
 case("last-applied-view", None, [live_from(simple), live_from(pa)],
      command="last-applied view -f live.yaml")

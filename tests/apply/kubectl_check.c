@@ -102,6 +102,7 @@ static void check_case(const char *root, const char *cs, const char *tmp)
 {
 	char p[4096], lp[4096], pp[4096], op[4096], cmd[16384];
 	smp_doc *patches, *objects, *live;
+	bool managed;
 
 	snprintf(p, sizeof(p), "%s/%s/expected/patch.out", root, cs);
 	patches = load(p);
@@ -116,6 +117,19 @@ static void check_case(const char *root, const char *cs, const char *tmp)
 		        smp_doc_count(patches), smp_doc_count(objects));
 		failures++;
 		goto out;
+	}
+	{
+		/* --show-managed-fields: kubectl must keep them too */
+		FILE *af;
+		char args[4096] = "";
+
+		snprintf(p, sizeof(p), "%s/%s/args", root, cs);
+		if ((af = fopen(p, "r"))) {
+			size_t n = fread(args, 1, sizeof(args) - 1, af);
+			args[n] = '\0';
+			fclose(af);
+		}
+		managed = strstr(args, "--show-managed-fields") != NULL;
 	}
 	for (size_t i = 0; i < smp_doc_count(patches); i++) {
 		const smp_value *rec = smp_doc_root(patches, i);
@@ -150,8 +164,14 @@ static void check_case(const char *root, const char *cs, const char *tmp)
 			continue;
 		}
 		if (strcmp(action, "unchanged") == 0 || strcmp(action, "prune") == 0) {
-			if (!smp_value_equal(lv, obj))
+			smp_doc *shown = NULL;
+			smp_error err;
+
+			if (smp_display_objects(NULL, &shown, NULL, lv,
+			                        managed ? SMP_DISPLAY_MANAGED_FIELDS : 0, &err) ||
+			    !smp_value_equal(smp_doc_root(shown, 0), obj))
 				report(cs, "unchanged/prune: the result is not the live object", obj, lv);
+			smp_doc_free(shown);
 			checked++;
 			continue;
 		}
@@ -164,10 +184,10 @@ static void check_case(const char *root, const char *cs, const char *tmp)
 			continue;
 		}
 		snprintf(cmd, sizeof(cmd), "kubectl patch --local -f '%s' --type %s --patch-file '%s' "
-		         "-o json > '%s' 2>&1", lp,
+		         "%s-o json > '%s' 2>&1", lp,
 		         strcmp(str(rec, "patchType"), "application/merge-patch+json") == 0 ? "merge"
 		                                                                          : "strategic",
-		         pp, op);
+		         pp, managed ? "--show-managed-fields " : "", op);
 		st = system(cmd);
 		if (st != 0 || !(got = load(op))) {
 			fprintf(stderr, "%s: kubectl failed (%d): see %s\n", cs, st, op);
