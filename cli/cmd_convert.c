@@ -39,8 +39,8 @@ int cmd_convert(int argc, char **argv)
 	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
 	smp_error err;
 	smp_doc *doc = NULL;
-	char *out = NULL;
-	size_t outlen = 0, outcap = 0;
+	char **texts = NULL;
+	size_t *lens = NULL, ntexts = 0;
 	int c, rc = CLI_OK;
 
 	po.output = SMP_OUT_YAML;
@@ -77,10 +77,17 @@ int cmd_convert(int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
-	for (size_t i = 0; i < smp_doc_count(doc); i++) {
-		char *text = NULL;
-		size_t len = 0;
-		prc = smp_print(&text, &len, smp_doc_root(doc, i), &po, &err);
+	/* Every document is printed before anything is written. */
+	ntexts = smp_doc_count(doc);
+	texts = calloc(ntexts ? ntexts : 1, sizeof(*texts));
+	lens = calloc(ntexts ? ntexts : 1, sizeof(*lens));
+	if (!texts || !lens) {
+		fprintf(stderr, "smpatch: error: out of memory\n");
+		rc = CLI_INTERNAL;
+		goto out;
+	}
+	for (size_t i = 0; i < ntexts; i++) {
+		prc = smp_print(&texts[i], &lens[i], smp_doc_root(doc, i), &po, &err);
 		if (prc) {
 			/* The only argument a printer refuses is a value JSON cannot
 			 * hold (NaN, Inf): invalid input, as kubectl treats it. */
@@ -92,33 +99,21 @@ int cmd_convert(int argc, char **argv)
 			rc = cli_fail(&err);
 			goto out;
 		}
-		size_t need = outlen + len + 5;
-		if (need > outcap) {
-			size_t ncap = outcap ? outcap : 4096;
-			while (ncap < need)
-				ncap *= 2;
-			char *n = realloc(out, ncap);
-			if (!n) {
-				smp_free(text);
-				fprintf(stderr, "smpatch: error: out of memory\n");
-				rc = CLI_INTERNAL;
-				goto out;
-			}
-			out = n;
-			outcap = ncap;
-		}
-		if (po.output == SMP_OUT_YAML && i > 0) {
-			memcpy(out + outlen, "---\n", 4);
-			outlen += 4;
-		}
-		memcpy(out + outlen, text, len);
-		outlen += len;
-		smp_free(text);
 	}
-	if (!cli_write(out, outlen))
-		rc = CLI_INTERNAL;
+	/* The document is no longer needed: give its memory back first. */
+	smp_doc_free(doc);
+	doc = NULL;
+	for (size_t i = 0; i < ntexts && rc == CLI_OK; i++) {
+		if (po.output == SMP_OUT_YAML && i > 0 && !cli_write("---\n", 4))
+			rc = CLI_INTERNAL;
+		else if (!cli_write(texts[i], lens[i]))
+			rc = CLI_INTERNAL;
+	}
 out:
-	free(out);
+	for (size_t i = 0; texts && i < ntexts; i++)
+		smp_free(texts[i]);
+	free(texts);
+	free(lens);
 	smp_doc_free(doc);
 	return rc;
 }
