@@ -25,9 +25,10 @@ int patch_cli_err(smp_error *err, int code, const char *file, const char *fmt, .
  * file gives *v NULL. */
 int patch_cli_load(smp_doc **doc, const smp_value **v, const char *path, smp_error *err);
 
-/* The root type for a strategic patch over the documents (the first that
- * names apiVersion and kind decides). SMP_ESCHEMA, suggesting --type merge,
- * when the schema does not know the kind. */
+/* The root type for a strategic patch from --openapi / --definition (the
+ * first document that names apiVersion and kind decides). Without them
+ * *out is NULL: the library looks the kind up in the built-in tables.
+ * SMP_ESCHEMA, suggesting --type merge, when the schema lacks the kind. */
 int patch_cli_root(const smp_stype **out, patch_schema_opts *so, const smp_value *const *docs,
                    size_t ndocs, smp_error *err);
 

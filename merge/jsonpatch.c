@@ -31,24 +31,29 @@ static int jpfail(jp *c, const char *path, const char *fmt, const char *detail)
 	                   c->opi, c->op ? c->op : "?", fmt, detail ? detail : "");
 }
 
-/* Splits an RFC 6901 pointer into unescaped tokens. */
+/* Splits a JSON pointer into unescaped tokens as json-patch v4 does (what
+ * kubectl and the API server run): the text before the first '/' is
+ * dropped, so "a/b" is "/b", and escapes other than ~0 and ~1 stay as they
+ * are. "" is the whole document. */
 static int parse_pointer(jp *c, const char *p, size_t n, tok **out, size_t *ntok)
 {
-	size_t cnt = 0, k = 0;
+	size_t cnt = 0, k = 0, i = 0;
 	tok *t;
 
 	*out = NULL;
 	*ntok = 0;
 	if (n == 0)
 		return 0;
-	if (p[0] != '/')
-		return jpfail(c, p, "a JSON pointer must start with '/': ", p);
-	for (size_t i = 0; i < n; i++)
-		cnt += p[i] == '/';
+	for (size_t j = 0; j < n; j++)
+		cnt += p[j] == '/';
+	if (cnt == 0)
+		return jpfail(c, p, "a JSON pointer must contain '/': ", p);
 	t = smp_arena_alloc(c->a, cnt * sizeof(*t));
 	if (!t)
 		return smp_err_set(c->err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-	for (size_t i = 1; i <= n; i++) {
+	while (p[i] != '/')
+		i++;
+	for (i++; i <= n; i++) {
 		size_t start = i, len = 0;
 		char *s;
 		while (i < n && p[i] != '/')
@@ -57,13 +62,8 @@ static int parse_pointer(jp *c, const char *p, size_t n, tok **out, size_t *ntok
 		if (!s)
 			return smp_err_set(c->err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
 		for (size_t j = start; j < i; j++) {
-			if (p[j] == '~') {
-				if (j + 1 < i && p[j + 1] == '0')
-					s[len++] = '~';
-				else if (j + 1 < i && p[j + 1] == '1')
-					s[len++] = '/';
-				else
-					return jpfail(c, p, "invalid escape in JSON pointer ", p);
+			if (p[j] == '~' && j + 1 < i && (p[j + 1] == '0' || p[j + 1] == '1')) {
+				s[len++] = p[j + 1] == '0' ? '~' : '/';
 				j++;
 			} else {
 				s[len++] = p[j];
@@ -79,14 +79,19 @@ static int parse_pointer(jp *c, const char *p, size_t n, tok **out, size_t *ntok
 	return 0;
 }
 
-/* An array index: digits only, no leading zeros. -1 when invalid. */
+/* An array index read as Go's strconv.Atoi reads it ("01" and "+1" are 1),
+ * as json-patch v4 does; negative indexes are refused (RFC 6902 vectors).
+ * -1 when invalid. */
 static long parse_index(const tok *t)
 {
 	long v = 0;
+	size_t i = 0;
 
-	if (t->n == 0 || (t->n > 1 && t->s[0] == '0') || t->n > 9)
+	if (t->n > 0 && t->s[0] == '+')
+		i = 1;
+	if (i >= t->n || t->n - i > 9)
 		return -1;
-	for (size_t i = 0; i < t->n; i++) {
+	for (; i < t->n; i++) {
 		if (t->s[i] < '0' || t->s[i] > '9')
 			return -1;
 		v = v * 10 + (t->s[i] - '0');
@@ -123,6 +128,28 @@ static int get_value(jp *c, smp_value *root, const tok *t, size_t n, const char 
                      smp_value **out)
 {
 	return walk(c, root, t, n, path, out);
+}
+
+/* json-patch v4's get: a key missing from a map reads as no value (*out
+ * NULL) rather than an error; a missing parent or list index is an error. */
+static int get_lenient(jp *c, smp_value *root, const tok *t, size_t n, const char *path,
+                       smp_value **out)
+{
+	smp_value *parent;
+	int rc;
+
+	if (n == 0) {
+		*out = root;
+		return 0;
+	}
+	if ((rc = walk(c, root, t, n - 1, path, &parent)))
+		return rc;
+	if (parent->type == SMP_MAP) {
+		ptrdiff_t j = smpv_map_find(parent, t[n - 1].s, t[n - 1].n);
+		*out = j < 0 ? NULL : parent->u.map.items[j].val;
+		return 0;
+	}
+	return walk(c, parent, &t[n - 1], 1, path, out);
 }
 
 static int do_add(jp *c, smp_value **root, const tok *t, size_t n, const char *path,
@@ -302,9 +329,13 @@ int smp_jsonpatch_apply(smp_value **out, smp_arena *a, const smp_value *target,
 				root = cv;
 				continue;
 			}
-			if ((rc = get_value(&c, root, pt, pn, path, &old)) ||
-			    (rc = do_remove(&c, root, pt, pn, path, NULL)) ||
-			    (rc = do_add(&c, &root, pt, pn, path, cv)))
+			/* json-patch v4: a missing map key is added (only the parent
+			 * must exist); a list index must exist. */
+			if ((rc = get_lenient(&c, root, pt, pn, path, &old)))
+				return rc;
+			if (old && (rc = do_remove(&c, root, pt, pn, path, NULL)))
+				return rc;
+			if ((rc = do_add(&c, &root, pt, pn, path, cv)))
 				return rc;
 		} else if (smpv_is_str(opv, "move")) {
 			smp_value *v;
@@ -323,17 +354,21 @@ int smp_jsonpatch_apply(smp_value **out, smp_arena *a, const smp_value *target,
 				return rc;
 		} else if (smpv_is_str(opv, "copy")) {
 			smp_value *v, *cv;
-			if ((rc = get_value(&c, root, ft, fn, fromv->u.s.ptr, &v)))
+			/* json-patch v4 copies null from a missing map key. */
+			if ((rc = get_lenient(&c, root, ft, fn, fromv->u.s.ptr, &v)))
 				return rc;
-			if (!(cv = smpv_copy(a, v)))
+			if (!(cv = v ? smpv_copy(a, v) : smpv_null(a)))
 				return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
 			if ((rc = do_add(&c, &root, pt, pn, path, cv)))
 				return rc;
 		} else if (smpv_is_str(opv, "test")) {
 			smp_value *v;
-			if ((rc = get_value(&c, root, pt, pn, path, &v)))
+			/* json-patch v4: a missing map key tests equal to null. */
+			if ((rc = get_lenient(&c, root, pt, pn, path, &v)))
 				return rc;
-			if (!json_equal(v, val))
+			if (!v && val->type == SMP_NULL)
+				continue;
+			if (!v || !json_equal(v, val))
 				return jpfail(&c, path, "test failed: the value differs at ", path);
 		} else {
 			return jpfail(&c, path, "unrecognized op ", c.op);

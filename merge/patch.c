@@ -4,6 +4,7 @@
  * built-in schema lookup by apiVersion/kind, result documents.
  */
 #include "merge/merge.h"
+#include "schema/schema.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -36,7 +37,9 @@ static const char *str_or_null(const smp_value *v)
 }
 
 /* The schema type for a strategic patch: the caller's, or the built-in
- * kind named by the first of the documents that has apiVersion and kind. */
+ * kind named by the first of the documents that has apiVersion and kind.
+ * Like kubectl, only kinds it has Go types for take strategic patches
+ * (not CustomResourceDefinition or APIService, for instance). */
 static int root_type(const smp_stype **out, const smp_patch_options *o, const smp_value *d1,
                      const smp_value *d2, const smp_value *d3, smp_error *err)
 {
@@ -49,14 +52,21 @@ static int root_type(const smp_stype **out, const smp_patch_options *o, const sm
 	for (int i = 0; i < 3; i++) {
 		const char *av = str_or_null(smp_map_get(docs[i], "apiVersion"));
 		const char *kind = str_or_null(smp_map_get(docs[i], "kind"));
-		if (av && kind) {
-			int rc = smp_schema_kind(out, smp_schema_builtin(), av, kind, err);
-			if (rc && err)
-				snprintf(err->message, sizeof(err->message),
-				         "no strategic merge schema for %s %s in the built-in tables "
-				         "(use --type merge for custom resources)", av, kind);
-			return rc;
-		}
+		const smp_gvk_entry *e;
+		if (!av || !kind)
+			continue;
+		e = smp_schema_find_kind(smp_schema_builtin(), av, kind, true);
+		if (!e)
+			return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
+			                   "no strategic merge schema for %s %s in the built-in "
+			                   "Kubernetes tables; for custom resources use --type merge",
+			                   av, kind);
+		if (!e->kubectl_scheme)
+			return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
+			                   "strategic merge patch is not supported for %s, Kind=%s "
+			                   "locally, try --type merge", av, kind);
+		*out = e->type;
+		return 0;
 	}
 	return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
 	                   "a strategic merge patch needs a schema: the document has no "
@@ -84,7 +94,13 @@ SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_va
 			rc = smp_sm_apply(&res, &doc->arena, target, patch, t, err);
 		break;
 	case SMP_PATCH_MERGE:
-		rc = smp_jmp_apply(&res, &doc->arena, target, patch, err);
+		/* json-patch v4 (kubectl, the API server) takes object patches only;
+		 * smp_jmp_apply keeps RFC 7386's replacement for the rest. */
+		if (!patch || patch->type != SMP_MAP)
+			rc = smp_err_set(err, SMP_EPATCH, NULL, 0, 0, NULL,
+			                 "Invalid JSON Patch: a JSON merge patch must be an object");
+		else
+			rc = smp_jmp_apply(&res, &doc->arena, target, patch, err);
 		break;
 	case SMP_PATCH_JSON:
 		rc = smp_jsonpatch_apply(&res, &doc->arena, target ? target : NULL, patch, err);

@@ -832,6 +832,13 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		}
 		if ((rc = lookup_slice(c, t, okey, oklen, &m)))
 			return rc;
+		/* Applying, kubectl's Go types answer "not a slice" for a (non-
+		 * pointer) struct field; only a list actually present there (the
+		 * reference's pointer case, mergeItemPtr) gets past that. OpenAPI
+		 * cannot tell pointers, so the three-way merge of two patches
+		 * (where neither side need hold the list) lets it through. */
+		if (m.object_as_list && !olist && !plist && c->mpl)
+			return sfail(c, SMP_EPATCH, "expected slice or array type, but got: struct");
 		if ((rc = validate_set_order(c, plist, order, m.mk)))
 			return rc;
 		if (olist && !plist) {

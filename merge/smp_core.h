@@ -35,6 +35,7 @@ typedef struct pmeta {
 	bool replace;         /* ... == "replace" */
 	bool retain;          /* retainKeys was among the strategies */
 	const char *mk;       /* patchMergeKey, "" when none */
+	bool object_as_list;  /* slice lookup on an object-typed field (mergeItemPtr) */
 } pmeta;
 
 void sctx_init(sctx *c, smp_arena *a, smp_arena *tmp, smp_error *err);

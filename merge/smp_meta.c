@@ -213,6 +213,7 @@ int lookup_slice(sctx *c, const smp_stype *t, const char *key, size_t klen, pmet
 		/* A reference with list metadata (the reference's mergeItemPtr):
 		 * the elements have the referenced type. */
 		m->sub = ft;
+		m->object_as_list = true;
 		return 0;
 	case SMP_SKIND_MAP:
 		return sfail(c, SMP_ESCHEMA, "field \"%.*s\": expected slice, but got map", (int)klen,
