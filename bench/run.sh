@@ -365,8 +365,10 @@ TABLES=$OUT/tables.md
 	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 } >"$TABLES"
 
-GROWTH_BAD=0
+GROWTH_BAD=0 # whole processes
 GROWTH_MAX=0
+LGROWTH_BAD=0 # library calls in-process
+LGROWTH_MAX=0
 for fam in $FAMILIES; do
 	prev=
 	for n in $(sizes_of "$fam"); do
@@ -393,10 +395,10 @@ for fam in $FAMILIES; do
 				g=$(ratio "$2" "$1")
 				row="$row | $g"
 				if [ "$g" != - ] && awk -v g="$g" 'BEGIN { exit !(g > 2.2) }'; then
-					GROWTH_BAD=$((GROWTH_BAD + 1))
+					LGROWTH_BAD=$((LGROWTH_BAD + 1))
 					row="$row **!**"
 				fi
-				[ "$g" != - ] && GROWTH_MAX=$(awk -v g="$g" -v m="$GROWTH_MAX" 'BEGIN { print (g > m) ? g : m }')
+				[ "$g" != - ] && LGROWTH_MAX=$(awk -v g="$g" -v m="$LGROWTH_MAX" 'BEGIN { print (g > m) ? g : m }')
 			done
 			echo "$row | $(ratio "$(cpu_ms "$key.kubectl")" "$(cpu_ms "$pk.kubectl")") |" >>"$TABLES"
 		fi
@@ -427,7 +429,14 @@ TARGETS=$OUT/targets.md
 	fi
 	v2=PASS
 	[ "$GROWTH_BAD" -gt 0 ] && v2=FAIL
-	echo "- **$v2** growth: largest time(2n)/time(n) is $GROWTH_MAX (target <= 2.2); $GROWTH_BAD step(s) above."
+	echo "- **$v2** growth, whole processes (CPU time): largest time(2n)/time(n) $GROWTH_MAX (target <= 2.2),"
+	echo "  $GROWTH_BAD step(s) above."
+	v2=PASS
+	[ "$LGROWTH_BAD" -gt 0 ] && v2=FAIL
+	echo "- **$v2** growth, library calls in-process (thread CPU time): largest $LGROWTH_MAX, $LGROWTH_BAD step(s)"
+	echo "  above 2.2. (Repeated in one process, a small input stays in the cache between"
+	echo "  repetitions and a large one does not: L2 here is $(lscpu 2>/dev/null | awk -F: '/L2 cache/ { gsub(/^ +/, "", $2); print $2 }'); the cost per element"
+	echo "  grows with the working set, without a quadratic term. See table 4 and the history.)"
 	worst=0
 	worst_key=-
 	for fam in $FAMILIES; do
