@@ -388,8 +388,13 @@ typedef struct smp_patch_options {
  * document `*out`, as the API server computes it. `target` NULL means {}
  * (for JSON: null). STRATEGIC: target and patch must be maps (or null); the
  * schema is opts->stype, else the built-in kind named by target's (then
- * patch's) apiVersion/kind. MERGE: RFC 7386 (a non-object patch replaces
- * the target). JSON: `patch` is the list of RFC 6902 operations.
+ * patch's) apiVersion/kind; like kubectl, kinds it has no Go types for
+ * (CustomResourceDefinition, APIService, ...) are SMP_ESCHEMA ("try --type
+ * merge"). MERGE: RFC 7386 as json-patch v4 does it (the patch must be an
+ * object: SMP_EPATCH "Invalid JSON Patch" otherwise). JSON: `patch` is the
+ * list of RFC 6902 operations, with json-patch v4's leniencies (replace adds
+ * a missing map key, copy/test read a missing map key as null, "01" is
+ * index 1, escapes other than ~0/~1 are literal).
  * Errors: SMP_EPATCH with err->path naming the field
  * (`spec.template.spec.containers[name=nginx].ports`), SMP_ESCHEMA (unknown
  * kind or field), SMP_EPARSE (target not a map), SMP_ELIMIT, SMP_ENOMEM.
