@@ -71,6 +71,10 @@ typedef struct yr {
 	size_t chunk_len;
 	int fix;            /* a libyaml/go-yaml difference to rewrite, FIX_* */
 	size_t fix_a, fix_b;
+	/* libyaml's mark.index counts characters, not bytes (and not a
+	 * leading BOM): a cursor turns them into byte offsets. Marks mostly
+	 * grow, so the cursor mostly moves forward. */
+	size_t cur_char, cur_byte;
 } yr;
 
 /* Where libyaml 0.2.5 rejects what go-yaml v2 (kubectl) accepts, the piece
@@ -103,6 +107,26 @@ static int oom(yr *r)
 	return fail(r, SMP_ENOMEM, 0, 0, "out of memory");
 }
 
+/* Byte offset in the piece of libyaml's character index `idx`. */
+static size_t char_to_byte(yr *r, size_t idx)
+{
+	const unsigned char *p = (const unsigned char *)r->chunk;
+	size_t n = r->chunk_len;
+
+	if (idx < r->cur_char) {
+		r->cur_char = 0;
+		r->cur_byte = n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+	}
+	while (r->cur_char < idx && r->cur_byte < n) {
+		unsigned char c = p[r->cur_byte];
+		r->cur_byte += c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+		r->cur_char++;
+	}
+	if (r->cur_byte > n)
+		r->cur_byte = n;
+	return r->cur_byte;
+}
+
 /* Line and column of a byte offset in the current piece. */
 static void offset_pos(const yr *r, size_t off, uint32_t *line, uint32_t *col)
 {
@@ -116,8 +140,15 @@ static void offset_pos(const yr *r, size_t off, uint32_t *line, uint32_t *col)
 			l++;
 			ls = i + 1;
 		}
+	/* Columns count characters, as libyaml's marks do (not a BOM). */
+	uint32_t c = 1;
+	if (ls == 0 && r->chunk_len >= 3 && memcmp(r->chunk, "\xef\xbb\xbf", 3) == 0)
+		ls = off < 3 ? off : 3;
+	for (size_t i = ls; i < off; i++)
+		if (((unsigned char)r->chunk[i] & 0xc0) != 0x80)
+			c++;
 	*line = l;
-	*col = (uint32_t)(off - ls) + 1;
+	*col = c;
 }
 
 static int libyaml_error(yr *r)
@@ -138,11 +169,16 @@ static int libyaml_error(yr *r)
 		            p->problem ? p->problem : "cannot read input");
 	default:
 		if (p->error == YAML_SCANNER_ERROR && p->problem) {
-			size_t at = p->problem_mark.index;
-			if (strcmp(p->problem, "found unexpected ':'") == 0 &&
-			    p->context_mark.index < at && at < r->chunk_len) {
+			size_t from = char_to_byte(r, p->context_mark.index);
+			size_t at = char_to_byte(r, p->problem_mark.index);
+			if (strcmp(p->problem, "found unexpected ':'") == 0 && from < at &&
+			    at < r->chunk_len && r->chunk[at] == ':' &&
+			    !memchr(r->chunk + from, '\'', at - from) &&
+			    !memchr(r->chunk + from, '"', at - from)) {
+				/* Only a genuine plain scalar is quoted, so a
+				 * rewrite can never feed on its own quotes. */
 				r->fix = FIX_FLOW_COLON;
-				r->fix_a = p->context_mark.index;
+				r->fix_a = from;
 				r->fix_b = at + 1;
 			} else if (strcmp(p->problem, "found unknown escape character") == 0 &&
 			           at + 1 < r->chunk_len && r->chunk[at] == '\\' &&
@@ -498,7 +534,8 @@ static int scalar_key(yr *r, yframe *f, const char *s, size_t n, const char *tag
  * the decoded text, so look at the source. */
 static int check_escapes(yr *r, const yaml_event_t *ev)
 {
-	size_t a = ev->start_mark.index, b = ev->end_mark.index;
+	size_t a = char_to_byte(r, ev->start_mark.index);
+	size_t b = char_to_byte(r, ev->end_mark.index);
 
 	if (b > r->chunk_len)
 		b = r->chunk_len;
@@ -764,6 +801,8 @@ static int parse_piece(yr *r)
 	yaml_parser_set_input_string(&r->parser, (const unsigned char *)r->chunk, r->chunk_len);
 	r->fix = FIX_NONE;
 	r->depth = 0;
+	r->cur_char = 0;
+	r->cur_byte = r->chunk_len >= 3 && memcmp(r->chunk, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
 	anchors_reset(r);
 	smp_arena_release(&r->scratch);
 	smp_arena_init(&r->scratch);
