@@ -8,7 +8,13 @@ merge patches, JSON patches, three-way apply triples and codec inputs, runs
 both tools and reports every case where they disagree.
 
 usage: kdiff.py SMPATCH MODE COUNT SEED OUTDIR
-  MODE: smp | merge | json | three | apply | convert
+  MODE: smp | smp2 | merge | json | two | three | apply | convert | kapply | kapply-noover
+    smp, smp2      random strategic patches (smp2: mutated target + directives anywhere)
+    merge, json    JSON merge patch / JSON Patch (KDIFF_BAD_OPS=0: valid ops only)
+    two            kubectl patch ORIG (smpatch diff ORIG MOD) must give MOD
+    three, apply   kubectl patch LIVE (our three-way patch) == our result + invariants
+    convert        smpatch convert vs kubectl's reading of tricky YAML
+    kapply[-noover] real kubectl apply against fakeapi.py vs smpatch apply -o patch
 Failing cases are written to OUTDIR/<mode>-<n>/ (target.yaml, patch.yaml,
 type, smpatch.out, kubectl.out).
 """
