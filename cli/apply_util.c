@@ -133,6 +133,8 @@ void cli_inputs_release(cli_inputs *in)
 		smp_doc_free(in->docs[i]);
 	for (size_t i = 0; i < in->nnames; i++)
 		free(in->names[i]);
+	for (size_t i = 0; i < in->n; i++)
+		free(in->items[i].meta_err);
 	free(in->docs);
 	free(in->names);
 	free(in->items);
@@ -191,11 +193,29 @@ static bool is_list(const smp_value *v)
 static int add_value(cli_inputs *in, const smp_value *v, const char *file, bool expand,
                      unsigned depth, smp_error *err)
 {
+	smp_error *merr = NULL;
+
 	if (smp_value_type(v) == SMP_NULL)
 		return 0;
 	if (smp_value_type(v) != SMP_MAP)
 		return bad_input(err, file, v, "expected an object (a map)");
-	if (expand && is_list(v)) {
+	/* kubectl decodes each document's metadata strictly (a List's own, not
+	 * its items'); a kind that is not a string is reported as missing
+	 * before that, by the apply step. */
+	if (in->check_meta && depth == 0 && smp_value_type(smp_map_get(v, "kind")) == SMP_STRING) {
+		smp_error tmp;
+		int rc = smp_object_validate_meta(v, &tmp);
+
+		if (rc == SMP_ENOMEM)
+			return enomem(err);
+		if (rc) {
+			if (!(merr = malloc(sizeof(*merr))))
+				return enomem(err);
+			*merr = tmp;
+			snprintf(merr->file, sizeof(merr->file), "%s", file);
+		}
+	}
+	if (!merr && expand && is_list(v)) {
 		const smp_value *items = smp_map_get(v, "items");
 		if (depth > 64)
 			return bad_input(err, file, v, "Lists nested too deeply");
@@ -206,10 +226,13 @@ static int add_value(cli_inputs *in, const smp_value *v, const char *file, bool 
 		}
 		return 0;
 	}
-	if (!grow((void **)&in->items, &in->cap, in->n, sizeof(*in->items)))
+	if (!grow((void **)&in->items, &in->cap, in->n, sizeof(*in->items))) {
+		free(merr);
 		return enomem(err);
+	}
 	in->items[in->n].v = v;
 	in->items[in->n].file = file;
+	in->items[in->n].meta_err = merr;
 	in->n++;
 	return 0;
 }
@@ -415,6 +438,7 @@ int cli_inputs_push(cli_inputs *in, const smp_value *v, const char *file)
 		return SMP_ENOMEM;
 	in->items[in->n].v = v;
 	in->items[in->n].file = file;
+	in->items[in->n].meta_err = NULL;
 	in->n++;
 	return 0;
 }
@@ -519,6 +543,30 @@ int cli_load_schemas(smp_schema **out, const char *openapi, const char **schemas
 		rc = smp_schema_load(out, all.ptr, all.len, "--schema", err);
 	cli_buf_release(&all);
 	return rc;
+}
+
+void cli_err_prefix(smp_error *err, const char *prefix)
+{
+	size_t rl = strlen(prefix), ml = strlen(err->message);
+
+	if (rl + 3 >= sizeof(err->message))
+		return;
+	if (ml > sizeof(err->message) - rl - 3)
+		ml = sizeof(err->message) - rl - 3;
+	memmove(err->message + rl + 2, err->message, ml);
+	memcpy(err->message, prefix, rl);
+	memcpy(err->message + rl, ": ", 2);
+	err->message[rl + 2 + ml] = '\0';
+}
+
+int cli_fail_meta(const cli_obj *o)
+{
+	smp_error e = *o->meta_err;
+	char ref[512];
+
+	smp_apply_object_ref(ref, sizeof(ref), o->v);
+	cli_err_prefix(&e, ref);
+	return cli_fail_at(&e, o);
 }
 
 int cli_fail_at(smp_error *err, const cli_obj *o)

@@ -35,11 +35,16 @@ void cli_json_string(cli_buf *b, const char *s);
 typedef struct cli_obj {
 	const smp_value *v;
 	const char *file;
+	/* With cli_inputs.check_meta: why kubectl could not decode this
+	 * document (smp_object_validate_meta), else NULL. Such a document is
+	 * kept whole (a List is not expanded). Owned by the cli_inputs. */
+	smp_error *meta_err;
 } cli_obj;
 
 typedef struct cli_inputs {
 	cli_obj *items;
 	size_t n, cap;
+	bool check_meta;   /* set before adding: check every document read */
 	smp_doc **docs;
 	size_t ndocs, dcap;
 	char **names;
@@ -90,6 +95,13 @@ int cli_selector_error(const char *cmd, const char *flag, const char *text,
 /* Loads --openapi FILE or the --schema files (concatenated as one stream). */
 int cli_load_schemas(smp_schema **out, const char *openapi, const char **schemas,
                      size_t nschemas, smp_error *err);
+
+/* Puts "<prefix>: " in front of err->message (truncating the end). */
+void cli_err_prefix(smp_error *err, const char *prefix);
+
+/* Reports o->meta_err (kubectl's decoding error) with the object's name in
+ * front; returns the exit code. */
+int cli_fail_meta(const cli_obj *o);
 
 /* cli_fail, with the object's file and position filled in when unknown. */
 int cli_fail_at(smp_error *err, const cli_obj *o);

@@ -432,7 +432,8 @@ int cmd_apply(int argc, char **argv)
 		goto out;
 	}
 
-	/* Read everything first. */
+	/* Read everything first; the configurations as kubectl decodes them. */
+	configs.check_meta = true;
 	for (size_t i = 0; i < nfiles; i++)
 		if ((rc = cli_inputs_add_path(&configs, files[i], recursive, true, &err))) {
 			code = cli_fail(&err);
@@ -468,6 +469,13 @@ int cmd_apply(int argc, char **argv)
 		plan *p;
 		int ecode;
 
+		if (c->meta_err) {
+			/* kubectl fails to decode it; the others still apply */
+			ecode = cli_fail_meta(c);
+			if (code == CLI_OK)
+				code = ecode;
+			continue;
+		}
 		if (lsel && !smp_selector_matches(lsel, labels))
 			continue;
 		li = cli_index_find(&index, &lives, c->v, &ao);
@@ -586,15 +594,8 @@ int cmd_apply(int argc, char **argv)
 		}
 		if (rc) {
 			/* kubectl stops at such an error too; name the object */
-			size_t rl = strlen(ref), ml = strlen(err.message);
-			if (rc != SMP_ENOMEM && rl + 3 < sizeof(err.message)) {
-				if (ml > sizeof(err.message) - rl - 3)
-					ml = sizeof(err.message) - rl - 3;
-				memmove(err.message + rl + 2, err.message, ml);
-				memcpy(err.message, ref, rl);
-				memcpy(err.message + rl, ": ", 2);
-				err.message[rl + 2 + ml] = '\0';
-			}
+			if (rc != SMP_ENOMEM)
+				cli_err_prefix(&err, ref);
 			code = cli_fail_at(&err, p->cfg);
 			goto out;
 		}

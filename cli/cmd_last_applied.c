@@ -295,6 +295,7 @@ int cmd_last_applied(int argc, char **argv)
 		code = cli_usage("last-applied", "%s", "must specify -f FILE");
 		goto out;
 	}
+	objs.check_meta = true; /* as kubectl decodes -f files */
 	for (size_t i = 0; i < nfiles; i++)
 		if ((rc = cli_inputs_add_path(&objs, files[i], recursive, true, &err))) {
 			code = cli_fail(&err);
@@ -316,6 +317,10 @@ int cmd_last_applied(int argc, char **argv)
 		const smp_value *target = c->v;
 		const char *la;
 
+		if (c->meta_err) {
+			code = cli_fail_meta(c);
+			goto out;
+		}
 		if (live_path) {
 			ptrdiff_t li = cli_index_find(&index, &lives, c->v, &ao);
 			if (li < 0) {

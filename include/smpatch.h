@@ -603,6 +603,29 @@ SMP_API const smp_value *smp_apply_result_object(const smp_apply_result *res);
  * newline), or NULL. Owned by `res`. */
 SMP_API const char *smp_apply_result_warning(const smp_apply_result *res);
 
+/* Checks the types kubectl's decoder imposes when it reads an object from a
+ * file (the document is decoded into apiVersion/kind strings and a
+ * metav1.ObjectMeta with Go's encoding/json): apiVersion a string; metadata
+ * a map (or null) whose name, generateName, namespace, uid,
+ * resourceVersion, selfLink are strings, labels and annotations maps of
+ * strings, finalizers a list of strings, generation and
+ * deletionGracePeriodSeconds int64s, creationTimestamp and
+ * deletionTimestamp RFC 3339 times (as Go's time.Parse reads them),
+ * ownerReferences a list of maps (apiVersion, kind, name, uid strings;
+ * controller, blockOwnerDeletion booleans), managedFields a list of maps
+ * (manager, operation, apiVersion, fieldsType, subresource strings, time a
+ * time). null is always fine; other keys are not checked (kind: kubectl
+ * reports a non-string kind as a missing one). Returns 0 or SMP_EINVALOBJ
+ * with kubectl's message ("json: cannot unmarshal number into Go struct
+ * field ObjectMeta.metadata.annotations of type string", "parsing time
+ * \"x\" as \"2006-01-02T15:04:05Z07:00\": cannot parse ..."), err->path
+ * the offending value ("metadata.annotations.port") and its position. Of
+ * several errors the one kubectl reports: fields in sorted key order (as
+ * YAML reaches kubectl), the first type error unless a timestamp fails
+ * (that one stops the decoding). SMP_EINVAL for NULL, SMP_ENOMEM. Only
+ * reads; thread-safe. kubectl does not check the items of a List. */
+SMP_API int smp_object_validate_meta(const smp_value *obj, smp_error *err);
+
 /* smp_display_objects flags. */
 enum {
 	SMP_DISPLAY_MANAGED_FIELDS = 1u << 0, /* keep metadata.managedFields

@@ -467,6 +467,69 @@ static void test_display(void)
 	}
 }
 
+/* smp_object_validate_meta: messages checked against kubectl 1.32 (patch
+ * --local -f F --type merge -p '{}'; tests/apply golden meta-* cases). */
+static void test_validate_meta(void)
+{
+	static const struct { const char *obj, *msg, *path; } cases[] = {
+		{"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\",\"labels\":{\"a\":\"b\"},"
+		 "\"generation\":5,\"creationTimestamp\":\"2020-01-01T00:00:00Z\",\"finalizers\":[\"a\",null],\"x\":1}}", NULL, NULL},
+		{"{\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{\"port\":8080}}}",
+		 "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.annotations of type string",
+		 "metadata.annotations.port"},
+		/* sorted order: annotations before labels */
+		{"{\"kind\":\"ConfigMap\",\"metadata\":{\"labels\":{\"a\":1},\"annotations\":{\"b\":true}}}",
+		 "json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.annotations of type string",
+		 "metadata.annotations.b"},
+		/* a timestamp error wins over an earlier type error */
+		{"{\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{\"b\":1},\"deletionTimestamp\":\"2020-02-30T00:00:00Z\"}}",
+		 "parsing time \"2020-02-30T00:00:00Z\": day out of range", "metadata.deletionTimestamp"},
+		{"{\"kind\":\"ConfigMap\",\"metadata\":{\"generation\":1.5}}",
+		 "json: cannot unmarshal number 1.5 into Go struct field ObjectMeta.metadata.generation of type int64",
+		 "metadata.generation"},
+		{"{\"kind\":\"ConfigMap\",\"metadata\":{\"generation\":5.0}}", NULL, NULL},
+		{"{\"kind\":\"ConfigMap\",\"metadata\":{\"finalizers\":\"a\"}}",
+		 "json: cannot unmarshal string into Go struct field ObjectMeta.metadata.finalizers of type []string",
+		 "metadata.finalizers"},
+		{"{\"kind\":\"ConfigMap\",\"metadata\":{\"ownerReferences\":[{\"uid\":5}]}}",
+		 "json: cannot unmarshal number into Go struct field OwnerReference.metadata.ownerReferences.uid of type types.UID",
+		 "metadata.ownerReferences[0].uid"},
+		{"{\"kind\":\"ConfigMap\",\"metadata\":{\"managedFields\":[{\"time\":\"2020-01-01T00:00:00 \"}]}}",
+		 "parsing time \"2020-01-01T00:00:00 \" as \"2006-01-02T15:04:05Z07:00\": cannot parse \" \" as \"Z07:00\"",
+		 "metadata.managedFields[0].time"},
+		{"{\"kind\":\"ConfigMap\",\"metadata\":{\"creationTimestamp\":\"caf\u00e9\"}}",
+		 "parsing time \"caf\\xc3\\xa9\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"caf\\xc3\\xa9\" as \"2006\"",
+		 "metadata.creationTimestamp"},
+		{"{\"kind\":\"ConfigMap\",\"metadata\":[1]}",
+		 "json: cannot unmarshal array into Go struct field metadataOnlyObject.metadata of type v1.ObjectMeta",
+		 "metadata"},
+		{"{\"apiVersion\":7,\"kind\":\"ConfigMap\"}",
+		 "json: cannot unmarshal number into Go struct field metadataOnlyObject.apiVersion of type string",
+		 "apiVersion"},
+	};
+	smp_error err;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		smp_doc *d = doc_of(cases[i].obj);
+		int rc;
+
+		if (!d)
+			continue;
+		memset(&err, 0, sizeof(err));
+		rc = smp_object_validate_meta(smp_doc_root(d, 0), &err);
+		if (!cases[i].msg) {
+			CHECK(rc == 0, "meta %zu: %d %s", i, rc, err.message);
+		} else {
+			CHECK(rc == SMP_EINVALOBJ && strcmp(err.message, cases[i].msg) == 0,
+			      "meta %zu: %d\n got %s\nwant %s", i, rc, err.message, cases[i].msg);
+			CHECK(strcmp(err.path, cases[i].path) == 0 && err.line == 1 && err.column > 1,
+			      "meta %zu: path %s at %u:%u", i, err.path, err.line, err.column);
+		}
+		smp_doc_free(d);
+	}
+	CHECK(smp_object_validate_meta(NULL, &err) == SMP_EINVAL, "NULL");
+}
+
 int main(void)
 {
 	test_encode();
@@ -477,6 +540,7 @@ int main(void)
 	test_three_way();
 	test_kinds();
 	test_display();
+	test_validate_meta();
 	if (failures) {
 		fprintf(stderr, "%d failure(s)\n", failures);
 		return 1;

@@ -510,6 +510,34 @@ case("secret-create-masked", [secret("fresh", {"key": "dmFsdWU="})])
 case("secret-unchanged-masked", [secret("same", {"key": "dmFsdWU="})],
      [live_from(secret("same", {"key": "dmFsdWU="}))])
 
+# ---- kubectl decodes metadata strictly when it reads -f files (diff finding
+# F11): the object is refused with encoding/json's or time.Parse's words; the
+# others are still applied; the items of a List are not checked ----
+case("meta-annotation-int", dump([cm("ok", {"a": "b"})]) + "---\n" +
+     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: trap\n"
+     "  annotations:\n    enabled: yes\n    port: 8080\ndata:\n  a: b\n")
+case("meta-creation-timestamp-date",
+     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dated\n"
+     "  creationTimestamp: 2020-01-01\ndata:\n  a: b\n")
+case("meta-generation-string",
+     "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: gen\n  generation: \"5\"\n"
+     "spec:\n  selector:\n    matchLabels: {app: gen}\n  template:\n"
+     "    metadata:\n      labels: {app: gen}\n    spec:\n"
+     "      containers:\n      - {name: app, image: app:1}\n")
+case("meta-owner-reference",
+     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owned\n  ownerReferences:\n"
+     "  - apiVersion: apps/v1\n    kind: Deployment\n    name: web\n    uid: 1234\n"
+     "    controller: \"true\"\ndata:\n  a: b\n", [live_from(cm("owned", {"a": "b"}))])
+case("meta-list-items-unchecked",
+     "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n"
+     "  metadata:\n    name: listed\n    finalizers: [1]\n  data:\n    a: b\n")
+case("meta-list-own-metadata",
+     "apiVersion: v1\nkind: List\nmetadata:\n  resourceVersion: 7\nitems:\n"
+     "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: listed\n  data:\n    a: b\n")
+case("last-applied-meta-error",
+     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    tier: 3\n"
+     "data:\n  k: v\n", [live_from(pa)], command="last-applied set -f config.yaml --live live.yaml")
+
 # ---- last-applied command ----
 case("last-applied-view", None, [live_from(simple), live_from(pa)],
      command="last-applied view -f live.yaml")
