@@ -21,9 +21,11 @@ RES = {
     "v1": [("configmaps", "ConfigMap", True), ("services", "Service", True), ("pods", "Pod", True),
            ("secrets", "Secret", True), ("serviceaccounts", "ServiceAccount", True),
            ("namespaces", "Namespace", False), ("nodes", "Node", False),
-           ("persistentvolumeclaims", "PersistentVolumeClaim", True)],
+           ("persistentvolumeclaims", "PersistentVolumeClaim", True),
+           ("endpoints", "Endpoints", True), ("persistentvolumes", "PersistentVolume", False),
+           ("replicationcontrollers", "ReplicationController", True)],
     "apps/v1": [("deployments", "Deployment", True), ("daemonsets", "DaemonSet", True),
-                ("statefulsets", "StatefulSet", True)],
+                ("statefulsets", "StatefulSet", True), ("replicasets", "ReplicaSet", True)],
     "batch/v1": [("jobs", "Job", True), ("cronjobs", "CronJob", True)],
     "policy/v1": [("poddisruptionbudgets", "PodDisruptionBudget", True)],
     "networking.k8s.io/v1": [("ingresses", "Ingress", True), ("networkpolicies", "NetworkPolicy", True)],
@@ -58,7 +60,8 @@ def group_list():
 
 class H(BaseHTTPRequestHandler):
     def log_message(self, *a):
-        pass
+        if os.environ.get("FAKEAPI_LOG"):
+            sys.stderr.write("%s %s\n" % (self.command, self.path))
 
     def send(self, code, obj):
         body = json.dumps(obj).encode()
@@ -79,6 +82,80 @@ class H(BaseHTTPRequestHandler):
         with open(p) as f:
             return json.load(f)
 
+    def objects(self):
+        p = os.path.join(STATE, "objects.json")
+        if not os.path.exists(p):
+            return None
+        with open(p) as f:
+            return json.load(f)
+
+    def resolve(self, path):
+        """path -> (gv, resource, namespace, name) or None"""
+        parts = path.strip("/").split("/")
+        if parts[0] == "api":
+            gv, rest = parts[1], parts[2:]
+        elif parts[0] == "apis" and len(parts) >= 3:
+            gv, rest = parts[1] + "/" + parts[2], parts[3:]
+        else:
+            return None
+        ns = None
+        if len(rest) >= 3 and rest[0] == "namespaces":
+            ns, rest = rest[1], rest[2:]
+        if not rest:
+            return None
+        return gv, rest[0], ns, rest[1] if len(rest) > 1 else None
+
+    def kind_of(self, gv, res):
+        for r, k, nsd in RES.get(gv, []):
+            if r == res:
+                return k
+        return None
+
+    def do_DELETE(self):
+        with open(os.path.join(STATE, "deleted.log"), "a") as f:
+            f.write(self.path.split("?")[0] + "\n")
+        return self.send(200, {"kind": "Status", "apiVersion": "v1", "status": "Success"})
+
+    def serve_objects(self, path, objs):
+        from urllib.parse import urlparse, parse_qs
+        q = parse_qs(urlparse(self.path).query)
+        r = self.resolve(path)
+        if not r:
+            return self.not_found()
+        gv, res, ns, name = r
+        kind = self.kind_of(gv, res)
+        sel = q.get("labelSelector", [""])[0]
+        match = []
+        for o in objs:
+            if o.get("apiVersion") != gv or o.get("kind") != kind:
+                continue
+            if ns is not None and o["metadata"].get("namespace") != ns:
+                continue
+            if name is not None:
+                if o["metadata"]["name"] == name:
+                    return self.send(200, o)
+                continue
+            labels = o["metadata"].get("labels") or {}
+            ok = True
+            for term in [t for t in sel.split(",") if t]:
+                if term.startswith("!"):
+                    ok = ok and term[1:] not in labels
+                elif "!=" in term:
+                    k, v = term.split("!=", 1)
+                    ok = ok and labels.get(k) != v
+                elif "=" in term:
+                    k, v = term.split("=", 1)
+                    k = k.rstrip("=")
+                    ok = ok and labels.get(k) == v.lstrip("=")
+                else:
+                    ok = ok and term in labels
+            if ok:
+                match.append(o)
+        if name is not None:
+            return self.not_found()
+        return self.send(200, {"kind": kind + "List", "apiVersion": gv,
+                               "metadata": {"resourceVersion": "1"}, "items": match})
+
     def do_GET(self):
         path = self.path.split("?")[0].rstrip("/")
         if path == "/api":
@@ -95,6 +172,9 @@ class H(BaseHTTPRequestHandler):
             return self.send(200, {"major": "1", "minor": "32", "gitVersion": "v1.32.0"})
         if path.startswith("/openapi"):
             return self.not_found()
+        objs = self.objects()
+        if objs is not None:
+            return self.serve_objects(path, objs)
         obj = self.live()
         if obj is not None and path.endswith("/" + obj["metadata"]["name"]):
             return self.send(200, obj)
@@ -111,6 +191,9 @@ class H(BaseHTTPRequestHandler):
 
     def do_PATCH(self):
         self.record()
+        objs = self.objects()
+        if objs is not None:
+            return self.serve_objects(self.path.split("?")[0].rstrip("/"), objs)
         obj = self.live()
         return self.send(200, obj if obj else {})
 

@@ -300,6 +300,31 @@ def obj_widget():
             "status": {"phase": word()}}
 
 
+def obj_crd():
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com", **({"finalizers": ["a", "b"]} if R.random() < 0.5 else {})},
+            "spec": {"group": "example.com", "names": {"kind": "Widget", "plural": "widgets"},
+                     "scope": "Namespaced",
+                     "versions": [{"name": v, "served": True, "storage": v == "v1",
+                                   "schema": {"openAPIV3Schema": {"type": "object",
+                                                                  "x-kubernetes-preserve-unknown-fields": True}}}
+                                  for v in R.sample(["v1", "v2", "v1beta1"], R.randint(1, 3))]}}
+
+
+def obj_old_deployment():
+    o = obj_deployment()
+    o["apiVersion"] = "extensions/v1beta1"
+    return o
+
+
+def obj_old_cronjob():
+    o = obj_cronjob()
+    o["apiVersion"] = "batch/v1beta1"
+    return o
+
+
+KAPPLY_EXTRA = [obj_crd, obj_old_deployment, obj_old_cronjob]
+
 KINDS = [obj_widget, obj_deployment, obj_deployment, obj_daemonset, obj_statefulset, obj_pod, obj_pod, obj_job, obj_cronjob,
          obj_service, obj_service, obj_configmap, obj_secret, obj_ingress, obj_netpol, obj_role,
          lambda: obj_role("ClusterRole"), obj_sa, obj_pvc, obj_node, obj_namespace, obj_hpa, obj_pdb]
@@ -741,10 +766,10 @@ def check_three(n, tmp, use_apply):
 
 def check_kapply(n, tmp, server, overwrite):
     """kubectl apply against fakeapi.py (records the request) vs smpatch apply -o patch."""
-    live = R.choice(KINDS)()
+    live = R.choice(KINDS + KAPPLY_EXTRA)()
     if "namespace" not in live["metadata"]:
         live["metadata"]["namespace"] = "default"
-    if live["kind"] in ("Namespace", "Node", "ClusterRole"):
+    if live["kind"] in ("Namespace", "Node", "ClusterRole", "CustomResourceDefinition"):
         live["metadata"].pop("namespace", None)
     last = mutate_obj(live)
     conf = mutate_obj(last)
