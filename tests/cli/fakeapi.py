@@ -187,6 +187,10 @@ class H(BaseHTTPRequestHandler):
             f.write(body)
         with open(os.path.join(STATE, "request.type"), "w") as f:
             f.write(self.command + " " + self.headers.get("Content-Type", "") + "\n")
+        with open(os.path.join(STATE, "requests.log"), "a") as f:
+            f.write(json.dumps({"method": self.command, "path": self.path.split("?")[0],
+                                "type": self.headers.get("Content-Type", "").split(";")[0],
+                                "body": json.loads(body) if body else None}) + "\n")
         return body
 
     def do_PATCH(self):
