@@ -136,128 +136,6 @@ int patch_cli_render(char **buf, size_t *len, const smp_value *v, smp_output out
 	return smp_print(buf, len, v, &po, err);
 }
 
-/* ---- kubectl's decoding of ObjectMeta ---- */
-
-static const char *json_kind(const smp_value *v)
-{
-	switch (smp_value_type(v)) {
-	case SMP_BOOL: return "bool";
-	case SMP_INT: case SMP_FLOAT: return "number";
-	case SMP_STRING: return "string";
-	case SMP_LIST: return "array";
-	case SMP_MAP: return "object";
-	default: return "null";
-	}
-}
-
-/* time.Parse(time.RFC3339, s): 2006-01-02T15:04:05[.frac](Z|+07:00). */
-static bool rfc3339(const char *s, size_t n)
-{
-	static const char pat[] = "dddd-dd-ddTdd:dd:dd";
-	size_t i = 0;
-
-	if (n < 20)
-		return false;
-	for (; pat[i]; i++) {
-		if (pat[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != pat[i])
-			return false;
-	}
-	if (i < n && s[i] == '.') {
-		size_t j = ++i;
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
-		if (i == j)
-			return false;
-	}
-	if (i < n && s[i] == 'Z')
-		return i + 1 == n;
-	return i + 6 == n && (s[i] == '+' || s[i] == '-') && s[i + 1] >= '0' && s[i + 1] <= '9' &&
-	       s[i + 2] >= '0' && s[i + 2] <= '9' && s[i + 3] == ':' && s[i + 4] >= '0' &&
-	       s[i + 4] <= '9' && s[i + 5] >= '0' && s[i + 5] <= '9';
-}
-
-static int meta_bad(smp_error *err, const char *file, const char *field, const char *want,
-                    const smp_value *got)
-{
-	return patch_cli_err(err, SMP_EPARSE, file,
-	                     "cannot decode the object as kubectl does: metadata.%s must be %s, "
-	                     "not %s", field, want, json_kind(got));
-}
-
-/* A built-in object is decoded into its Go type by kubectl, which refuses
- * wrongly typed metadata (annotations: {port: 8080}, generation: "5", a
- * creationTimestamp that is not RFC 3339, ...). Null is always fine. */
-static int check_meta(const smp_value *obj, const char *file, smp_error *err)
-{
-	static const char *const strings[] = {"name", "generateName", "namespace", "selfLink",
-	                                      "uid", "resourceVersion", NULL};
-	static const char *const ints[] = {"generation", "deletionGracePeriodSeconds", NULL};
-	static const char *const times[] = {"creationTimestamp", "deletionTimestamp", NULL};
-	static const char *const maps[] = {"labels", "annotations", NULL};
-	const smp_value *md, *v;
-	const smp_stype *t;
-	char field[128];
-
-	if (smp_value_type(obj) != SMP_MAP ||
-	    smp_schema_kind(&t, smp_schema_builtin(), str_of(smp_map_get(obj, "apiVersion")),
-	                    str_of(smp_map_get(obj, "kind")), NULL) != 0)
-		return 0;
-	md = smp_map_get(obj, "metadata");
-	if (!md || smp_value_type(md) == SMP_NULL)
-		return 0;
-	if (smp_value_type(md) != SMP_MAP)
-		return patch_cli_err(err, SMP_EPARSE, file,
-		                     "cannot decode the object as kubectl does: metadata must be an "
-		                     "object, not %s", json_kind(md));
-	for (int i = 0; strings[i]; i++)
-		if ((v = smp_map_get(md, strings[i])) && smp_value_type(v) != SMP_NULL &&
-		    smp_value_type(v) != SMP_STRING)
-			return meta_bad(err, file, strings[i], "a string", v);
-	for (int i = 0; ints[i]; i++)
-		if ((v = smp_map_get(md, ints[i])) && smp_value_type(v) != SMP_NULL &&
-		    smp_value_type(v) != SMP_INT)
-			return meta_bad(err, file, ints[i], "an integer", v);
-	for (int i = 0; times[i]; i++) {
-		size_t n;
-		const char *s;
-		if (!(v = smp_map_get(md, times[i])) || smp_value_type(v) == SMP_NULL)
-			continue;
-		s = smp_value_string(v, &n);
-		if (!s || !rfc3339(s, n))
-			return patch_cli_err(err, SMP_EPARSE, file,
-			                     "cannot decode the object as kubectl does: metadata.%s must "
-			                     "be an RFC 3339 time", times[i]);
-	}
-	for (int i = 0; maps[i]; i++) {
-		if (!(v = smp_map_get(md, maps[i])) || smp_value_type(v) == SMP_NULL)
-			continue;
-		if (smp_value_type(v) != SMP_MAP)
-			return meta_bad(err, file, maps[i], "an object", v);
-		for (size_t j = 0; j < smp_value_len(v); j++) {
-			const smp_value *e = smp_map_value(v, j);
-			if (smp_value_type(e) != SMP_NULL && smp_value_type(e) != SMP_STRING) {
-				snprintf(field, sizeof(field), "%s.%s", maps[i], smp_map_key(v, j, NULL));
-				return meta_bad(err, file, field, "a string", e);
-			}
-		}
-	}
-	if ((v = smp_map_get(md, "finalizers")) && smp_value_type(v) != SMP_NULL) {
-		if (smp_value_type(v) != SMP_LIST)
-			return meta_bad(err, file, "finalizers", "an array", v);
-		for (size_t j = 0; j < smp_value_len(v); j++) {
-			const smp_value *e = smp_list_get(v, j);
-			if (smp_value_type(e) != SMP_NULL && smp_value_type(e) != SMP_STRING) {
-				snprintf(field, sizeof(field), "finalizers[%zu]", j);
-				return meta_bad(err, file, field, "a string", e);
-			}
-		}
-	}
-	if ((v = smp_map_get(md, "ownerReferences")) && smp_value_type(v) != SMP_NULL &&
-	    smp_value_type(v) != SMP_LIST)
-		return meta_bad(err, file, "ownerReferences", "an array", v);
-	return 0;
-}
-
 /* ---- smpatch patch ---- */
 
 static bool parse_type(const char *s, smp_patch_type *t)
@@ -336,7 +214,9 @@ int cmd_patch(int argc, char **argv)
 	}
 	/* kubectl reads the target into its Go type first (the patched
 	 * object it prints is not checked again). */
-	if (check_meta(target, tfile, &err)) {
+	if (smp_value_type(target) == SMP_MAP && smp_object_validate_meta(target, &err)) {
+		if (!err.file[0])
+			snprintf(err.file, sizeof(err.file), "%s", strcmp(tfile, "-") ? tfile : "<stdin>");
 		rc = cli_fail(&err);
 		goto out;
 	}
