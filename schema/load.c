@@ -134,6 +134,9 @@ static size_t ld_push(loader *L, const char *seg, size_t len)
 {
 	size_t old = L->pathlen, n = old;
 
+	/* Stated bound: lets gcc -O3 see every write below stays in the array. */
+	if (n >= LD_PATH_MAX - 1)
+		return old;
 	if (n + 2 < LD_PATH_MAX)
 		L->path[n++] = '/';
 	for (size_t i = 0; i < len && n + 5 < LD_PATH_MAX; i++) {
