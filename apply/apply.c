@@ -19,6 +19,7 @@ struct smp_apply_result {
 	const smp_value *patch;
 	const smp_value *object;
 	char *warning;
+	char *enc;                 /* the annotation text (referenced by the object) */
 };
 
 #define LA SMP_LAST_APPLIED_ANNOTATION
@@ -327,6 +328,7 @@ void smp_apply_result_free(smp_apply_result *res)
 	smp_doc_free(res->pdoc);
 	smp_doc_free(res->odoc);
 	free(res->warning);
+	smp_free(res->enc);
 	free(res);
 }
 
@@ -487,11 +489,11 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 	smp_patch_options po = SMP_PATCH_OPTIONS_INIT;
 	smp_apply_result *res;
 	smp_arena *a;
-	smp_value *cfg, *mod, *ann, *encv;
+	smp_value *cfg = NULL, *mod, *ann, *encv;
 	const smp_value *original = NULL;
 	smp_doc *odoc = NULL;
-	char *enc = NULL;
 	size_t enclen = 0;
+	bool too_large;
 	int rc;
 
 	*out = NULL;
@@ -503,34 +505,37 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 		return oom(err);
 	}
 	a = &res->doc->arena;
-	cfg = smpv_copy(a, config);
-	if (!cfg) {
-		rc = oom(err);
-		goto out;
-	}
-	if ((rc = set_namespace(a, cfg, o, err)) || (rc = validate_labels(cfg, err)))
-		goto fail_named;
-
-	/* modified = config + annotation (GetModifiedConfiguration). */
-	mod = smpv_copy(a, cfg);
+	/* One copy: the configuration, normalised (namespace), then encoded,
+	 * then given the annotation: modified (GetModifiedConfiguration). */
+	mod = smpv_copy(a, config);
 	if (!mod) {
 		rc = oom(err);
 		goto out;
 	}
-	if ((rc = encode_into(&enc, &enclen, a, mod, &ann, err)))
+	cfg = mod; /* names for messages: the annotation does not change them */
+	if ((rc = set_namespace(a, mod, o, err)) || (rc = validate_labels(mod, err)))
 		goto fail_named;
-	encv = smpv_str(a, enc, enclen);
+	if ((rc = encode_into(&res->enc, &enclen, a, mod, &ann, err)))
+		goto fail_named;
+	/* referenced, not copied: the result owns the text */
+	encv = smpv_str_ref(a, res->enc, enclen);
 	if (!encv || smpv_map_add(a, ann, LA, strlen(LA), encv)) {
 		rc = oom(err);
 		goto out;
 	}
+	/* The result carries this annotation (set by the patch, or already
+	 * equal), so when it alone is over the limit the object will be
+	 * refused: what only serves the result is skipped then. Errors of the
+	 * three-way patch (preconditions, conflicts) still come first. */
+	too_large = strlen(LA) + enclen > SMP_ANNOTATIONS_MAX_BYTES;
 	po.type = strategic_type(cfg, o, &po.stype) ? SMP_PATCH_STRATEGIC : SMP_PATCH_MERGE;
 	po.overwrite = o->overwrite;
 	res->ptype = po.type;
 
 	if (!live || live->type == SMP_NULL) {
 		/* Create: the object itself is sent. */
-		drop_nulls(mod, 0);
+		if (!too_large)
+			drop_nulls(mod, 0);
 		res->action = SMP_ACTION_CREATE;
 		res->patch = res->object = mod;
 	} else {
@@ -595,19 +600,20 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 			}
 			res->patch = empty;
 			res->action = SMP_ACTION_UNCHANGED;
-			res->object = smpv_copy(a, live);
+			res->object = too_large ? live : smpv_copy(a, live);
 			if (!res->object) {
 				rc = oom(err);
 				goto out;
 			}
 		} else {
 			res->action = SMP_ACTION_CONFIGURE;
-			if ((rc = smp_patch_apply(&res->odoc, live, res->patch, &po, err)))
+			if (!too_large &&
+			    (rc = smp_patch_apply(&res->odoc, live, res->patch, &po, err)))
 				goto fail_named;
-			res->object = smp_doc_root(res->odoc, 0);
+			res->object = too_large ? NULL : smp_doc_root(res->odoc, 0);
 		}
 	}
-	if (annotations_size(res->object) > SMP_ANNOTATIONS_MAX_BYTES) {
+	if (too_large || annotations_size(res->object) > SMP_ANNOTATIONS_MAX_BYTES) {
 		const char *kind = str_at(cfg, "kind");
 		const char *name = str_at(smpv_map_get(cfg, "metadata"), "name");
 		rc = smp_err_set(err, SMP_EINVALOBJ, NULL, config->line, config->col,
@@ -622,7 +628,6 @@ fail_named:
 	if (rc != SMP_ENOMEM)
 		prefix_ref(err, cfg ? cfg : config);
 out:
-	smp_free(enc);
 	smp_doc_free(odoc);
 	if (rc) {
 		smp_apply_result_free(res);

@@ -314,6 +314,78 @@ out:
 	smp_doc_free(bare);
 }
 
+/* A configuration whose annotation alone is over the limit is refused in
+ * every path; errors of the three-way patch still come first. */
+static void test_limit_early(void)
+{
+	size_t n = SMP_ANNOTATIONS_MAX_BYTES + 10;
+	char *big = malloc(n + 1), *cfg_json = malloc(n + 256), *live_json = malloc(4 * n + 512);
+	char *enc = NULL, *esc = NULL;
+	smp_doc *cfg = NULL, *ns_cfg = NULL, *live = NULL;
+	size_t len = 0, j = 0;
+	smp_error err;
+
+	if (!big || !cfg_json || !live_json) {
+		failures++;
+		goto out;
+	}
+	memset(big, 'x', n);
+	big[n] = '\0';
+	sprintf(cfg_json, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"b\"},"
+	        "\"data\":{\"big\":\"%s\"}}", big);
+	cfg = doc_of(cfg_json);
+	sprintf(cfg_json, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"b\","
+	        "\"namespace\":\"default\"},\"data\":{\"big\":\"%s\"}}", big);
+	ns_cfg = doc_of(cfg_json);
+	if (!cfg || !ns_cfg || smp_last_applied_encode(&enc, &len, smp_doc_root(ns_cfg, 0), &err))
+		goto out;
+	esc = malloc(2 * len + 1);
+	if (!esc)
+		goto out;
+	for (size_t i = 0; i < len; i++) {
+		if (enc[i] == '"' || enc[i] == '\n')
+			esc[j++] = '\\';
+		esc[j++] = enc[i] == '\n' ? 'n' : enc[i];
+	}
+	esc[j] = '\0';
+	for (int round = 0; round < 5; round++) {
+		smp_apply_result *res = NULL;
+		smp_apply_options ao = SMP_APPLY_OPTIONS_INIT;
+		const char *la = round == 1 || round == 4 ? "{}" : esc;
+		const char *av = round == 3 ? "v9" : "v1";
+		int rc;
+
+		/* 0: create; 1: configure; 2: unchanged; 3: apiVersion changed;
+		 * 4: conflict (--overwrite=false) */
+		sprintf(live_json, "{\"apiVersion\":\"%s\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"b\","
+		        "\"namespace\":\"default\",\"annotations\":{\"" SMP_LAST_APPLIED_ANNOTATION
+		        "\":\"%s\"}},\"data\":{\"big\":\"%s\"}}", av, la, big);
+		smp_doc_free(live);
+		live = round ? doc_of(live_json) : NULL;
+		ao.overwrite = round != 4;
+		rc = smp_apply_object(&res, smp_doc_root(cfg, 0), live ? smp_doc_root(live, 0) : NULL,
+		                      &ao, &err);
+		if (round == 3)
+			CHECK(rc == SMP_EPRECOND, "round 3: %d %s", rc, err.message);
+		else if (round == 4)
+			CHECK(rc == SMP_ECONFLICT, "round 4: %d", rc);
+		else
+			CHECK(rc == SMP_EINVALOBJ && strstr(err.message, "Too long: must have at most"),
+			      "round %d: %d %s", round, rc, err.message);
+		CHECK(!res, "round %d: a result", round);
+		smp_apply_result_free(res);
+	}
+out:
+	free(big);
+	free(cfg_json);
+	free(live_json);
+	free(esc);
+	smp_free(enc);
+	smp_doc_free(cfg);
+	smp_doc_free(ns_cfg);
+	smp_doc_free(live);
+}
+
 /* The patch type kubectl apply picks (in its scheme or not, diff finding
  * F7) and the resource name of the missing-annotation warning (from the
  * built-in tables; guessed for unknown kinds as UnsafeGuessKindToResource). */
@@ -541,6 +613,7 @@ int main(void)
 	test_kinds();
 	test_display();
 	test_validate_meta();
+	test_limit_early();
 	if (failures) {
 		fprintf(stderr, "%d failure(s)\n", failures);
 		return 1;
