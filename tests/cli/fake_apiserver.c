@@ -10,9 +10,16 @@
  * compiled-in patch metadata, as with no server schema), the object in
  * STATE_DIR/live.json for any other GET (404 when absent), and records every
  * PATCH/POST/PUT body in STATE_DIR/request.json and its method and content
- * type in STATE_DIR/request.type. One request per connection. Exits after
- * 30 s without a connection, so a forgotten server does not linger.
+ * type in STATE_DIR/request.type. With STATE_DIR/objects.json (a list of
+ * live objects, or a List) objects and collections are served from it
+ * instead (label selectors: k=v, k==v, k!=v, k, !k) and DELETE answers
+ * success, so that `kubectl apply --prune` runs. One request per
+ * connection. Exits after 30 s without a connection, so a forgotten server
+ * does not linger.
  */
+#include "smpatch.h"
+
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -41,9 +48,13 @@ static const struct res resources[] = {
 	{ "v1", "persistentvolumeclaims", "PersistentVolumeClaim", 1 },
 	{ "v1", "namespaces", "Namespace", 0 },
 	{ "v1", "nodes", "Node", 0 },
+	{ "v1", "endpoints", "Endpoints", 1 },
+	{ "v1", "persistentvolumes", "PersistentVolume", 0 },
+	{ "v1", "replicationcontrollers", "ReplicationController", 1 },
 	{ "apps/v1", "deployments", "Deployment", 1 },
 	{ "apps/v1", "daemonsets", "DaemonSet", 1 },
 	{ "apps/v1", "statefulsets", "StatefulSet", 1 },
+	{ "apps/v1", "replicasets", "ReplicaSet", 1 },
 	{ "batch/v1", "jobs", "Job", 1 },
 	{ "batch/v1", "cronjobs", "CronJob", 1 },
 	{ "batch/v1beta1", "cronjobs", "CronJob", 1 },
@@ -295,16 +306,199 @@ static int read_request(int fd, struct buf *req, size_t *body_off, size_t *body_
 	return 0;
 }
 
+/* Decodes %XX and '+' of a query value in place. */
+static void url_decode(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (*s == '%' && isxdigit((unsigned char)s[1]) && isxdigit((unsigned char)s[2])) {
+			char hex[3] = { s[1], s[2], 0 };
+			*o++ = (char)strtol(hex, NULL, 16);
+			s += 2;
+		} else {
+			*o++ = *s == '+' ? ' ' : *s;
+		}
+	}
+	*o = '\0';
+}
+
+static int str_is(const smp_value *v, const char *s)
+{
+	const char *t = smp_value_string(v, NULL);
+	return t && strcmp(t, s) == 0;
+}
+
+/* Does `labels` satisfy one selector term? */
+static int term_matches(const smp_value *labels, char *term)
+{
+	char *op;
+	const smp_value *v;
+
+	if (term[0] == '!')
+		return smp_map_get(labels, term + 1) == NULL;
+	if ((op = strstr(term, "!=")) != NULL) {
+		*op = '\0';
+		v = smp_map_get(labels, term);
+		return !v || !str_is(v, op + 2);
+	}
+	if ((op = strchr(term, '=')) != NULL) {
+		*op = '\0';
+		v = smp_map_get(labels, term);
+		return v && str_is(v, op + (op[1] == '=' ? 2 : 1));
+	}
+	return smp_map_get(labels, term) != NULL;
+}
+
+static int selector_matches(const smp_value *obj, const char *selector)
+{
+	const smp_value *labels = smp_value_at(obj, "metadata.labels");
+	char sel[1024], *save = NULL, *t;
+
+	snprintf(sel, sizeof sel, "%s", selector);
+	for (t = strtok_r(sel, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		while (*t == ' ')
+			t++;
+		if (*t && !term_matches(labels, t))
+			return 0;
+	}
+	return 1;
+}
+
+static void add_value(struct buf *b, const smp_value *v)
+{
+	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
+	smp_error err;
+	char *s = NULL;
+	size_t n;
+
+	if (smp_print(&s, &n, v, &po, &err) == SMP_OK)
+		buf_add(b, s, n);
+	smp_free(s);
+}
+
+/* Serves GET and PATCH of objects and collections from objects.json.
+ * Returns 0 when it answered, -1 when objects.json does not exist. */
+static int serve_objects(int fd, const char *state, const char *path, const char *query)
+{
+	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
+	char file[4096], gv[256], res[128], ns[256] = "", name[256] = "", sel[1024] = "";
+	const char *kind = NULL, *p, *q;
+	const smp_value *root, *items;
+	struct buf out = { 0 };
+	smp_doc *doc = NULL;
+	smp_error err;
+	size_t i, n;
+	int first = 1;
+	char rest[2048], *seg[6], *save = NULL;
+	int nseg = 0;
+
+	snprintf(file, sizeof file, "%s/objects.json", state);
+	if (access(file, R_OK) != 0)
+		return -1;
+	if (smp_doc_parse_file(&doc, file, &po, &err) != SMP_OK) {
+		not_found(fd);
+		return 0;
+	}
+	root = smp_doc_root(doc, 0);
+	items = smp_value_type(root) == SMP_LIST ? root : smp_map_get(root, "items");
+	/* /api/v1/REST or /apis/G/V/REST */
+	if (strncmp(path, "/api/", 5) == 0) {
+		p = path + 5;
+		q = strchr(p, '/');
+		snprintf(gv, sizeof gv, "%.*s", q ? (int)(q - p) : (int)strlen(p), p);
+	} else if (strncmp(path, "/apis/", 6) == 0) {
+		p = path + 6;
+		q = strchr(p, '/');
+		q = q ? strchr(q + 1, '/') : NULL;
+		snprintf(gv, sizeof gv, "%.*s", q ? (int)(q - p) : (int)strlen(p), p);
+	} else {
+		q = NULL;
+	}
+	if (!q)
+		goto missing;
+	snprintf(rest, sizeof rest, "%s", q + 1);
+	for (p = strtok_r(rest, "/", &save); p && nseg < 6; p = strtok_r(NULL, "/", &save))
+		seg[nseg++] = (char *)p;
+	i = 0;
+	if (nseg >= 3 && strcmp(seg[0], "namespaces") == 0) {
+		snprintf(ns, sizeof ns, "%s", seg[1]);
+		i = 2;
+	}
+	if ((int)i >= nseg)
+		goto missing;
+	snprintf(res, sizeof res, "%s", seg[i]);
+	if ((int)i + 1 < nseg)
+		snprintf(name, sizeof name, "%s", seg[i + 1]);
+	for (n = 0; n < NRES; n++)
+		if (strcmp(resources[n].gv, gv) == 0 && strcmp(resources[n].name, res) == 0)
+			kind = resources[n].kind;
+	if (!kind)
+		goto missing;
+	if (query && (p = strstr(query, "labelSelector=")) != NULL) {
+		snprintf(sel, sizeof sel, "%.*s", (int)strcspn(p + 14, "&"), p + 14);
+		url_decode(sel);
+	}
+	if (!name[0]) {
+		buf_str(&out, "{\"kind\":\"");
+		buf_str(&out, kind);
+		buf_str(&out, "List\",\"apiVersion\":\"");
+		buf_str(&out, gv);
+		buf_str(&out, "\",\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[");
+	}
+	for (i = 0; i < smp_value_len(items); i++) {
+		const smp_value *o = smp_list_get(items, i);
+		const smp_value *ons = smp_value_at(o, "metadata.namespace");
+
+		if (!str_is(smp_map_get(o, "apiVersion"), gv) || !str_is(smp_map_get(o, "kind"), kind))
+			continue;
+		if (ns[0] && !str_is(ons, ns))
+			continue;
+		if (name[0]) {
+			if (!str_is(smp_value_at(o, "metadata.name"), name))
+				continue;
+			add_value(&out, o);
+			respond(fd, 200, out.p, out.len);
+			goto done;
+		}
+		if (!selector_matches(o, sel))
+			continue;
+		if (!first)
+			buf_str(&out, ",");
+		first = 0;
+		add_value(&out, o);
+	}
+	if (name[0])
+		goto missing;
+	buf_str(&out, "]}");
+	respond(fd, 200, out.p, out.len);
+	goto done;
+missing:
+	not_found(fd);
+done:
+	free(out.p);
+	smp_doc_free(doc);
+	return 0;
+}
+
 static void serve(int fd, const char *state)
 {
 	struct buf req = { 0 }, body = { 0 };
 	size_t off = 0, blen = 0;
-	char method[16], path[2048], ctype[256], file[4096];
+	char method[16], path[2048], query[2048] = "", ctype[256], file[4096];
 
 	if (read_request(fd, &req, &off, &blen) < 0 ||
 	    sscanf(req.p, "%15s %2047s", method, path) != 2)
 		goto out;
+	if (strchr(path, '?'))
+		snprintf(query, sizeof query, "%s", strchr(path, '?') + 1);
 	path[strcspn(path, "?")] = '\0';
+	if (strcmp(method, "DELETE") == 0) {
+		static const char ok[] = "{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+					 "\"status\":\"Success\"}";
+		respond(fd, 200, ok, sizeof ok - 1);
+		goto out;
+	}
 	if (strcmp(method, "GET") == 0) {
 		if (strcmp(path, "/api") == 0) {
 			buf_str(&body, "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],"
@@ -320,6 +514,8 @@ static void serve(int fd, const char *state)
 		} else if (strcmp(path, "/version") == 0) {
 			buf_str(&body, "{\"major\":\"1\",\"minor\":\"32\",\"gitVersion\":\"v1.32.0\"}");
 		} else if (strncmp(path, "/openapi", 8) != 0) {
+			if (serve_objects(fd, state, path, query) == 0)
+				goto out;
 			snprintf(file, sizeof file, "%s/live.json", state);
 			if (read_file(file, &body) < 0)
 				body.len = 0;
@@ -340,6 +536,8 @@ static void serve(int fd, const char *state)
 		int n = snprintf(line, sizeof line, "%s %s\n", method, ctype);
 		write_file(file, line, (size_t)n);
 	}
+	if (strcmp(method, "PATCH") == 0 && serve_objects(fd, state, path, NULL) == 0)
+		goto out;
 	snprintf(file, sizeof file, "%s/live.json", state);
 	if (strcmp(method, "PATCH") == 0 && read_file(file, &body) == 0)
 		respond(fd, 200, body.p, body.len);

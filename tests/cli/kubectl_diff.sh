@@ -1,5 +1,5 @@
 #!/bin/sh
-# kubectl_diff.sh SMPATCH JSON_CMP CASES_DIR [FAKE_APISERVER] [CASE...]
+# kubectl_diff.sh SMPATCH JSON_CMP CASES_DIR [FAKE_APISERVER] [CASE|PATTERN...]
 #
 # Differential regression test: smpatch against kubectl on the curated
 # cases of testdata/kubectl-diff (found by tests/cli/kdiff.py). Each case
@@ -25,6 +25,10 @@
 #       `kubectl apply set-last-applied -f config.yaml` writes (its request to
 #       FAKE_APISERVER) must equal the one `smpatch last-applied set` puts
 #       on the object.
+#   prune  config.yaml objects.yaml args: kubectl apply ARGS (e.g. --prune -l
+#       app=x) against FAKE_APISERVER serving objects.yaml (live objects
+#       with uids) must print the same status lines (created, configured,
+#       unchanged, pruned) as `smpatch apply --live objects.yaml ARGS`.
 #   view-last-applied  config.yaml live.yaml: `kubectl apply view-last-applied
 #       -o yaml` and `-o json` (against FAKE_APISERVER) must print exactly the
 #       bytes `smpatch last-applied view --live live.yaml` prints.
@@ -71,11 +75,14 @@ fi
 pass=0 fail=0 xfail=0
 failed=
 
-if [ $# -eq 0 ]; then
-	for d in "$root"/*/; do
-		set -- "$@" "$(basename "$d")"
+# CASE arguments may be glob patterns (smp-*), expanded in CASES_DIR
+[ $# -eq 0 ] && set -- '*'
+for pat in "$@"; do
+	shift
+	for d in "$root"/$pat; do
+		[ -d "$d" ] && set -- "$@" "$(basename "$d")"
 	done
-fi
+done
 
 bad() { # CASE MESSAGE
 	if [ -f "$root/$1/xfail" ]; then
@@ -200,6 +207,36 @@ for name in "$@"; do
 		"$cmp" --get patch "$tmp/s.line" > "$tmp/s.out"
 		cp "$tmp/state/request.json" "$tmp/k.out"
 		compare "$name" 0 0
+		;;
+	prune)
+		if [ -z "$url" ]; then
+			bad "$name" "no fake API server (4th argument)"
+			continue
+		fi
+		args=$(cat "$dir/args")
+		"$smpatch" convert -o json "$dir/objects.yaml" > "$tmp/state/objects.json"
+		# shellcheck disable=SC2086
+		kubectl --server="$url" --cache-dir="$tmp/cache" apply -f "$dir/config.yaml" \
+			--validate=false $args > "$tmp/k.out" 2> "$tmp/k.err"
+		krc=$?
+		# shellcheck disable=SC2086
+		"$smpatch" apply -f "$dir/config.yaml" --live "$dir/objects.yaml" -o name $args \
+			> /dev/null 2> "$tmp/s.err"
+		src=$?
+		rm -f "$tmp/state/objects.json"
+		if [ $krc -ne 0 ] || [ $src -ne 0 ]; then
+			compare "$name" $src $krc
+			continue
+		fi
+		status='(created|configured|unchanged|pruned)$'
+		grep -E "$status" "$tmp/k.out" | sort > "$tmp/k.st"
+		grep -E "$status" "$tmp/s.err" | sort > "$tmp/s.st"
+		if cmp -s "$tmp/k.st" "$tmp/s.st"; then
+			good "$name"
+		else
+			bad "$name" "apply status lines differ"
+			[ -f "$dir/xfail" ] || diff "$tmp/s.st" "$tmp/k.st" | sed 's/^/  /' | head -n 20
+		fi
 		;;
 	view-last-applied)
 		if [ -z "$url" ]; then
