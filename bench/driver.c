@@ -21,8 +21,8 @@
  *   apply   smp_apply_object(new, live) (for a List: every config object)
  *   status  "ok", or "refused" when smp_apply_object refused the object
  *           because its annotations would exceed 262,144 bytes (as the API
- *           server would); it checks that after computing the result, so
- *           the time is still that of the whole computation
+ *           server would); it still encodes the annotation and computes the
+ *           three-way patch (their errors come first), not the result
  *
  * Results are checked with smp_value_equal against the generator's expected
  * documents; a mismatch or a failing call prints a message to stderr and
@@ -324,8 +324,8 @@ int main(int argc, char **argv)
 			int e = smp_apply_object(&res, cfg, cur, NULL, &err);
 			if (e == SMP_EINVALOBJ && !is_list) {
 				/* A config over the 262,144-byte annotation limit: the
-				 * API server would refuse it, and so does smpatch, after
-				 * computing the result (so the time is still the work). */
+				 * API server would refuse it, and so does smpatch (after
+				 * the three-way patch, before the resulting object). */
 				if (r == 0)
 					fprintf(stderr, "driver: %s: apply refused: %s\n", dir,
 					        err.message);
