@@ -382,6 +382,8 @@ for fam in $FAMILIES; do
 				a=$(cpu_ms "$pk.$c")
 				b=$(cpu_ms "$key.$c")
 				g=$(ratio "$b" "$a")
+				# a refused apply does less work than a completed one
+				[ "${NOTE[$pk.$c]:-}" = "${NOTE[$key.$c]:-}" ] || g=-
 				row="$row | $g"
 				if [ "$g" != - ] && awk -v g="$g" 'BEGIN { exit !(g > 2.2) }'; then
 					GROWTH_BAD=$((GROWTH_BAD + 1))
@@ -389,8 +391,9 @@ for fam in $FAMILIES; do
 				fi
 				[ "$g" != - ] && GROWTH_MAX=$(awk -v g="$g" -v m="$GROWTH_MAX" 'BEGIN { print (g > m) ? g : m }')
 			done
-			read -r _ _ d3a _ pta apa _ <<<"${DRV[$pk]}"
-			read -r _ _ d3b _ ptb apb _ <<<"${DRV[$key]}"
+			read -r _ _ d3a _ pta apa asa <<<"${DRV[$pk]}"
+			read -r _ _ d3b _ ptb apb asb <<<"${DRV[$key]}"
+			[ "$asa" = "$asb" ] || apb=- # refused vs completed: not comparable
 			for pair in "$d3a $d3b" "$pta $ptb" "$apa $apb"; do
 				# shellcheck disable=SC2086 # split the pair
 				set -- $pair
