@@ -11,6 +11,7 @@
 #   BENCH_FAMILIES="deploy configmap pod list"   subset for quick runs
 #   BENCH_SIZES=4     how many of the 4 sizes per family (smallest first)
 #   BENCH_NO_RESULTS=1   do not rewrite bench/RESULTS.md
+#   BENCH_NO_KUBECTL=1   behave as if kubectl were not installed
 # Exit status: 0 when every output matched, 1 on any mismatch or failure
 # (the tables are still printed). Missed targets are reported, not fatal.
 set -u
@@ -74,7 +75,7 @@ if [ ! -x /usr/bin/time ]; then
 		echo "bench: could not install 'time'; RSS still comes from wait4 in runner" >&2
 fi
 HAVE_KUBECTL=0
-if command -v kubectl >/dev/null 2>&1; then
+if [ -z "${BENCH_NO_KUBECTL:-}" ] && command -v kubectl >/dev/null 2>&1; then
 	HAVE_KUBECTL=1
 	KUBECTL_VERSION=$(kubectl version --client 2>/dev/null | head -n 1)
 else
@@ -221,6 +222,13 @@ for fam in $FAMILIES; do
 					fail "$key: kubectl rejects smpatch's three-way patch: $(head -c 300 "$d/kubectl-diff3.json.err")"
 				"$BIN/jsoncmp" "$d/expected3.json" "$d/kubectl-diff3.json" ||
 					fail "$key: live + smpatch three-way patch (applied by kubectl) differs from expected3.json"
+			else
+				# Without kubectl, smpatch applies its own patch (weaker).
+				"$SMPATCH" patch -o json "$d/live.json" "$d/smpatch-diff.json" \
+					>"$d/smpatch-diff3.json" 2>"$d/smpatch-diff3.json.err" ||
+					fail "$key: smpatch rejects its own three-way patch: $(head -c 300 "$d/smpatch-diff3.json.err")"
+				"$BIN/jsoncmp" "$d/expected3.json" "$d/smpatch-diff3.json" ||
+					fail "$key: live + smpatch three-way patch differs from expected3.json"
 			fi
 		fi
 		read -r _ _ st _ < <(stats "$key.apply")
@@ -316,7 +324,8 @@ TABLES=$OUT/tables.md
 	echo
 	echo "\`smpatch diff -o json --current live.json last.json new.json\` and"
 	echo "\`smpatch apply -o json -f new.yaml --live live.json\`, medians of $REPS runs. The diff's"
-	echo "patch is applied to the live object by kubectl and compared with the expected object;"
+	echo "patch is applied to the live object by kubectl (by smpatch when kubectl is missing) and"
+	echo "compared with the expected object;"
 	echo "the apply output is compared with the expected objects. ms/MB = CPU ms per MB of all input."
 	echo "A List has no single three-way diff (its objects are diffed by \`apply\`). \"refused\":"
 	echo "the new config is over the 262,144-byte annotation limit, so smpatch, like the API"
