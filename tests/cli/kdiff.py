@@ -764,6 +764,19 @@ def check_three(n, tmp, use_apply):
     stats["ok"] += 1
 
 
+def add_nulls(o, depth=0):
+    """Sets some map values of a configuration to null (kubectl apply deletes them)."""
+    if isinstance(o, dict):
+        for k in list(o):
+            if R.random() < 0.1 and k not in ("name", "containerPort", "port", "mountPath", "ip", "type"):
+                o[k] = None
+            else:
+                add_nulls(o[k], depth + 1)
+    elif isinstance(o, list):
+        for e in o:
+            add_nulls(e, depth + 1)
+
+
 def check_kapply(n, tmp, server, overwrite):
     """kubectl apply against fakeapi.py (records the request) vs smpatch apply -o patch."""
     live = R.choice(KINDS + KAPPLY_EXTRA)()
@@ -782,6 +795,8 @@ def check_kapply(n, tmp, server, overwrite):
         else:
             o["metadata"].pop("namespace", None)
         o["metadata"].pop("annotations", None) if R.random() < 0.5 else None
+    if R.random() < 0.3:
+        add_nulls(conf.get("spec"))
     live = mutate_obj(live)
     for k in ("apiVersion", "kind"):
         live[k] = conf[k]
