@@ -228,7 +228,16 @@ int cmd_patch(int argc, char **argv)
 		}
 	}
 	memset(&err, 0, sizeof(err));
-	if (smp_patch_apply(&res, target, patch, &opts, &err)) {
+	/* The target document is not needed afterwards: patch it in place
+	 * (no copy), and drop the patch before rendering (peak memory). */
+	res = tdoc;
+	tdoc = NULL;
+	target = NULL;
+	c = smp_patch_apply_doc(&res, patch, &opts, &err);
+	smp_doc_free(pdoc);
+	pdoc = NULL;
+	patch = NULL;
+	if (c) {
 		if (!err.file[0] && err.code == SMP_EPATCH)
 			snprintf(err.file, sizeof(err.file), "%s", strcmp(pfile, "-") ? pfile : "<stdin>");
 		rc = cli_fail(&err);

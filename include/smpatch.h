@@ -402,6 +402,22 @@ typedef struct smp_patch_options {
 SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_value *patch,
                     const smp_patch_options *opts, smp_error *err);
 
+/* smp_patch_apply that consumes its target instead of copying it (faster,
+ * and less memory, for a caller that no longer needs the target, like
+ * `smpatch patch`). `*inout` must hold exactly one document (a set with 0 or
+ * 2+ roots is SMP_EINVAL and left alone); its root is the target, patched as
+ * smp_patch_apply would, with the same options and errors. On success
+ * `*inout` holds one root, the result: for STRATEGIC the same document
+ * changed in place (no copy of untouched parts), for MERGE and JSON a new
+ * document (the old one is freed). Either way every value obtained from
+ * `*inout` before the call is invalid afterwards. On any other error the
+ * document is freed and `*inout` set to NULL (a failed patch may leave it
+ * half-changed). `patch` must not be a value of `*inout`; it is only read.
+ * Thread-safety: `*inout` must not be used by any other thread during the
+ * call (it is written); `patch` may be shared. */
+SMP_API int smp_patch_apply_doc(smp_doc **inout, const smp_value *patch,
+                        const smp_patch_options *opts, smp_error *err);
+
 /* Two-way diff: the patch that turns `original` into `modified` (strategic
  * or JSON merge patch per opts->type; JSON Patch is SMP_EINVAL). NULL inputs
  * mean {}. The empty patch is {}. The strategic schema is opts->stype, else

@@ -76,7 +76,12 @@ int smp_bytes_op(char **out, size_t *len, smp_bytes_kind kind, const char *b1, s
 		goto out;
 	switch (kind) {
 	case SMP_BYTES_SM_APPLY:
-		rc = smp_sm_apply(&res, &a, v1, v2, root, err);
+		/* d1 is ours and thrown away: patch it in place (this also runs
+		 * the conformance cases through the path `smpatch patch` takes). */
+		if (d1 && d1->nroots == 1)
+			rc = smp_sm_apply_inplace(&res, &d1->arena, d1->roots[0], v2, root, err);
+		else
+			rc = smp_sm_apply(&res, &a, v1, v2, root, err);
 		break;
 	case SMP_BYTES_SM_DIFF2:
 		rc = smp_sm_diff2(&res, &a, v1, v2, root, err);

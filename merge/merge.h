@@ -5,7 +5,8 @@
  * for patch.c and the tests.
  *
  * Every function here reads its inputs (const) and builds its result in
- * arena `a`: inputs are never modified and may be shared between threads.
+ * arena `a`: inputs are never modified and may be shared between threads
+ * (the one exception, smp_sm_apply_inplace, takes its target non-const).
  */
 #ifndef SMP_MERGE_H
 #define SMP_MERGE_H
@@ -22,6 +23,13 @@
  * `root` is the schema type of the document (NULL: no metadata at all). */
 int smp_sm_apply(smp_value **out, smp_arena *a, const smp_value *target,
                  const smp_value *patch, const smp_stype *root, smp_error *err);
+
+/* The same without the copy: `target` (NULL, null or a map) must live in
+ * arena `a` and is changed in place; *out may be it or a new map. On error
+ * `target` is left half-changed (maps may hold tombstones, val == NULL):
+ * the caller must throw it away. `patch` must not share nodes with it. */
+int smp_sm_apply_inplace(smp_value **out, smp_arena *a, smp_value *target,
+                         const smp_value *patch, const smp_stype *root, smp_error *err);
 
 /* CreateTwoWayMergePatchUsingLookupPatchMeta (NULL inputs mean {}). */
 int smp_sm_diff2(smp_value **out, smp_arena *a, const smp_value *original,

@@ -112,6 +112,44 @@ SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_va
 	return finish(out, doc, res, rc, err);
 }
 
+SMP_API int smp_patch_apply_doc(smp_doc **inout, const smp_value *patch,
+                                const smp_patch_options *opts, smp_error *err)
+{
+	const smp_patch_options *o = opts ? opts : &default_opts;
+	const smp_stype *t = NULL;
+	smp_doc *doc, *res = NULL;
+	smp_value *target, *out = NULL;
+	int rc;
+
+	if (!inout || !*inout)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_patch_apply_doc: no document");
+	doc = *inout;
+	if (doc->nroots != 1)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_patch_apply_doc: the document set holds %zu documents, "
+		                   "not one", doc->nroots);
+	target = doc->roots[0];
+	if (o->type != SMP_PATCH_STRATEGIC) {
+		/* Merge and JSON patches copy as they go: build a new document. */
+		rc = smp_patch_apply(&res, target, patch, o, err);
+		smp_doc_free(doc);
+		*inout = res;
+		return rc;
+	}
+	rc = root_type(&t, o, target, patch, NULL, err);
+	if (!rc)
+		rc = smp_sm_apply_inplace(&out, &doc->arena, target, patch, t, err);
+	if (rc) {
+		/* The target may be half-changed: nobody may see it. */
+		smp_doc_free(doc);
+		*inout = NULL;
+		return rc;
+	}
+	doc->roots[0] = out;
+	return 0;
+}
+
 SMP_API int smp_diff_two_way(smp_doc **out, const smp_value *original,
                              const smp_value *modified, const smp_patch_options *opts,
                              smp_error *err)

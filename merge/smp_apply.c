@@ -4,7 +4,8 @@
  * semantics), rewritten over our value tree.
  *
  * The target is deep-copied into the result arena first and then changed in
- * place; patch values are copied when they are taken, so the inputs are
+ * place (smp_sm_apply_inplace skips the copy: its caller gives up the
+ * target); patch values are copied when they are taken, so the patch is
  * never written. Maps being changed keep deleted entries as tombstones
  * (val == NULL) until the end of mergeMap; large maps get a key index, and
  * list elements are matched through a hash index on merge-key values.
@@ -1024,8 +1025,10 @@ out:
 	return rc;
 }
 
-int smp_sm_apply(smp_value **out, smp_arena *a, const smp_value *target,
-                 const smp_value *patch, const smp_stype *root, smp_error *err)
+/* Both entry points: `target` is only read when `inplace` is false; when it
+ * is true it lives in `a` and becomes (part of) the result. */
+static int sm_apply(smp_value **out, smp_arena *a, const smp_value *target, smp_value *inplace,
+                    const smp_value *patch, const smp_stype *root, smp_error *err)
 {
 	smp_arena tmp;
 	sctx c;
@@ -1045,7 +1048,10 @@ int smp_sm_apply(smp_value **out, smp_arena *a, const smp_value *target,
 	sctx_init(&c, a, &tmp, err);
 	c.mpl = true;
 	c.iun = true;
-	orig = (target && target->type == SMP_MAP) ? smpv_copy(a, target) : smpv_map(a, 0);
+	if (!target || target->type != SMP_MAP)
+		orig = smpv_map(a, 0);
+	else
+		orig = inplace ? inplace : smpv_copy(a, target);
 	if (!orig) {
 		rc = snomem(&c);
 		goto out;
@@ -1059,4 +1065,16 @@ int smp_sm_apply(smp_value **out, smp_arena *a, const smp_value *target,
 out:
 	smp_arena_release(&tmp);
 	return rc;
+}
+
+int smp_sm_apply(smp_value **out, smp_arena *a, const smp_value *target,
+                 const smp_value *patch, const smp_stype *root, smp_error *err)
+{
+	return sm_apply(out, a, target, NULL, patch, root, err);
+}
+
+int smp_sm_apply_inplace(smp_value **out, smp_arena *a, smp_value *target,
+                         const smp_value *patch, const smp_stype *root, smp_error *err)
+{
+	return sm_apply(out, a, target, target, patch, root, err);
 }

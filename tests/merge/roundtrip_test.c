@@ -452,6 +452,13 @@ int main(int argc, char **argv)
 			       r, NULL);
 			goto next;
 		}
+		/* The same in place, on a copy that is given up. */
+		if (smp_sm_apply_inplace(&r, A, smpv_copy(A, o), p, types[k], &err) ||
+		    !smpv_equal(r, m)) {
+			report("in-place apply(original, diff(original, modified)) != modified", it, o,
+			       m, NULL, p, r, NULL);
+			goto next;
+		}
 		/* three-way: current = original + live-only fields */
 		live = smpv_map(A, 0);
 		st = smpv_map(A, 0);
@@ -478,6 +485,12 @@ int main(int argc, char **argv)
 			if (!smpv_equal(r, want)) {
 				report("three-way result lost live-only fields or differs from modified", it,
 				       o, m, c, p, r, NULL);
+				goto next;
+			}
+			if (smp_sm_apply_inplace(&r, A, smpv_copy(A, c), p, types[k], &err) ||
+			    !smpv_equal(r, want)) {
+				report("in-place apply of the three-way patch differs", it, o, m, c, p, r,
+				       NULL);
 				goto next;
 			}
 		}
