@@ -205,22 +205,18 @@ static smp_value *reset_annotations(smp_arena *a, smp_value *obj)
 	return fresh;
 }
 
-/* The annotation text of `cfg` (which must be a map; it is modified: its
- * annotations map is rebuilt without the last-applied entry). */
-static int encode_into(char **out, size_t *len, smp_arena *a, smp_value *cfg,
-                       smp_value **annotations, smp_error *err)
+/* v as Go's json.Encoder writes a map: compact, sorted keys, <>& escaped,
+ * a final newline. */
+static int print_encoded(char **out, size_t *len, const smp_value *v, smp_error *err)
 {
 	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
-	smp_value *ann = reset_annotations(a, cfg);
 	char *text = NULL, *nl;
 	size_t n = 0;
 	int rc;
 
-	if (!ann)
-		return oom(err);
 	po.sort_keys = true;
 	po.go_escape = true;
-	rc = smp_print(&text, &n, cfg, &po, err);
+	rc = smp_print(&text, &n, v, &po, err);
 	if (rc)
 		return rc;
 	/* json.Encoder.Encode, which the reference uses, ends with a newline. */
@@ -233,9 +229,21 @@ static int encode_into(char **out, size_t *len, smp_arena *a, smp_value *cfg,
 	nl[n + 1] = '\0';
 	*out = nl;
 	*len = n + 1;
+	return 0;
+}
+
+/* The annotation text of `cfg` (which must be a map; it is modified: its
+ * annotations map is rebuilt without the last-applied entry). */
+static int encode_into(char **out, size_t *len, smp_arena *a, smp_value *cfg,
+                       smp_value **annotations, smp_error *err)
+{
+	smp_value *ann = reset_annotations(a, cfg);
+
+	if (!ann)
+		return oom(err);
 	if (annotations)
 		*annotations = ann;
-	return 0;
+	return print_encoded(out, len, cfg, err);
 }
 
 int smp_last_applied_encode(char **out, size_t *len, const smp_value *config,
@@ -259,6 +267,64 @@ int smp_last_applied_encode(char **out, size_t *len, const smp_value *config,
 		goto out;
 	}
 	rc = encode_into(out, &n, &a, cfg, NULL, err);
+	if (!rc && len)
+		*len = n;
+out:
+	smp_arena_release(&a);
+	return rc;
+}
+
+int smp_set_last_applied_encode(char **out, size_t *len, const smp_value *config,
+                                const char *namespace, smp_error *err)
+{
+	smp_arena a;
+	smp_value *cfg, *md, *nsv;
+	size_t n = 0;
+	int rc = 0;
+
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (!config || config->type != SMP_MAP)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "the configuration must be an object (a map)");
+	smp_arena_init(&a);
+	if (!(cfg = smpv_copy(&a, config))) {
+		rc = oom(err);
+		goto out;
+	}
+	md = smpv_map_get(cfg, "metadata");
+	nsv = md && md->type == SMP_MAP ? smpv_map_get(md, "namespace") : NULL;
+	/* the builder's default namespace, where the object names none */
+	if (namespace && *namespace && !(nsv && nsv->type == SMP_STRING && nsv->u.s.len)) {
+		smp_value *v = smpv_str(&a, namespace, strlen(namespace));
+		ptrdiff_t at;
+
+		if (!v) {
+			rc = oom(err);
+			goto out;
+		}
+		if (!md || md->type != SMP_MAP) {
+			smp_value *m = smpv_map(&a, 2);
+
+			at = smpv_map_find(cfg, "metadata", 8);
+			if (!m || (at < 0 && smpv_map_add(&a, cfg, "metadata", 8, m))) {
+				rc = oom(err);
+				goto out;
+			}
+			if (at >= 0)
+				cfg->u.map.items[at].val = m;
+			md = m;
+		}
+		at = smpv_map_find(md, "namespace", 9);
+		if (at >= 0)
+			md->u.map.items[at].val = v;
+		else if (smpv_map_add(&a, md, "namespace", 9, v)) {
+			rc = oom(err);
+			goto out;
+		}
+	}
+	rc = print_encoded(out, &n, cfg, err);
 	if (!rc && len)
 		*len = n;
 out:
@@ -489,7 +555,7 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 	smp_patch_options po = SMP_PATCH_OPTIONS_INIT;
 	smp_apply_result *res;
 	smp_arena *a;
-	smp_value *cfg = NULL, *mod, *ann, *encv;
+	smp_value *cfg = NULL, *mod, *ann = NULL, *encv;
 	const smp_value *original = NULL;
 	smp_doc *odoc = NULL;
 	size_t enclen = 0;

@@ -22,8 +22,9 @@ static const char help_text[] =
 	"its JSON indented by two spaces, as kubectl does.\n"
 	"\n"
 	"set: sets the annotation of the live objects to the configurations of\n"
-	"FILE, as if `kubectl apply -f FILE` had run, without changing anything else\n"
-	"(like kubectl apply set-last-applied), and prints the updated objects.\n"
+	"FILE, without changing anything else, and prints the updated objects, like\n"
+	"kubectl apply set-last-applied (which stores the configuration as read,\n"
+	"namespace filled in, without the \"annotations\":{} that apply adds).\n"
 	"A live object without the annotation is an error unless\n"
 	"--create-annotation is given. Without --live the configurations\n"
 	"themselves get the annotation (like kubectl create --save-config).\n"
@@ -143,25 +144,60 @@ static int not_found(const cli_obj *o)
 	return cli_fail_at(&e, o);
 }
 
+/* apply's wording (smp_apply_object) for an object in another namespace. */
+static int ns_mismatch(smp_error *err, const char *ref, const char *own, const char *want)
+{
+	cli_buf b;
+
+	memset(err, 0, sizeof(*err));
+	err->code = SMP_EINVALOBJ;
+	cli_buf_init(&b);
+	cli_buf_puts(&b, ref);
+	cli_buf_puts(&b, ": the namespace from the provided object \"");
+	cli_buf_puts(&b, own);
+	cli_buf_puts(&b, "\" does not match the namespace \"");
+	cli_buf_puts(&b, want);
+	cli_buf_puts(&b, "\". You must pass '--namespace=");
+	cli_buf_puts(&b, own);
+	cli_buf_puts(&b, "' to perform this operation.");
+	if (b.oom || !b.ptr) {
+		err->code = SMP_ENOMEM;
+		snprintf(err->message, sizeof(err->message), "out of memory");
+	} else {
+		size_t n = b.len < sizeof(err->message) - 1 ? b.len : sizeof(err->message) - 1;
+		memcpy(err->message, b.ptr, n);
+		err->message[n] = '\0';
+	}
+	cli_buf_release(&b);
+	return err->code;
+}
+
 static int set_one(cli_buf *out, cli_buf *status, const cli_obj *c, const smp_value *target,
                    const smp_apply_options *ao, bool json, bool first, unsigned dflags,
                    smp_error *err)
 {
-	smp_apply_result *res = NULL;
 	smp_doc *pdoc = NULL, *odoc = NULL, *shown = NULL;
 	smp_patch_options po = SMP_PATCH_OPTIONS_INIT;
-	const char *enc;
+	const char *ns = smp_apply_namespace(c->v, ao);
+	const char *own = cli_str_at(smp_map_get(c->v, "metadata"), "namespace");
+	char *enc = NULL;
 	cli_buf patch;
 	char ref[512];
 	int rc;
 
 	cli_buf_init(&patch);
-	/* The annotation exactly as apply would write it (namespace defaulted). */
-	rc = smp_apply_object(&res, c->v, NULL, ao, err);
-	if (rc)
+	/* As the builder of kubectl with an explicit -n: another namespace is
+	 * an error. */
+	if (ao->enforce_namespace && *ns && own && *own && ao->default_namespace &&
+	    strcmp(own, ao->default_namespace) != 0) {
+		smp_apply_object_ref(ref, sizeof(ref), c->v);
+		rc = ns_mismatch(err, ref, own, ao->default_namespace);
 		goto out;
-	enc = cli_str_at(smp_map_get(smp_map_get(smp_apply_result_object(res), "metadata"),
-	                             "annotations"), SMP_LAST_APPLIED_ANNOTATION);
+	}
+	/* The annotation as set-last-applied writes it (editor.GetApplyPatch):
+	 * the configuration as read, namespace defaulted, nothing added. */
+	if ((rc = smp_set_last_applied_encode(&enc, NULL, c->v, ns, err)))
+		goto out;
 	cli_buf_puts(&patch, "{\"metadata\":{\"annotations\":{\"" SMP_LAST_APPLIED_ANNOTATION
 	             "\":");
 	cli_json_string(&patch, enc);
@@ -189,7 +225,7 @@ out:
 	smp_doc_free(pdoc);
 	smp_doc_free(odoc);
 	smp_doc_free(shown);
-	smp_apply_result_free(res);
+	smp_free(enc);
 	return rc;
 }
 

@@ -676,6 +676,16 @@ SMP_API int smp_display_objects(smp_doc **before_out, smp_doc **after_out,
 SMP_API int smp_last_applied_encode(char **out, size_t *len, const smp_value *config,
                             smp_error *err);
 
+/* The annotation `kubectl apply set-last-applied` writes
+ * (editor.GetApplyPatch): `config` encoded as it is read, its own
+ * annotations kept (even a last-applied one) and no "annotations":{}
+ * added, with metadata.namespace set to `namespace` when that is non-empty
+ * (NULL or "": none, e.g. cluster-scoped kinds) and the object names none;
+ * compact JSON, sorted keys, Go escaping, a final newline. `config` must be
+ * a map (SMP_EINVAL). Free `*out` with smp_free; `len` may be NULL. */
+SMP_API int smp_set_last_applied_encode(char **out, size_t *len, const smp_value *config,
+                                        const char *namespace, smp_error *err);
+
 /* Writes the name kubectl prints for `obj`, "kind.group/name" with the kind
  * in lower case ("deployment.apps/nginx", "configmap/settings"), into buf
  * (truncated to size-1 bytes, NUL-terminated when size > 0). Returns the

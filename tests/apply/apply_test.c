@@ -314,6 +314,39 @@ out:
 	smp_doc_free(bare);
 }
 
+/* set-last-applied's annotation (editor.GetApplyPatch), diff finding F16. */
+static void test_set_encode(void)
+{
+	static const struct { const char *config, *ns, *want; } cases[] = {
+		{"{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"x\"},\"data\":{\"a\":\"<\"}}",
+		 "default",
+		 "{\"apiVersion\":\"v1\",\"data\":{\"a\":\"\\u003c\"},\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\",\"namespace\":\"default\"}}\n"},
+		/* its own annotations, a last-applied one too, kept as they are */
+		{"{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"x\",\"namespace\":\"prod\","
+		 "\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":\"old\"}}}", "default",
+		 "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":\"old\"},\"name\":\"x\",\"namespace\":\"prod\"}}\n"},
+		/* cluster-scoped: no namespace; nulls kept */
+		{"{\"kind\":\"Namespace\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"n\",\"labels\":null}}", "",
+		 "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"labels\":null,\"name\":\"n\"}}\n"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		smp_doc *d = doc_of(cases[i].config);
+		char *out = NULL;
+		size_t len = 0;
+		smp_error err;
+		int rc;
+
+		if (!d)
+			continue;
+		rc = smp_set_last_applied_encode(&out, &len, smp_doc_root(d, 0), cases[i].ns, &err);
+		CHECK(rc == 0 && out && strcmp(out, cases[i].want) == 0 && len == strlen(cases[i].want),
+		      "set encode %zu: %d\n got %s\nwant %s", i, rc, out ? out : "", cases[i].want);
+		smp_free(out);
+		smp_doc_free(d);
+	}
+}
+
 /* A configuration whose annotation alone is over the limit is refused in
  * every path; errors of the three-way patch still come first. */
 static void test_limit_early(void)
@@ -614,6 +647,7 @@ int main(void)
 	test_display();
 	test_validate_meta();
 	test_limit_early();
+	test_set_encode();
 	if (failures) {
 		fprintf(stderr, "%d failure(s)\n", failures);
 		return 1;
