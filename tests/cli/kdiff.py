@@ -860,6 +860,76 @@ def check_kapply(n, tmp, server, overwrite):
     stats["ok"] += 1
 
 
+def check_kedit(n, tmp, server):
+    """kubectl edit (KUBE_EDITOR writes MOD) against fakeapi.py sends the
+    two-way patch ORIG -> MOD; it must equal smpatch diff ORIG MOD."""
+    orig = R.choice(KINDS)()
+    if orig["kind"] in ("Namespace", "Node", "ClusterRole"):
+        orig["metadata"].pop("namespace", None)
+    else:
+        orig["metadata"]["namespace"] = "default"
+    orig["metadata"]["uid"] = "u1"
+    orig["metadata"]["resourceVersion"] = "5"
+    mod = mutate_obj(orig)
+    for k in ("apiVersion", "kind"):
+        mod[k] = orig[k]
+    mod["metadata"]["name"] = orig["metadata"]["name"]
+    for k in ("namespace", "uid", "resourceVersion"):
+        if k in orig["metadata"]:
+            mod["metadata"][k] = orig["metadata"][k]
+    if strict_eq(orig, mod):
+        # kubectl edit sends nothing for an unchanged object, while the
+        # reference diff (like smpatch) still emits replace-strategy maps and
+        # the $setElementOrder of unsorted primitive lists
+        stats["ok"] += 1
+        return
+    state = server["dir"]
+    dump(os.path.join(state, "live.json"), orig)
+    M = os.path.join(tmp, "mod.json")
+    dump(M, mod)
+    ed = os.path.join(tmp, "editor.sh")
+    with open(ed, "w") as f:
+        f.write("#!/bin/sh\ncp '%s' \"$1\"\n" % M)
+    os.chmod(ed, 0o755)
+    rq = os.path.join(state, "request.json")
+    if os.path.exists(rq):
+        os.unlink(rq)
+    env = dict(os.environ, KUBE_EDITOR=ed, KUBECONFIG="/dev/null")
+    cmd = ["kubectl", "--server=" + server["url"], "--cache-dir=" + os.path.join(tmp, "cache"), "edit",
+           orig["kind"].lower() + "." + (orig["apiVersion"].split("/")[0] if "/" in orig["apiVersion"] else ""),
+           orig["metadata"]["name"], "-o", "json", "--validate=false"]
+    if cmd[4].endswith("."):
+        cmd[4] = cmd[4][:-1]
+    if "namespace" in orig["metadata"]:
+        cmd += ["-n", "default"]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
+    typ = "merge" if orig["kind"] == "Widget" else "strategic"
+    O = os.path.join(tmp, "orig.json")
+    dump(O, orig)
+    rs, os_, es = run([SMP, "diff", "-o", "json", "--type", typ, O, M])
+    files = {"original.json": orig, "modified.json": mod}
+    kpatch = None
+    if os.path.exists(rq):
+        with open(rq) as f:
+            kpatch = json.load(f)
+    if rs != 0 or (p.returncode != 0 and "Edit cancelled, no changes made" not in p.stderr):
+        if p.returncode != 0 and rs in (3, 4):
+            stats["both-reject"] += 1
+            return
+        stats["exit"] += 1
+        record(n, files, "kedit", "exit %d\n%s%s" % (rs, os_, es), "exit %d\n%s" % (p.returncode, p.stderr), "exit status")
+        return
+    spatch = json.loads(os_) if os_.strip() else {}
+    if kpatch is None:
+        kpatch = {}
+    if not strict_eq(norm(spatch), norm(kpatch)):
+        stats["mismatch"] += 1
+        record(n, files, "kedit", json.dumps(spatch, indent=1, sort_keys=True), json.dumps(kpatch, indent=1, sort_keys=True),
+               "two-way patch differs from kubectl edit's")
+        return
+    stats["ok"] += 1
+
+
 def check_two(n, tmp):
     """Two-way: P = smpatch diff ORIG MOD; kubectl patch ORIG P must give MOD."""
     orig = R.choice(KINDS)()
@@ -991,7 +1061,7 @@ def check_convert(n, tmp):
 def main():
     os.makedirs(OUT, exist_ok=True)
     server = None
-    if MODE in ("kapply", "kapply-noover"):
+    if MODE in ("kapply", "kapply-noover", "kedit"):
         sdir = tempfile.mkdtemp()
         port = 20000 + SEED % 10000
         proc = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakeapi.py"),
@@ -1029,6 +1099,8 @@ def main2(server):
                 check_kapply(n, tmp, server, True)
             elif MODE == "kapply-noover":
                 check_kapply(n, tmp, server, False)
+            elif MODE == "kedit":
+                check_kedit(n, tmp, server)
             elif MODE == "two":
                 check_two(n, tmp)
             elif MODE == "three":
