@@ -25,6 +25,11 @@
 #       `kubectl apply set-last-applied -f config.yaml` writes (its request to
 #       FAKE_APISERVER) must equal the one `smpatch last-applied set` puts
 #       on the object.
+#   edit  original.yaml modified.yaml: `kubectl edit -f original.yaml` against
+#       FAKE_APISERVER (serving original), with an editor that writes
+#       modified, sends the two-way patch; it must equal
+#       `smpatch diff original modified` (--type merge for custom kinds: file
+#       `merge`).
 #   prune  config.yaml objects.yaml args: kubectl apply ARGS (e.g. --prune -l
 #       app=x) against FAKE_APISERVER serving objects.yaml (live objects
 #       with uids) must print the same status lines (created, configured,
@@ -205,6 +210,35 @@ for name in "$@"; do
 		fi
 		[ "$ktype" = none ] && { good "$name"; continue; }
 		"$cmp" --get patch "$tmp/s.line" > "$tmp/s.out"
+		cp "$tmp/state/request.json" "$tmp/k.out"
+		compare "$name" 0 0
+		;;
+	edit)
+		if [ -z "$url" ]; then
+			bad "$name" "no fake API server (4th argument)"
+			continue
+		fi
+		rm -f "$tmp/state/request.json" "$tmp/state/request.type"
+		"$smpatch" convert -o json "$dir/original.yaml" > "$tmp/state/live.json"
+		"$smpatch" convert -o json "$dir/modified.yaml" > "$tmp/modified.json"
+		printf '#!/bin/sh\ncp "%s" "$1"\n' "$tmp/modified.json" > "$tmp/editor"
+		chmod +x "$tmp/editor"
+		KUBE_EDITOR=$tmp/editor kubectl --server="$url" --cache-dir="$tmp/cache" edit \
+			-f "$dir/original.yaml" -o json --validate=false > "$tmp/k.log" 2> "$tmp/k.err"
+		krc=$?
+		dtype=strategic
+		[ -f "$dir/merge" ] && dtype=merge
+		"$smpatch" diff -o json --type $dtype "$dir/original.yaml" "$dir/modified.yaml" \
+			> "$tmp/s.out" 2> "$tmp/s.err"
+		src=$?
+		if [ $krc -ne 0 ] || [ $src -ne 0 ]; then
+			compare "$name" $src $krc
+			continue
+		fi
+		if [ ! -f "$tmp/state/request.json" ]; then
+			bad "$name" "kubectl edit sent no patch"
+			continue
+		fi
 		cp "$tmp/state/request.json" "$tmp/k.out"
 		compare "$name" 0 0
 		;;
