@@ -102,13 +102,20 @@ int smp_go_sort_keys(size_t *idx, const smp_skey *keys, size_t n);
  * sort blocks and SymMerge, so even the inconsistent case matches. */
 void smp_go_stable_by_index(void **items, long *keys, size_t n);
 
-/* Open-addressing index from a value (smpv_hash/smpv_equal) to the first
- * position it was added at. */
+/* Open-addressing index from a value (equality as smpv_equal) to the first
+ * position it was added at. Strings and integers hash 8 bytes per step;
+ * each entry keeps its hash, compared before the values. */
+struct smp_vindex_ent {
+	const smp_value *key;
+	size_t pos;
+	uint64_t hash;
+};
 typedef struct smp_vindex {
 	size_t cap;              /* power of two */
 	uint32_t *slot;          /* entry + 1; 0 = empty */
-	struct { const smp_value *key; size_t pos; } *ent;
+	struct smp_vindex_ent *ent; /* in the order added */
 	size_t n, max;
+	bool dup;                /* some add found its key there already */
 } smp_vindex;
 
 int smp_vindex_init(smp_vindex *ix, smp_arena *a, size_t max_entries);
@@ -116,6 +123,11 @@ int smp_vindex_init(smp_vindex *ix, smp_arena *a, size_t max_entries);
 void smp_vindex_add(smp_vindex *ix, const smp_value *key, size_t pos);
 /* First position of key, or -1. */
 long smp_vindex_find(const smp_vindex *ix, const smp_value *key);
+/* The same with a position hint for lookups that usually come in the order
+ * the keys were added: *hint is an entry number (start with 0), tried first
+ * (no hashing) when the index has no duplicate keys; on success it is set
+ * to the entry after the one found. */
+long smp_vindex_find_next(const smp_vindex *ix, const smp_value *key, size_t *hint);
 
 /* Index of a map's keys (linear scan when small). */
 typedef struct smp_kindex {

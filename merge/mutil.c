@@ -606,6 +606,7 @@ int smp_vindex_init(smp_vindex *ix, smp_arena *a, size_t max_entries)
 	ix->cap = cap;
 	ix->n = 0;
 	ix->max = max_entries;
+	ix->dup = false;
 	ix->slot = smp_arena_alloc(a, cap * sizeof(uint32_t));
 	ix->ent = smp_arena_alloc(a, (max_entries + 1) * sizeof(*ix->ent));
 	if (!ix->slot || !ix->ent)
@@ -616,38 +617,111 @@ int smp_vindex_init(smp_vindex *ix, smp_arena *a, size_t max_entries)
 
 static const smp_value null_value = {SMP_NULL, 0, 0, {0}};
 
+static uint64_t vmix(uint64_t h)
+{
+	h ^= h >> 32;
+	h *= 0xd6e8feb86659fd93ull;
+	h ^= h >> 32;
+	return h;
+}
+
+/* Merge keys are nearly always strings or integers: hash those 8 bytes per
+ * step (the generic smpv_hash takes one byte per step); anything else goes
+ * to smpv_hash. Values of different types are never equal, so mixing the
+ * hash functions by type keeps "equal => same hash". */
+static uint64_t vhash(const smp_value *k)
+{
+	if (k->type == SMP_STRING) {
+		const unsigned char *p = (const unsigned char *)k->u.s.ptr;
+		size_t n = k->u.s.len;
+		uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+		for (; n >= 8; n -= 8, p += 8) {
+			memcpy(&w, p, 8);
+			h = (h ^ vmix(w)) * 0x100000001b3ull;
+		}
+		if (n) {
+			w = 0;
+			memcpy(&w, p, n);
+			h = (h ^ vmix(w ^ ((uint64_t)n << 56))) * 0x100000001b3ull;
+		}
+		return vmix(h);
+	}
+	if (k->type == SMP_INT)
+		return vmix((uint64_t)k->u.i * 0x9e3779b97f4a7c15ull + 4);
+	return smpv_hash(k);
+}
+
+static bool vequal(const smp_value *a, const smp_value *b)
+{
+	if (a->type == SMP_STRING && b->type == SMP_STRING)
+		return a->u.s.len == b->u.s.len && memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0;
+	return smpv_equal(a, b);
+}
+
 void smp_vindex_add(smp_vindex *ix, const smp_value *key, size_t pos)
 {
 	size_t s;
+	uint64_t h;
 
 	if (!key)
 		key = &null_value;
-	s = smpv_hash(key) & (ix->cap - 1);
+	h = vhash(key);
+	s = h & (ix->cap - 1);
 	while (ix->slot[s]) {
-		if (smpv_equal(ix->ent[ix->slot[s] - 1].key, key))
+		const struct smp_vindex_ent *e = &ix->ent[ix->slot[s] - 1];
+		if (e->hash == h && vequal(e->key, key)) {
+			ix->dup = true;
 			return;
+		}
 		s = (s + 1) & (ix->cap - 1);
 	}
 	if (ix->n >= ix->max)
 		return; /* callers size the index; never reached */
 	ix->ent[ix->n].key = key;
 	ix->ent[ix->n].pos = pos;
+	ix->ent[ix->n].hash = h;
 	ix->slot[s] = (uint32_t)(++ix->n);
+}
+
+static long vfind(const smp_vindex *ix, const smp_value *key, size_t *entry)
+{
+	uint64_t h = vhash(key);
+	size_t s = h & (ix->cap - 1);
+
+	while (ix->slot[s]) {
+		const struct smp_vindex_ent *e = &ix->ent[ix->slot[s] - 1];
+		if (e->hash == h && vequal(e->key, key)) {
+			*entry = ix->slot[s] - 1;
+			return (long)e->pos;
+		}
+		s = (s + 1) & (ix->cap - 1);
+	}
+	return -1;
 }
 
 long smp_vindex_find(const smp_vindex *ix, const smp_value *key)
 {
-	size_t s;
+	size_t e;
+
+	return vfind(ix, key ? key : &null_value, &e);
+}
+
+long smp_vindex_find_next(const smp_vindex *ix, const smp_value *key, size_t *hint)
+{
+	size_t e = *hint;
+	long r;
 
 	if (!key)
 		key = &null_value;
-	s = smpv_hash(key) & (ix->cap - 1);
-	while (ix->slot[s]) {
-		if (smpv_equal(ix->ent[ix->slot[s] - 1].key, key))
-			return (long)ix->ent[ix->slot[s] - 1].pos;
-		s = (s + 1) & (ix->cap - 1);
+	/* Without duplicates an equal key at the hinted entry is the answer. */
+	if (!ix->dup && e < ix->n && vequal(ix->ent[e].key, key)) {
+		*hint = e + 1;
+		return (long)ix->ent[e].pos;
 	}
-	return -1;
+	r = vfind(ix, key, &e);
+	if (r >= 0)
+		*hint = e + 1;
+	return r;
 }
 
 /* ---- map key index ---- */

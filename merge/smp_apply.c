@@ -189,13 +189,20 @@ static const smp_value *order_key(const smp_value *item, const char *mk, bool ma
 	return maps ? mk_value(item, mk) : item;
 }
 
+/* Index over an order list, built once per list and shared by partition,
+ * normalize_slice_order and the interleaving. Maps without the merge key
+ * are left out: partition skips them (findMapInSliceBasedOnKeyValue), and
+ * the others validate the merge keys before looking anything up. */
 static int build_order_index(sctx *c, smp_vindex *ix, const vlist *order, const char *mk,
                              bool maps)
 {
 	if (smp_vindex_init(ix, c->tmp, order->n))
 		return snomem(c);
-	for (size_t i = 0; i < order->n; i++)
-		smp_vindex_add(ix, order_key(order->v[i], mk, maps), i);
+	for (size_t i = 0; i < order->n; i++) {
+		const smp_value *key = order_key(order->v[i], mk, maps);
+		if (key)
+			smp_vindex_add(ix, key, i);
+	}
 	return 0;
 }
 
@@ -216,13 +223,12 @@ static bool is_delete_item(const smp_value *m)
 	return smpv_is_str(mget(m, DIRECTIVE_MARKER), "delete");
 }
 
-/* normalizeSliceOrder: stable sort of l by position in order; items marked
- * $patch: delete go last. */
-int normalize_slice_order(sctx *c, vlist *l, const vlist *order, const char *mk,
-                                 bool maps)
+/* normalizeSliceOrder with the index over `order` given. */
+static int nso_ix(sctx *c, vlist *l, const vlist *order, const smp_vindex *ix, const char *mk,
+                  bool maps)
 {
 	vlist keep = {0}, del = {0};
-	smp_vindex ix;
+	size_t hint = 0;
 	long *keys;
 	int rc;
 
@@ -235,13 +241,11 @@ int normalize_slice_order(sctx *c, vlist *l, const vlist *order, const char *mk,
 	} else {
 		keep = *l;
 	}
-	if ((rc = build_order_index(c, &ix, order, mk, maps)))
-		return rc;
 	keys = smp_arena_alloc(c->tmp, (keep.n + 1) * sizeof(*keys));
 	if (!keys)
 		return snomem(c);
 	for (size_t i = 0; i < keep.n; i++)
-		keys[i] = smp_vindex_find(&ix, order_key(keep.v[i], mk, maps));
+		keys[i] = smp_vindex_find_next(ix, order_key(keep.v[i], mk, maps), &hint);
 	smp_go_stable_by_index((void **)keep.v, keys, keep.n);
 	for (size_t i = 0; i < del.n; i++)
 		if ((rc = vl_push(c, &keep, del.v[i])))
@@ -250,28 +254,60 @@ int normalize_slice_order(sctx *c, vlist *l, const vlist *order, const char *mk,
 	return 0;
 }
 
-/* normalizeElementOrder + mergeSortedSlice. */
-static int normalize_element_order(sctx *c, vlist *out, vlist *patch, vlist *server,
-                                   const vlist *patch_order, const vlist *server_order,
-                                   const char *mk, bool maps)
+/* normalizeSliceOrder: stable sort of l by position in order; items marked
+ * $patch: delete go last. */
+int normalize_slice_order(sctx *c, vlist *l, const vlist *order, const char *mk,
+                                 bool maps)
 {
 	smp_vindex ix;
-	size_t i = 0, j = 0;
 	int rc;
 
-	if ((rc = normalize_slice_order(c, patch, patch_order, mk, maps)) ||
-	    (rc = normalize_slice_order(c, server, server_order, mk, maps)))
+	if ((rc = build_order_index(c, &ix, order, mk, maps)))
 		return rc;
-	if ((rc = build_order_index(c, &ix, server_order, mk, maps)))
+	return nso_ix(c, l, order, &ix, mk, maps);
+}
+
+/* normalizeElementOrder + mergeSortedSlice. `pix` is the index over
+ * patch_order when the caller has it (NULL: built here). */
+static int normalize_element_order(sctx *c, vlist *out, vlist *patch, vlist *server,
+                                   const vlist *patch_order, const vlist *server_order,
+                                   const char *mk, bool maps, const smp_vindex *pix)
+{
+	smp_vindex pbuf, ix;
+	size_t i = 0, j = 0, hs = 0, hp = 0;
+	long li = -1, ri = -1;
+	bool have_li = false, have_ri = false;
+	int rc;
+
+	if (!pix) {
+		if ((rc = build_order_index(c, &pbuf, patch_order, mk, maps)))
+			return rc;
+		pix = &pbuf;
+	}
+	if ((rc = nso_ix(c, patch, patch_order, pix, mk, maps)))
+		return rc;
+	if ((rc = build_order_index(c, &ix, server_order, mk, maps)) ||
+	    (rc = nso_ix(c, server, server_order, &ix, mk, maps)))
 		return rc;
 	memset(out, 0, sizeof(*out));
+	/* Each item is looked up once, in list order (the hints keep that a
+	 * sequential walk when the lists line up). */
 	while (i < server->n && j < patch->n) {
-		long li = smp_vindex_find(&ix, order_key(server->v[i], mk, maps));
-		long ri = smp_vindex_find(&ix, order_key(patch->v[j], mk, maps));
-		if (li >= 0 && ri >= 0 && li < ri)
+		if (!have_li) {
+			li = smp_vindex_find_next(&ix, order_key(server->v[i], mk, maps), &hs);
+			have_li = true;
+		}
+		if (!have_ri) {
+			ri = smp_vindex_find_next(&ix, order_key(patch->v[j], mk, maps), &hp);
+			have_ri = true;
+		}
+		if (li >= 0 && ri >= 0 && li < ri) {
 			rc = vl_push(c, out, server->v[i++]);
-		else
+			have_li = false;
+		} else {
 			rc = vl_push(c, out, patch->v[j++]);
+			have_ri = false;
+		}
 		if (rc)
 			return rc;
 	}
@@ -284,11 +320,12 @@ static int normalize_element_order(sctx *c, vlist *out, vlist *patch, vlist *ser
 	return 0;
 }
 
-/* partitionPrimitivesByPresentInList / partitionMapsByPresentInList. */
+/* partitionPrimitivesByPresentInList / partitionMapsByPresentInList. The
+ * index over `by` is left in *ix for normalize_element_order. */
 static int partition(sctx *c, const vlist *merged, const vlist *by, const char *mk, bool maps,
-                     vlist *in, vlist *out)
+                     vlist *in, vlist *out, smp_vindex *ix)
 {
-	smp_vindex ix;
+	size_t hint = 0;
 	int rc;
 
 	memset(in, 0, sizeof(*in));
@@ -299,15 +336,8 @@ static int partition(sctx *c, const vlist *merged, const vlist *by, const char *
 				if (by->v[k]->type != SMP_MAP)
 					return sfail(c, SMP_EPATCH, "value for key %zu is not a map", k);
 	}
-	if (smp_vindex_init(&ix, c->tmp, by->n))
-		return snomem(c);
-	for (size_t k = 0; k < by->n; k++) {
-		const smp_value *key = maps ? mk_value(by->v[k], mk) : by->v[k];
-		/* findMapInSliceBasedOnKeyValue skips maps without the key. */
-		if (maps && !key)
-			continue;
-		smp_vindex_add(&ix, key, k);
-	}
+	if ((rc = build_order_index(c, ix, by, mk, maps)))
+		return rc;
 	for (size_t i = 0; i < merged->n; i++) {
 		const smp_value *v = merged->v[i];
 		const smp_value *key = v;
@@ -318,7 +348,7 @@ static int partition(sctx *c, const vlist *merged, const vlist *by, const char *
 			if (!key)
 				return err_no_merge_key(c, v, mk);
 		}
-		rc = vl_push(c, smp_vindex_find(&ix, key) >= 0 ? in : out, merged->v[i]);
+		rc = vl_push(c, smp_vindex_find_next(ix, key, &hint) >= 0 ? in : out, merged->v[i]);
 		if (rc)
 			return rc;
 	}
@@ -472,6 +502,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
                        vlist *view)
 {
 	vlist merged = {0}, server_order = {0}, patch_order = {0}, in, outl, res;
+	smp_vindex pix;
 	smp_type kind;
 	bool maps;
 	int rc;
@@ -521,7 +552,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		vlist nonspecial = {0};
 		smp_vindex del, ix;
 		bool replace = false, any_delete = false;
-		size_t ndel = 0;
+		size_t ndel = 0, hint = 0;
 
 		if (!mk || !*mk) {
 			rc = sfail(c, SMP_EPATCH, "cannot merge lists without merge key for %s",
@@ -605,7 +636,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 				rc = err_no_merge_key(c, pe, mk);
 				goto out;
 			}
-			pos = smp_vindex_find(&ix, mv);
+			pos = smp_vindex_find_next(&ix, mv, &hint);
 			if (pos >= 0) {
 				size_t pl = spush_elem(c, mk, mv, (size_t)pos);
 				smp_value *r;
@@ -624,10 +655,10 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 			}
 		}
 	}
-	if ((rc = partition(c, &merged, &patch_order, mk, maps, &in, &outl)))
+	if ((rc = partition(c, &merged, &patch_order, mk, maps, &in, &outl, &pix)))
 		goto out;
 	if ((rc = normalize_element_order(c, &res, &in, &outl, &patch_order, &server_order, mk,
-	                                  maps)))
+	                                  maps, &pix)))
 		goto out;
 	*out = vl_to_list(c, &res);
 	rc = *out ? 0 : SMP_ENOMEM;
@@ -789,7 +820,9 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		long oidx;
 		pmeta m;
 		vlist merged, in, outl, res, order_l, orig_l, alias = {0};
+		smp_vindex oix;
 		smp_type kind;
+		bool pmaps;
 
 		if (done[i] || !has_prefix(e->key, e->klen, SET_ELEMENT_ORDER_PREFIX))
 			continue;
@@ -861,12 +894,14 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 			return rc;
 		if (alias.v)
 			orig_l = alias;
-		if ((rc = partition(c, &merged, &order_l, m.mk, *m.mk != '\0', &in, &outl)))
+		pmaps = *m.mk != '\0';
+		if ((rc = partition(c, &merged, &order_l, m.mk, pmaps, &in, &outl, &oix)))
 			return rc;
 		if ((rc = slice_elem_type(c, olist, plist, &kind)))
 			return rc;
 		if ((rc = normalize_element_order(c, &res, &in, &outl, &order_l, &orig_l, m.mk,
-		                                  kind == SMP_MAP)))
+		                                  kind == SMP_MAP,
+		                                  pmaps == (kind == SMP_MAP) ? &oix : NULL)))
 			return rc;
 		smp_value *lv = vl_to_list(c, &res);
 		if (!lv || (rc = wm_set(c, w, okey, oklen, lv)))

@@ -241,10 +241,20 @@ bool has_prefix(const char *key, size_t klen, const char *prefix)
 
 const smp_value *mk_value(const smp_value *item, const char *mk)
 {
+	size_t n;
+
 	if (!item || item->type != SMP_MAP)
 		return NULL;
-	ptrdiff_t i = smpv_map_find(item, mk, strlen(mk));
-	return i < 0 ? NULL : item->u.map.items[i].val;
+	/* Called for every list element, often several times: compare the
+	 * first byte before memcmp (keys are NUL-terminated, so key[0] is
+	 * readable even for an empty key). */
+	n = strlen(mk);
+	for (size_t i = 0; i < item->u.map.len; i++) {
+		const smp_member *e = &item->u.map.items[i];
+		if (e->klen == n && e->key[0] == mk[0] && memcmp(e->key, mk, n) == 0)
+			return e->val;
+	}
+	return NULL;
 }
 
 int gov_key(sctx *c, const smp_value *v, smp_skey *out)
