@@ -179,7 +179,13 @@ int smp_labels_validate(const smp_value *labels, const char *path, smp_error *er
 		const smp_value *v = m->val;
 		const char *s = m->key;
 		size_t n = m->klen;
-		bool bad = smp_label_key_problems(&b, m->key, m->klen);
+		bool bad;
+
+		/* kubectl drops a null label on create and deletes the label with
+		 * it in a patch: the server never validates it */
+		if (v->type == SMP_NULL)
+			continue;
+		bad = smp_label_key_problems(&b, m->key, m->klen);
 
 		if (!bad) {
 			if (v->type != SMP_STRING) {

@@ -13,7 +13,8 @@
 static const char *const help_text[] = {
 	"Usage: smpatch apply -f PATH [-f PATH...] [-R] [--live FILE|-]\n"
 	"                     [-o patch|yaml|json|diff|name] [--overwrite=false]\n"
-	"                     [--prune -l SELECTOR] [-l SELECTOR] [--field-selector SEL]\n"
+	"                     [--prune -l SELECTOR|--all] [--prune-allowlist G/V/K ...]\n"
+	"                     [-l SELECTOR] [--field-selector SEL]\n"
 	"                     [-n NAMESPACE] [--openapi FILE | --schema CRD.yaml ...]\n"
 	"\n"
 	"Computes what client-side `kubectl apply` would do, offline: for every\n"
@@ -70,17 +71,22 @@ static const char *const help_text[] = {
 	"                        kubectl, the last-applied annotation itself counts as\n"
 	"                        such a field, so any change to a configuration whose\n"
 	"                        live object has the annotation conflicts.\n"
-	"      --prune           with -l: live objects that carry the last-applied\n"
-	"                        annotation, match the selector and are absent from\n"
-	"                        the configurations are planned for deletion (action\n"
-	"                        prune). As kubectl's default, only these kinds are\n"
-	"                        pruned: ConfigMap, Endpoints, Namespace,\n"
-	"                        PersistentVolumeClaim, PersistentVolume, Pod,\n"
-	"                        ReplicationController, Secret, Service, batch Job and\n"
-	"                        CronJob, networking.k8s.io Ingress, apps DaemonSet,\n"
-	"                        Deployment, ReplicaSet and StatefulSet; namespaced\n"
-	"                        ones only in namespaces the configurations use.\n"
-	"                        Nothing is deleted anywhere: this is a plan.\n"
+	"      --prune           with -l or --all: live objects that carry the\n"
+	"                        last-applied annotation, match the selector and are\n"
+	"                        absent from the configurations are planned for\n"
+	"                        deletion (action prune). As kubectl's default, only\n"
+	"                        these kinds are pruned: ConfigMap, Endpoints,\n"
+	"                        Namespace, PersistentVolumeClaim, PersistentVolume,\n"
+	"                        Pod, ReplicationController, Secret, Service, batch Job\n"
+	"                        and CronJob, networking.k8s.io Ingress, apps\n"
+	"                        DaemonSet, Deployment, ReplicaSet and StatefulSet;\n"
+	"                        namespaced ones only in namespaces the configurations\n"
+	"                        use. Nothing is deleted anywhere: this is a plan.\n"
+	"      --all             select all objects: --prune without -l (not with -l)\n"
+	"      --prune-allowlist GROUP/VERSION/KIND  prune these kinds instead of the\n"
+	"                        default set (core for the core group, e.g.\n"
+	"                        core/v1/ConfigMap, apps/v1/Deployment); repeatable;\n"
+	"                        the kind must be known (built-in or --schema)\n"
 	,
 	"  -l, --selector SEL    apply only configurations whose labels match SEL\n"
 	"                        (=, ==, !=, in, notin, key, !key, comma = AND)\n"
@@ -120,8 +126,68 @@ typedef struct plan {
 	smp_apply_result *res;     /* NULL for prune */
 } plan;
 
+static bool default_prunable(const smp_value *obj);
+
+/* One --prune-allowlist entry: group ("" for core) and kind. */
+typedef struct allow {
+	char *group, *kind;
+} allow;
+
+/* Parses "group/version/kind" ("core" = the core group) as kubectl's
+ * prune.ParseResources does; the kind must be known (built-in tables or
+ * the --schema/--openapi document), as kubectl asks the server. */
+static int parse_allow(allow *a, const char *text, const smp_schema *schema)
+{
+	const char *s1 = strchr(text, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
+	char av[512];
+	size_t gl;
+	bool known = false;
+
+	if (!s1 || !s2 || strchr(s2 + 1, '/'))
+		return cli_usage("apply", "invalid GroupVersionKind format: %s, please follow "
+		                 "<group/version/kind>", text);
+	gl = (size_t)(s1 - text);
+	a->group = strndup(text, gl);
+	a->kind = strdup(s2 + 1);
+	if (!a->group || !a->kind) {
+		fprintf(stderr, "smpatch apply: out of memory\n");
+		return CLI_INTERNAL;
+	}
+	if (strcmp(a->group, "core") == 0)
+		a->group[0] = '\0';
+	if (a->group[0])
+		snprintf(av, sizeof(av), "%s/%.*s", a->group, (int)(s2 - s1 - 1), s1 + 1);
+	else
+		snprintf(av, sizeof(av), "%.*s", (int)(s2 - s1 - 1), s1 + 1);
+	smp_schema_kind_namespaced(smp_schema_builtin(), av, a->kind, &known);
+	if (!known && schema)
+		smp_schema_kind_namespaced(schema, av, a->kind, &known);
+	if (!known)
+		return cli_usage("apply", "no matches for kind \"%s\" in version \"%s\"", a->kind,
+		                 av);
+	return CLI_OK;
+}
+
+/* The --prune-allowlist entries, else kubectl's default prune set. */
+static bool prunable(const smp_value *obj, const allow *allows, size_t nallows)
+{
+	if (nallows) {
+		const char *av = cli_str_at(obj, "apiVersion");
+		const char *kind = cli_str_at(obj, "kind");
+		const char *slash = av ? strchr(av, '/') : NULL;
+		size_t gl = slash ? (size_t)(slash - av) : 0;
+
+		for (size_t i = 0; kind && i < nallows; i++)
+			if (strcmp(allows[i].kind, kind) == 0 && strlen(allows[i].group) == gl &&
+			    strncmp(allows[i].group, av ? av : "", gl) == 0)
+				return true;
+		return false;
+	}
+	return default_prunable(obj);
+}
+
 /* kubectl's default prune set (group, kind). */
-static bool prunable(const smp_value *obj)
+static bool default_prunable(const smp_value *obj)
 {
 	static const char *const kinds[][2] = {
 		{"", "ConfigMap"}, {"", "Endpoints"}, {"", "Namespace"},
@@ -294,7 +360,10 @@ int cmd_apply(int argc, char **argv)
 	const char *openapi = NULL, *ns = NULL;
 	const char **schemas = NULL;
 	size_t nschemas = 0;
-	bool recursive = false, prune = false, overwrite = true, managed = false;
+	bool recursive = false, prune = false, overwrite = true, managed = false, all = false;
+	allow *allows = NULL;
+	const char **allow_texts = NULL;
+	size_t nallows = 0, nallow_texts = 0;
 	enum outfmt fmt = OUT_PATCH;
 	plan *plans = NULL;
 	size_t nplans = 0, nlive = 0;
@@ -312,7 +381,9 @@ int cmd_apply(int argc, char **argv)
 	cli_buf_init(&status);
 	files = calloc((size_t)argc + 1, sizeof(*files));
 	schemas = calloc((size_t)argc + 1, sizeof(*schemas));
-	if (!files || !schemas) {
+	allow_texts = calloc((size_t)argc + 1, sizeof(*allow_texts));
+	allows = calloc((size_t)argc + 1, sizeof(*allows));
+	if (!files || !schemas || !allow_texts || !allows) {
 		code = CLI_INTERNAL;
 		fprintf(stderr, "smpatch apply: out of memory\n");
 		goto out;
@@ -342,6 +413,15 @@ int cmd_apply(int argc, char **argv)
 			}
 			if (!val)
 				managed = true;
+			continue;
+		}
+		if (strcmp(opt, "--all") == 0) {
+			if (val && !cli_parse_bool(val, &all)) {
+				code = usage("invalid value for --all: '%s'", val);
+				goto out;
+			}
+			if (!val)
+				all = true;
 			continue;
 		}
 		if (strcmp(opt, "--prune") == 0) {
@@ -394,6 +474,9 @@ int cmd_apply(int argc, char **argv)
 			openapi = val;
 		} else if (strcmp(opt, "--schema") == 0) {
 			schemas[nschemas++] = val;
+		} else if (strcmp(opt, "--prune-allowlist") == 0 ||
+		           strcmp(opt, "--prune-whitelist") == 0) {
+			allow_texts[nallow_texts++] = val;
 		} else {
 			code = usage("unknown option '%s'", opt);
 			goto out;
@@ -413,7 +496,11 @@ int cmd_apply(int argc, char **argv)
 		code = usage("%s", "--openapi and --schema cannot be used together");
 		goto out;
 	}
-	if (prune && !selector) {
+	if (all && selector) {
+		code = usage("%s", "cannot set --all and --selector at the same time");
+		goto out;
+	}
+	if (prune && !selector && !all) {
 		code = usage("%s", "all resources selected for prune without explicitly passing "
 		             "--all. To prune all resources, pass the --all flag. If you did not "
 		             "mean to prune all resources, specify a label selector");
@@ -430,6 +517,11 @@ int cmd_apply(int argc, char **argv)
 	if ((rc = cli_load_schemas(&schema, openapi, schemas, nschemas, &err))) {
 		code = cli_fail(&err);
 		goto out;
+	}
+	for (size_t i = 0; i < nallow_texts; i++) {
+		code = parse_allow(&allows[nallows++], allow_texts[i], schema);
+		if (code != CLI_OK)
+			goto out;
 	}
 
 	/* Read everything first; the configurations as kubectl decodes them. */
@@ -538,7 +630,8 @@ int cmd_apply(int argc, char **argv)
 			bool visited_ns = !*lns;
 
 			if (used[i] || !smp_map_get(ann, SMP_LAST_APPLIED_ANNOTATION) ||
-			    !prunable(lv) || !smp_selector_matches(lsel, smp_map_get(md, "labels")))
+			    !prunable(lv, allows, nallows) ||
+			    (lsel && !smp_selector_matches(lsel, smp_map_get(md, "labels"))))
 				continue;
 			if (!visited_ns && nns &&
 			    bsearch(&lns, nss, nns, sizeof(*nss), cmp_str))
@@ -619,6 +712,12 @@ out:
 	free(used);
 	free(files);
 	free(schemas);
+	for (size_t i = 0; allows && i < nallows; i++) {
+		free(allows[i].group);
+		free(allows[i].kind);
+	}
+	free(allows);
+	free(allow_texts);
 	smp_selector_free(lsel);
 	smp_selector_free(fsel);
 	smp_schema_free(schema);

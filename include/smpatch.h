@@ -526,7 +526,8 @@ SMP_API int smp_label_validate_value(const char *value, smp_error *err);
  * names it in messages (NULL = "metadata.labels"). On the first bad entry
  * returns SMP_EINVALOBJ, err->message like the API server's
  * `metadata.labels: Invalid value: "-x": <rule>`, err->line/column at the
- * entry's value. */
+ * entry's value. Entries whose value is null are not checked (kubectl
+ * drops them on create; in a patch they delete the label). */
 SMP_API int smp_labels_validate(const smp_value *labels, const char *path,
                                 smp_error *err);
 

@@ -354,6 +354,27 @@ case("prune", [pa, pb],
       live_from(widget("wid", {"x": 1}, labels={"app": "shop"}))],
      args="--prune -l app=shop")
 case("prune-without-selector", [pa], [live_from(pc)], args="--prune")
+# --all and --prune-allowlist (diff finding F17)
+psa = {"apiVersion": "v1", "kind": "ServiceAccount",
+       "metadata": {"name": "old-sa", "labels": {"app": "shop"}}}
+pcr = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+       "metadata": {"name": "old-role", "labels": {"app": "shop"}}, "rules": []}
+prune_live = [live_from(pa), live_from(pc), live_from(pother), pnoann, pns, pdeploy,
+              live_from(psa), live_from(pcr),
+              live_from(widget("wid", {"x": 1}, labels={"app": "shop"}))]
+case("prune-all", [pa, pb], prune_live, args="--prune --all")
+case("prune-allowlist", [pa, pb], prune_live,
+     args="--prune -l app=shop --prune-allowlist=core/v1/ServiceAccount "
+          "--prune-allowlist rbac.authorization.k8s.io/v1/ClusterRole "
+          "--prune-allowlist apps/v1/Deployment")
+case("prune-allowlist-custom-kind", [pa], prune_live,
+     args="--prune --all --prune-allowlist=example.com/v1/Widget --schema crd.yaml",
+     files={"crd.yaml": [WIDGET_CRD]})
+case("prune-all-with-selector", [pa], [live_from(pc)], args="--prune --all -l app=shop")
+case("prune-allowlist-bad-format", [pa], [live_from(pc)],
+     args="--prune --all --prune-allowlist=ConfigMap")
+case("prune-allowlist-unknown-kind", [pa], [live_from(pc)],
+     args="--prune --all --prune-allowlist=example.com/v1/Widget")
 
 # ---- --overwrite=false ----
 case("overwrite-false-conflict", [update], [scaled], args="--overwrite=false")
@@ -371,6 +392,10 @@ case("overwrite-false-missing-annotation", [cm("settings", {"mode": "fast", "lev
 case("invalid-label-key", [cm("ok", {"a": "b"}), cm("bad", {"a": "b"}, labels={"-tier": "x"})])
 case("invalid-label-value", [deploy(labels={"app": "nginx_"})])
 case("invalid-label-prefix", [cm("bad", {"a": "b"}, labels={"Example.COM/tier": "x"})])
+# a null label is no label (dropped on create, deletes in a patch): not validated (F18)
+case("labels-null-create", [cm("nl", {"a": "b"}, labels={"gone": None, "-bad": None, "app": "x"})])
+case("labels-null-deletes", [cm("nl", {"a": "b"}, labels={"gone": None, "app": "x"})],
+     [live_from(cm("nl", {"a": "b"}, labels={"gone": "yes", "app": "x"}))])
 case("bad-selector-syntax", [pa], args="-l 'app in (shop'")
 case("bad-selector-key", [pa], args="-l 'app,-x=1'")
 case("selector-filters-configs", [pa, pother, pb], args="-l 'app in (blog),!missing'")
