@@ -613,8 +613,10 @@ SMP_API smp_patch_type smp_apply_result_patch_type(const smp_apply_result *res);
 /* The request body kubectl sends: the object for CREATE, the patch for
  * CONFIGURE, {} for UNCHANGED. Owned by `res`. */
 SMP_API const smp_value *smp_apply_result_patch(const smp_apply_result *res);
-/* The object as it will be after the apply (what `kubectl apply
- * --dry-run=client -o yaml` shows). Owned by `res`. */
+/* The object as it will be after the apply, as the API server stores it
+ * before its defaulting (what `kubectl apply -o yaml` or --dry-run=server
+ * shows; kubectl's --dry-run=client shows it only for creates). Owned by
+ * `res`. */
 SMP_API const smp_value *smp_apply_result_object(const smp_apply_result *res);
 /* A warning to show (the missing-annotation warning, one line without a
  * newline), or NULL. Owned by `res`. */
