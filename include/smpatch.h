@@ -682,12 +682,12 @@ SMP_API int smp_last_applied_encode(char **out, size_t *len, const smp_value *co
 /* The annotation `kubectl apply set-last-applied` writes
  * (editor.GetApplyPatch): `config` encoded as it is read, its own
  * annotations kept (even a last-applied one) and no "annotations":{}
- * added, with metadata.namespace set to `namespace` when that is non-empty
+ * added, with metadata.namespace set to `ns` when that is non-empty
  * (NULL or "": none, e.g. cluster-scoped kinds) and the object names none;
  * compact JSON, sorted keys, Go escaping, a final newline. `config` must be
  * a map (SMP_EINVAL). Free `*out` with smp_free; `len` may be NULL. */
 SMP_API int smp_set_last_applied_encode(char **out, size_t *len, const smp_value *config,
-                                        const char *namespace, smp_error *err);
+                                        const char *ns, smp_error *err);
 
 /* Writes the name kubectl prints for `obj`, "kind.group/name" with the kind
  * in lower case ("deployment.apps/nginx", "configmap/settings"), into buf
