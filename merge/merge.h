@@ -133,8 +133,9 @@ long smp_vindex_find_next(const smp_vindex *ix, const smp_value *key, size_t *hi
 typedef struct smp_kindex {
 	const smp_value *map;
 	smp_arena *arena;        /* where the slots live */
-	uint32_t *slot;          /* entry + 1; 0 = empty */
+	uint64_t *slot;          /* entry + 1 | hash >> 32 << 32; 0 = empty */
 	size_t cap;              /* 0 = no index (small map): scan */
+	bool dup;                /* the map has a key twice (seen while indexing) */
 } smp_kindex;
 
 int smp_kindex_init(smp_kindex *ix, smp_arena *a, const smp_value *map);

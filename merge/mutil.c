@@ -728,27 +728,63 @@ long smp_vindex_find_next(const smp_vindex *ix, const smp_value *key, size_t *hi
 
 #define KINDEX_LINEAR 16
 
+/* 8 bytes per step, like vhash. */
+static uint64_t khash(const char *key, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)key;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+
+	for (; n >= 8; n -= 8, p += 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ vmix(w)) * 0x100000001b3ull;
+	}
+	if (n) {
+		w = (uint64_t)n << 56;
+		for (size_t i = 0; i < n; i++)
+			w ^= (uint64_t)p[i] << (8 * i);
+		h = (h ^ vmix(w)) * 0x100000001b3ull;
+	}
+	return vmix(h);
+}
+
+/* A slot holds the entry number + 1 (low 32 bits; 0 = empty) and the high
+ * half of the key's hash, compared before the key is touched. */
+static void kindex_insert(smp_kindex *ix, size_t i)
+{
+	const smp_member *e = &ix->map->u.map.items[i];
+	uint64_t h = khash(e->key, e->klen), tag = h >> 32;
+	size_t s = h & (ix->cap - 1);
+
+	while (ix->slot[s]) {
+		if ((ix->slot[s] >> 32) == tag) {
+			const smp_member *o = &ix->map->u.map.items[(uint32_t)ix->slot[s] - 1];
+			if (o->klen == e->klen && memcmp(o->key, e->key, e->klen) == 0)
+				ix->dup = true;
+		}
+		s = (s + 1) & (ix->cap - 1);
+	}
+	ix->slot[s] = (tag << 32) | ((uint64_t)i + 1);
+}
+
 static int kindex_rebuild(smp_kindex *ix)
 {
 	size_t cap = 64;
 	const smp_value *m = ix->map;
 
-	while (cap < 4 * m->u.map.len)
+	/* Load at most 1/2 (smp_kindex_added rebuilds beyond): the tags keep
+	 * probes short, and a smaller table stays in cache. */
+	while (cap < 2 * m->u.map.len + 2)
 		cap *= 2;
-	ix->slot = smp_arena_alloc(ix->arena, cap * sizeof(uint32_t));
+	ix->slot = smp_arena_alloc(ix->arena, cap * sizeof(*ix->slot));
 	if (!ix->slot) {
 		ix->cap = 0;
 		return SMP_ENOMEM;
 	}
-	memset(ix->slot, 0, cap * sizeof(uint32_t));
+	memset(ix->slot, 0, cap * sizeof(*ix->slot));
 	ix->cap = cap;
-	for (size_t i = 0; i < m->u.map.len; i++) {
-		const smp_member *e = &m->u.map.items[i];
-		size_t s = smp_hash_bytes(e->key, e->klen) & (cap - 1);
-		while (ix->slot[s])
-			s = (s + 1) & (cap - 1);
-		ix->slot[s] = (uint32_t)i + 1;
-	}
+	ix->dup = false;
+	for (size_t i = 0; i < m->u.map.len; i++)
+		kindex_insert(ix, i);
 	return 0;
 }
 
@@ -758,6 +794,7 @@ int smp_kindex_init(smp_kindex *ix, smp_arena *a, const smp_value *map)
 	ix->arena = a;
 	ix->slot = NULL;
 	ix->cap = 0;
+	ix->dup = false;
 	if (map && map->type == SMP_MAP && map->u.map.len > KINDEX_LINEAR)
 		return kindex_rebuild(ix);
 	return 0;
@@ -767,8 +804,6 @@ int smp_kindex_added(smp_kindex *ix)
 {
 	const smp_value *m = ix->map;
 	size_t i = m->u.map.len - 1;
-	const smp_member *e = &m->u.map.items[i];
-	size_t s;
 
 	if (!ix->cap) {
 		if (m->u.map.len > KINDEX_LINEAR)
@@ -777,10 +812,7 @@ int smp_kindex_added(smp_kindex *ix)
 	}
 	if (2 * m->u.map.len > ix->cap)
 		return kindex_rebuild(ix);
-	s = smp_hash_bytes(e->key, e->klen) & (ix->cap - 1);
-	while (ix->slot[s])
-		s = (s + 1) & (ix->cap - 1);
-	ix->slot[s] = (uint32_t)i + 1;
+	kindex_insert(ix, i);
 	return 0;
 }
 
@@ -792,11 +824,15 @@ long smp_kindex_find(const smp_kindex *ix, const char *key, size_t klen)
 		return -1;
 	if (!ix->cap)
 		return (long)smpv_map_find(m, key, klen);
-	size_t s = smp_hash_bytes(key, klen) & (ix->cap - 1);
+	uint64_t h = khash(key, klen), tag = h >> 32;
+	size_t s = h & (ix->cap - 1);
 	while (ix->slot[s]) {
-		const smp_member *e = &m->u.map.items[ix->slot[s] - 1];
-		if (e->klen == klen && memcmp(e->key, key, klen) == 0)
-			return (long)ix->slot[s] - 1;
+		if ((ix->slot[s] >> 32) == tag) {
+			size_t i = (uint32_t)ix->slot[s] - 1;
+			const smp_member *e = &m->u.map.items[i];
+			if (e->klen == klen && memcmp(e->key, key, klen) == 0)
+				return (long)i;
+		}
 		s = (s + 1) & (ix->cap - 1);
 	}
 	return -1;

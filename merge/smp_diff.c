@@ -366,11 +366,105 @@ static int handle_map_diff(sctx *c, smp_value *patch, const char *key, size_t kl
 	return 0;
 }
 
+/* Key lookups for diff_maps. Configuration, last-applied and live object
+ * nearly always list keys in the same order, so the key after the last one
+ * found is tried first: the walks stay sequential (cache-friendly, no
+ * random probes into a table the size of the map). Only when that fails is
+ * the map looked at once: keys in strictly increasing byte order (what Go
+ * and kubectl print) are searched from the hint by galloping; other maps
+ * get a hash index. Map keys are unique (the parser keeps the last of
+ * duplicates, the engine never adds a key twice), so the key at the hint is
+ * the one the index would find; if an index finds duplicates anyway, the
+ * hints are no longer trusted. */
+typedef struct lazy_ix {
+	const smp_value *map;
+	smp_kindex ix;
+	enum { LIX_NONE, LIX_SORTED, LIX_HASH } mode;
+	size_t hint;
+} lazy_ix;
+
+static void lix_init(lazy_ix *l, const smp_value *map)
+{
+	l->map = map;
+	l->mode = LIX_NONE;
+	l->hint = 0;
+}
+
+static int kcmp(const smp_member *e, const char *key, size_t klen)
+{
+	int r = memcmp(e->key, key, e->klen < klen ? e->klen : klen);
+
+	if (r)
+		return r;
+	return e->klen < klen ? -1 : e->klen > klen;
+}
+
+/* First entry in [lo, hi) whose key is >= key (entries sorted). */
+static size_t lower_bound(const smp_member *it, size_t lo, size_t hi, const char *key,
+                          size_t klen)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (kcmp(&it[mid], key, klen) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Entry index of key or -1; -2 when out of memory. */
+static long lix_find(sctx *c, lazy_ix *l, const char *key, size_t klen)
+{
+	const smp_value *m = l->map;
+	const smp_member *it = m->u.map.items;
+	size_t h = l->hint, n = m->u.map.len;
+	long r;
+
+	if (h < n && !(l->mode == LIX_HASH && l->ix.dup) && it[h].klen == klen &&
+	    memcmp(it[h].key, key, klen) == 0) {
+		l->hint = h + 1;
+		return (long)h;
+	}
+	if (l->mode == LIX_NONE) {
+		l->mode = LIX_SORTED;
+		for (size_t i = 1; i < n && l->mode == LIX_SORTED; i++)
+			if (kcmp(&it[i - 1], it[i].key, it[i].klen) >= 0)
+				l->mode = LIX_HASH;
+		if (l->mode == LIX_HASH && smp_kindex_init(&l->ix, c->tmp, m))
+			return -2;
+	}
+	if (l->mode == LIX_SORTED) {
+		size_t lo = 0, hi = n, step = 1;
+		if (h < n && kcmp(&it[h], key, klen) < 0) {
+			/* Gallop forward from the hint. */
+			lo = h + 1;
+			while (lo + step < n && kcmp(&it[lo + step], key, klen) < 0) {
+				lo += step + 1;
+				step *= 2;
+			}
+			hi = lo + step < n ? lo + step + 1 : n;
+		} else if (h < n) {
+			hi = h;
+		}
+		size_t p = lower_bound(it, lo, hi, key, klen);
+		if (p >= n || kcmp(&it[p], key, klen) != 0)
+			return -1;
+		l->hint = p + 1;
+		return (long)p;
+	}
+	r = smp_kindex_find(&l->ix, key, klen);
+	if (r >= 0)
+		l->hint = (size_t)r + 1;
+	return r;
+}
+
 static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_value *mod,
                      const smp_stype *t, dopts o)
 {
 	smp_value *patch;
-	smp_kindex oix, mix;
+	lazy_ix oix;
+	bool *seen;      /* orig entries some key of mod found */
 	vlist retain = {0};
 	int rc = 0;
 
@@ -380,17 +474,26 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 		return sfail(c, SMP_ELIMIT, "document nested too deeply");
 	}
 	patch = smpv_map(c->a, 0);
-	if (!patch || smp_kindex_init(&oix, c->tmp, orig) || smp_kindex_init(&mix, c->tmp, mod)) {
+	seen = smp_arena_alloc(c->tmp, orig->u.map.len + 1);
+	if (!patch || !seen) {
 		rc = snomem(c);
 		goto out;
 	}
+	memset(seen, 0, orig->u.map.len + 1);
+	lix_init(&oix, orig);
 	for (size_t i = 0; i < mod->u.map.len; i++) {
 		const smp_member *e = &mod->u.map.items[i];
 		const smp_value *mv = e->val, *ov;
 		long oi;
 		size_t pl;
 
-		oi = smp_kindex_find(&oix, e->key, e->klen);
+		oi = lix_find(c, &oix, e->key, e->klen);
+		if (oi == -2) {
+			rc = snomem(c);
+			goto out;
+		}
+		if (oi >= 0)
+			seen[oi] = true;
 		if (oi < 0) {
 			if (!o.ignore_changes && (rc = pset(c, patch, e->key, e->klen, dcopy(c, mv))))
 				goto out;
@@ -434,7 +537,8 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 	bool additional = false;
 	for (size_t i = 0; i < orig->u.map.len; i++) {
 		const smp_member *e = &orig->u.map.items[i];
-		if (smp_kindex_find(&mix, e->key, e->klen) >= 0)
+		/* Keys are unique: orig's key is in mod iff a key of mod found it. */
+		if (seen[i])
 			continue;
 		if (e->val->type != SMP_NULL)
 			additional = true;
