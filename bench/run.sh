@@ -246,11 +246,11 @@ for fam in $FAMILIES; do
 
 		# In-process timings (and library-level checks).
 		if [ ! -x "$BIN/driver" ]; then
-			DRV[$key]="- - - - - - -"
+			DRV[$key]="- - - - - - - -"
 		elif DRV[$key]=$("$BIN/driver" "$d" "$fam" "$DREPS" 2>"$RUNS/$key.driver.err"); then
 			:
 		else
-			DRV[$key]="- - - - - - -"
+			DRV[$key]="- - - - - - - -"
 			fail "$key: driver: $(head -c 300 "$RUNS/$key.driver.err")"
 		fi
 	done
@@ -351,19 +351,22 @@ TABLES=$OUT/tables.md
 	echo
 	echo "Medians of $DREPS repetitions, thread CPU milliseconds. parse3/print3: \`smp_doc_parse\` / \`smp_print\`"
 	echo "(compact JSON) of last, new and live together; diff3: \`smp_diff_three_way\` (per object for"
-	echo "a List); ratio = diff3 / (parse3 + print3), target <= 2; patch: \`smp_patch_apply\`;"
+	echo "a List); ratio = diff3 / (parse3 + print3), target <= 2; patch: \`smp_patch_apply\`"
+	echo "(copies the target; every item of a List); patch in place: \`smp_patch_apply_doc\`, which"
+	echo "\`smpatch patch\` uses;"
 	echo "apply: \`smp_apply_object\` (\"refused\": over the 262,144-byte annotation limit; the"
 	echo "three-way patch is still computed, the resulting object is not). Each result is checked"
 	echo "against the expected document with \`smp_value_equal\`."
 	echo
-	echo "| input | size | parse3 | print3 | diff3 | diff3 / (parse3+print3) | patch | apply |"
-	echo "|---|---|---:|---:|---:|---:|---:|---:|"
+	echo "| input | size | parse3 | print3 | diff3 | diff3 / (parse3+print3) | patch | patch in place | apply |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 	for fam in $FAMILIES; do
 		for n in $(sizes_of "$fam"); do
 			key=$fam-$n
-			read -r p3 pr3 d3 rt pt ap ast <<<"${DRV[$key]}"
+			read -r p3 pr3 d3 rt pt ap ast ip <<<"${DRV[$key]}"
 			[ "$ast" = refused ] && ap="$ap (refused)"
-			echo "| $fam | $n | $p3 | $pr3 | $d3 | $rt | $pt | $ap |"
+			[ "$ip" = "-1.000" ] && ip=-
+			echo "| $fam | $n | $p3 | $pr3 | $d3 | $rt | $pt | $ip | $ap |"
 		done
 	done
 	echo
@@ -400,8 +403,8 @@ for fam in $FAMILIES; do
 				fi
 				[ "$g" != - ] && GROWTH_MAX=$(awk -v g="$g" -v m="$GROWTH_MAX" 'BEGIN { print (g > m) ? g : m }')
 			done
-			read -r _ _ d3a _ pta apa asa <<<"${DRV[$pk]}"
-			read -r _ _ d3b _ ptb apb asb <<<"${DRV[$key]}"
+			read -r _ _ d3a _ pta apa asa _ <<<"${DRV[$pk]}"
+			read -r _ _ d3b _ ptb apb asb _ <<<"${DRV[$key]}"
 			[ "$asa" = "$asb" ] || apb=- # refused vs completed: not comparable
 			for pair in "$d3a $d3b" "$pta $ptb" "$apa $apb"; do
 				# shellcheck disable=SC2086 # split the pair
@@ -455,7 +458,7 @@ TARGETS=$OUT/targets.md
 	worst_key=-
 	for fam in $FAMILIES; do
 		for n in $(sizes_of "$fam"); do
-			read -r _ _ _ rt _ _ _ <<<"${DRV[$fam-$n]}"
+			read -r _ _ _ rt _ _ _ _ <<<"${DRV[$fam-$n]}"
 			[ "$rt" = - ] && continue
 			if awk -v a="$rt" -v b="$worst" 'BEGIN { exit !(a > b) }'; then
 				worst=$rt
