@@ -585,10 +585,14 @@ typedef struct smp_apply_result smp_apply_result;
  *    are `modified` with null map values dropped (the annotation keeps them).
  * 4. Otherwise original = the live object's annotation (absent: none, and a
  *    warning in kubectl's words); the patch is the three-way patch
- *    (original, modified, live): strategic merge patch when the kind is a
- *    built-in kind, JSON merge patch otherwise (custom resources, unknown
- *    kinds), as kubectl chooses. {} gives UNCHANGED (object = live), else
- *    CONFIGURE (object = the patch applied to live).
+ *    (original, modified, live): strategic merge patch when the kind is in
+ *    kubectl's scheme (the built-in tables record it per GVK), JSON merge
+ *    patch otherwise (CustomResourceDefinition, APIService, custom
+ *    resources, unknown kinds), as kubectl's patcher.go chooses; opts->schema
+ *    never changes the choice. {} gives UNCHANGED (object = live), else
+ *    CONFIGURE (object = the patch applied to live). The missing-annotation
+ *    warning names the resource as the server does (endpoints/x): from
+ *    opts->schema, the built-in tables, else kubectl's guess.
  * 5. With opts->overwrite false, SMP_ECONFLICT when the patch touches a field
  *    changed in live since the last apply (the annotation itself counts:
  *    see docs/APPLY.md). A changed apiVersion/kind/name is SMP_EPRECOND
