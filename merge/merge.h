@@ -143,4 +143,11 @@ int smp_kindex_init(smp_kindex *ix, smp_arena *a, const smp_value *map);
 int smp_kindex_added(smp_kindex *ix);
 long smp_kindex_find(const smp_kindex *ix, const char *key, size_t klen);
 
+/* True when the first n keys of map are in strictly increasing byte order
+ * (as Go and kubectl print maps; strictly: no key twice). */
+bool smp_keys_sorted(const smp_value *map, size_t n);
+/* Entry of key among the first n (sorted) entries of map, or -1; searches
+ * forward from entry `hint` by galloping when the key lies after it. */
+long smp_sorted_find(const smp_value *map, size_t n, const char *key, size_t klen, size_t hint);
+
 #endif

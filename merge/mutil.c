@@ -837,3 +837,52 @@ long smp_kindex_find(const smp_kindex *ix, const char *key, size_t klen)
 	}
 	return -1;
 }
+
+/* ---- maps with sorted keys ---- */
+
+static int kcmp(const smp_member *e, const char *key, size_t klen)
+{
+	int r = memcmp(e->key, key, e->klen < klen ? e->klen : klen);
+
+	if (r)
+		return r;
+	return e->klen < klen ? -1 : e->klen > klen;
+}
+
+bool smp_keys_sorted(const smp_value *map, size_t n)
+{
+	const smp_member *it = map->u.map.items;
+
+	for (size_t i = 1; i < n; i++)
+		if (kcmp(&it[i - 1], it[i].key, it[i].klen) >= 0)
+			return false;
+	return true;
+}
+
+long smp_sorted_find(const smp_value *map, size_t n, const char *key, size_t klen, size_t hint)
+{
+	const smp_member *it = map->u.map.items;
+	size_t lo = 0, hi = n, step = 1;
+
+	if (hint < n && kcmp(&it[hint], key, klen) < 0) {
+		/* Gallop forward from the hint: O(log distance). */
+		lo = hint + 1;
+		while (lo + step < n && kcmp(&it[lo + step], key, klen) < 0) {
+			lo += step + 1;
+			step *= 2;
+		}
+		hi = lo + step < n ? lo + step + 1 : n;
+	} else if (hint < n) {
+		hi = hint;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (kcmp(&it[mid], key, klen) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= n || kcmp(&it[lo], key, klen) != 0)
+		return -1;
+	return (long)lo;
+}

@@ -17,40 +17,131 @@
 
 /* ---- a map being changed ---- */
 
+/* Lookups go by position hint first (patch keys usually come in the
+ * map's order), then, decided on the first miss: a map of more than 16
+ * keys whose keys are sorted (as Go and kubectl print them) is searched by
+ * galloping, with the keys added since in a small hash index; other maps
+ * get a key index. Keys are unique (the parser keeps the last of
+ * duplicates; we add a key only after a lookup missed), so the key at the
+ * hint is the one an index would find. */
+enum { WM_NONE, WM_SORTED, WM_HASH };
+
 typedef struct wmap {
 	smp_value *m;
-	smp_kindex ix;
+	int mode;
+	size_t n0;         /* entries when the map was taken (sorted prefix) */
+	size_t hint;
+	smp_kindex ix;     /* WM_HASH */
+	smp_vindex tail;   /* WM_SORTED: keys added since (as string values) */
+	size_t tail_max;
 } wmap;
 
-static int wm_init(sctx *c, wmap *w, smp_value *m)
+static void wm_init(wmap *w, smp_value *m, size_t patch_len)
 {
 	w->m = m;
-	return smp_kindex_init(&w->ix, c->tmp, m) ? snomem(c) : 0;
+	w->mode = WM_NONE;
+	w->n0 = m->u.map.len;
+	w->hint = 0;
+	/* At most 2 additions per patch entry (a $setElementOrder directive
+	 * and its list); more would switch to WM_HASH. */
+	w->tail_max = 2 * patch_len + 4;
+}
+
+static bool wm_to_hash(sctx *c, wmap *w)
+{
+	if (smp_kindex_init(&w->ix, c->tmp, w->m))
+		return false;
+	w->mode = WM_HASH;
+	return true;
+}
+
+static bool wm_tail_add(sctx *c, wmap *w, size_t i)
+{
+	smp_value *k;
+
+	if (w->tail.n >= w->tail.max)
+		return wm_to_hash(c, w);
+	k = smp_arena_alloc(c->tmp, sizeof(*k));
+	if (!k)
+		return false;
+	memset(k, 0, sizeof(*k));
+	k->type = SMP_STRING;
+	k->u.s.ptr = w->m->u.map.items[i].key;
+	k->u.s.len = w->m->u.map.items[i].klen;
+	smp_vindex_add(&w->tail, k, i);
+	return true;
+}
+
+/* Entry index of key (live or tombstone), or -1. Out of memory while
+ * building a structure falls back to a linear scan (still correct). */
+static long wm_lookup(sctx *c, wmap *w, const char *key, size_t klen)
+{
+	const smp_value *m = w->m;
+	const smp_member *it = m->u.map.items;
+	size_t h = w->hint, n = m->u.map.len;
+	long r = -1;
+
+	if (h < n && it[h].klen == klen && memcmp(it[h].key, key, klen) == 0 &&
+	    !(w->mode == WM_HASH && w->ix.dup)) {
+		w->hint = h + 1;
+		return (long)h;
+	}
+	if (w->mode == WM_NONE) {
+		if (w->n0 > 16 && smp_keys_sorted(m, w->n0) &&
+		    !smp_vindex_init(&w->tail, c->tmp, w->tail_max)) {
+			w->mode = WM_SORTED;
+			for (size_t i = w->n0; i < n; i++)
+				if (!wm_tail_add(c, w, i))
+					return (long)smpv_map_find(m, key, klen);
+		} else if (!wm_to_hash(c, w)) {
+			return (long)smpv_map_find(m, key, klen);
+		}
+	}
+	if (w->mode == WM_SORTED) {
+		r = smp_sorted_find(m, w->n0, key, klen, h < w->n0 ? h : w->n0);
+		if (r < 0 && w->tail.n) {
+			smp_value k;
+			memset(&k, 0, sizeof(k));
+			k.type = SMP_STRING;
+			k.u.s.ptr = key;
+			k.u.s.len = klen;
+			r = smp_vindex_find(&w->tail, &k);
+		}
+	} else if (w->mode == WM_HASH) {
+		r = smp_kindex_find(&w->ix, key, klen);
+	}
+	if (r >= 0)
+		w->hint = (size_t)r + 1;
+	return r;
 }
 
 /* Entry index of a live key, or -1. */
-static long wm_find(wmap *w, const char *key, size_t klen)
+static long wm_find(sctx *c, wmap *w, const char *key, size_t klen)
 {
-	long i = smp_kindex_find(&w->ix, key, klen);
+	long i = wm_lookup(c, w, key, klen);
 	return (i >= 0 && w->m->u.map.items[i].val) ? i : -1;
 }
 
 static int wm_set(sctx *c, wmap *w, const char *key, size_t klen, smp_value *val)
 {
-	long i = smp_kindex_find(&w->ix, key, klen);
+	long i = wm_lookup(c, w, key, klen);
 
 	if (i >= 0) {
 		w->m->u.map.items[i].val = val;
 		return 0;
 	}
-	if (smpv_map_add_copy(c->a, w->m, key, klen, val) || smp_kindex_added(&w->ix))
+	if (smpv_map_add_copy(c->a, w->m, key, klen, val))
+		return snomem(c);
+	if (w->mode == WM_HASH && smp_kindex_added(&w->ix))
+		return snomem(c);
+	if (w->mode == WM_SORTED && !wm_tail_add(c, w, w->m->u.map.len - 1))
 		return snomem(c);
 	return 0;
 }
 
-static void wm_del(wmap *w, const char *key, size_t klen)
+static void wm_del(sctx *c, wmap *w, const char *key, size_t klen)
 {
-	long i = smp_kindex_find(&w->ix, key, klen);
+	long i = wm_lookup(c, w, key, klen);
 	if (i >= 0)
 		w->m->u.map.items[i].val = NULL;
 }
@@ -694,7 +785,7 @@ static int apply_retain_keys(sctx *c, wmap *w, const smp_value *patch, bool *don
 	done[ri] = true;
 	rk = patch->u.map.items[ri].val;
 	if (!c->mpl) {
-		long oi = wm_find(w, RETAIN_KEYS_DIRECTIVE, strlen(RETAIN_KEYS_DIRECTIVE));
+		long oi = wm_find(c, w, RETAIN_KEYS_DIRECTIVE, strlen(RETAIN_KEYS_DIRECTIVE));
 		if (oi >= 0) {
 			if (!smpv_equal(w->m->u.map.items[oi].val, rk))
 				return sfail(c, SMP_EPATCH, "$retainKeys lists differ: this may happen when "
@@ -834,7 +925,7 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		}
 		pl = spush_key(c, e->key, e->klen);
 		if (!c->mpl) {
-			long ex = wm_find(w, e->key, e->klen);
+			long ex = wm_find(c, w, e->key, e->klen);
 			if (ex >= 0) {
 				if (!smpv_equal(w->m->u.map.items[ex].val, order))
 					return sfail(c, SMP_EPATCH, "invalid patch format of setElementOrder list");
@@ -850,7 +941,7 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 			return rc;
 		spop(c, pl);
 		pl = spush_key(c, okey, oklen);
-		oidx = wm_find(w, okey, oklen);
+		oidx = wm_find(c, w, okey, oklen);
 		pidx = smp_kindex_find(&pix, okey, oklen);
 		if (pidx >= 0 && done[pidx])
 			pidx = -1;
@@ -956,10 +1047,11 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 		goto out;
 	}
 	done = smp_arena_alloc(c->tmp, patch->u.map.len + 1);
-	if (!done || (rc = wm_init(c, &w, orig))) {
+	if (!done) {
 		rc = snomem(c);
 		goto out;
 	}
+	wm_init(&w, orig, patch->u.map.len);
 	memset(done, 0, patch->u.map.len + 1);
 	if ((rc = apply_retain_keys(c, &w, patch, done)))
 		goto out;
@@ -998,13 +1090,13 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 		}
 		pl = spush_key(c, k, klen);
 		if (pv->type == SMP_NULL) {
-			wm_del(&w, k, klen);
+			wm_del(c, &w, k, klen);
 			if (c->iun) {
 				spop(c, pl);
 				continue;
 			}
 		}
-		oi = wm_find(&w, k, klen);
+		oi = wm_find(c, &w, k, klen);
 		if (oi < 0 || w.m->u.map.items[oi].val->type != pv->type) {
 			if (!is_delete_list) {
 				bool keep;
@@ -1016,7 +1108,7 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 				if (keep)
 					rc = wm_set(c, &w, k, klen, cv);
 				else
-					wm_del(&w, k, klen);
+					wm_del(c, &w, k, klen);
 				if (rc)
 					goto out;
 			}

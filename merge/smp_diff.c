@@ -390,29 +390,6 @@ static void lix_init(lazy_ix *l, const smp_value *map)
 	l->hint = 0;
 }
 
-static int kcmp(const smp_member *e, const char *key, size_t klen)
-{
-	int r = memcmp(e->key, key, e->klen < klen ? e->klen : klen);
-
-	if (r)
-		return r;
-	return e->klen < klen ? -1 : e->klen > klen;
-}
-
-/* First entry in [lo, hi) whose key is >= key (entries sorted). */
-static size_t lower_bound(const smp_member *it, size_t lo, size_t hi, const char *key,
-                          size_t klen)
-{
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (kcmp(&it[mid], key, klen) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Entry index of key or -1; -2 when out of memory. */
 static long lix_find(sctx *c, lazy_ix *l, const char *key, size_t klen)
 {
@@ -427,31 +404,15 @@ static long lix_find(sctx *c, lazy_ix *l, const char *key, size_t klen)
 		return (long)h;
 	}
 	if (l->mode == LIX_NONE) {
-		l->mode = LIX_SORTED;
-		for (size_t i = 1; i < n && l->mode == LIX_SORTED; i++)
-			if (kcmp(&it[i - 1], it[i].key, it[i].klen) >= 0)
-				l->mode = LIX_HASH;
+		l->mode = smp_keys_sorted(m, n) ? LIX_SORTED : LIX_HASH;
 		if (l->mode == LIX_HASH && smp_kindex_init(&l->ix, c->tmp, m))
 			return -2;
 	}
 	if (l->mode == LIX_SORTED) {
-		size_t lo = 0, hi = n, step = 1;
-		if (h < n && kcmp(&it[h], key, klen) < 0) {
-			/* Gallop forward from the hint. */
-			lo = h + 1;
-			while (lo + step < n && kcmp(&it[lo + step], key, klen) < 0) {
-				lo += step + 1;
-				step *= 2;
-			}
-			hi = lo + step < n ? lo + step + 1 : n;
-		} else if (h < n) {
-			hi = h;
-		}
-		size_t p = lower_bound(it, lo, hi, key, klen);
-		if (p >= n || kcmp(&it[p], key, klen) != 0)
-			return -1;
-		l->hint = p + 1;
-		return (long)p;
+		r = smp_sorted_find(m, n, key, klen, h);
+		if (r >= 0)
+			l->hint = (size_t)r + 1;
+		return r;
 	}
 	r = smp_kindex_find(&l->ix, key, klen);
 	if (r >= 0)
@@ -464,6 +425,8 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 {
 	smp_value *patch;
 	lazy_ix oix;
+	smp_kindex mix;
+	bool mix_built = false;
 	bool *seen;      /* orig entries some key of mod found */
 	vlist retain = {0};
 	int rc = 0;
@@ -537,9 +500,19 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 	bool additional = false;
 	for (size_t i = 0; i < orig->u.map.len; i++) {
 		const smp_member *e = &orig->u.map.items[i];
-		/* Keys are unique: orig's key is in mod iff a key of mod found it. */
+		/* Keys are unique: orig's key is in mod iff a key of mod found it
+		 * (an index that found duplicates in orig: ask an index of mod). */
 		if (seen[i])
 			continue;
+		if (oix.mode == LIX_HASH && oix.ix.dup) {
+			if (!mix_built && smp_kindex_init(&mix, c->tmp, mod)) {
+				rc = snomem(c);
+				goto out;
+			}
+			mix_built = true;
+			if (smp_kindex_find(&mix, e->key, e->klen) >= 0)
+				continue;
+		}
 		if (e->val->type != SMP_NULL)
 			additional = true;
 		if (!o.ignore_deletions) {
