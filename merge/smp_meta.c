@@ -72,7 +72,15 @@ size_t spush_elem(sctx *c, const char *mk, const smp_value *mkval, size_t index)
 		sappend(c, mk, strlen(mk));
 		snprintf(num, sizeof(num), "=%lld", (long long)mkval->u.i);
 		sappend(c, num, strlen(num));
+	} else if (mk && *mk && mkval && (mkval->type == SMP_BOOL || mkval->type == SMP_NULL)) {
+		/* "%v" without a heap buffer, as for strings and integers */
+		const char *t = mkval->type == SMP_NULL ? "<nil>" : mkval->u.b ? "true" : "false";
+		sappend(c, mk, strlen(mk));
+		sappend(c, "=", 1);
+		sappend(c, t, strlen(t));
 	} else if (mk && *mk && mkval) {
+		/* Floats, lists, maps: rare (the reference panics on the last
+		 * two), formatted by smp_gofmt_v into a heap buffer. */
 		smp_buf b;
 		smp_buf_init(&b);
 		smp_gofmt_v(&b, mkval);
