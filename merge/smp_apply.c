@@ -303,7 +303,7 @@ static int validate_merge_keys(sctx *c, const char *mk, const vlist *l)
 		const smp_value *m = l->v[i];
 		if (m->type != SMP_MAP)
 			return err_bad_arg_type(c, "map[string]interface {}", m);
-		if (smpv_map_find(m, mk, strlen(mk)) < 0)
+		if (!mk_value(m, mk))
 			return err_no_merge_key(c, m, mk);
 	}
 	return 0;
@@ -377,8 +377,11 @@ static int normalize_element_order(sctx *c, vlist *out, vlist *patch, vlist *ser
 	}
 	if ((rc = nso_ix(c, patch, patch_order, pix, mk, maps)))
 		return rc;
-	if ((rc = build_order_index(c, &ix, server_order, mk, maps)) ||
-	    (rc = nso_ix(c, server, server_order, &ix, mk, maps)))
+	/* With no server-only items the index over server_order is not needed
+	 * (nso_ix still validates the lists). */
+	if (server->n && (rc = build_order_index(c, &ix, server_order, mk, maps)))
+		return rc;
+	if ((rc = nso_ix(c, server, server_order, &ix, mk, maps)))
 		return rc;
 	memset(out, 0, sizeof(*out));
 	/* Each item is looked up once, in list order (the hints keep that a
