@@ -625,27 +625,39 @@ static uint64_t vmix(uint64_t h)
 	return h;
 }
 
+/* Hash of a byte string, 8 bytes per step; a tail after at least one full
+ * word is read as the (overlapping) last 8 bytes, so no byte loop there. */
+static uint64_t shash(const char *key, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)key;
+	size_t n = len;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+
+	if (n < 8) {
+		w = (uint64_t)n << 56;
+		for (size_t i = 0; i < n; i++)
+			w ^= (uint64_t)p[i] << (8 * i);
+		return vmix((h ^ vmix(w)) * 0x100000001b3ull);
+	}
+	for (; n >= 8; n -= 8, p += 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ vmix(w)) * 0x100000001b3ull;
+	}
+	if (n) {
+		memcpy(&w, p + n - 8, 8);
+		h = (h ^ vmix(w + 1)) * 0x100000001b3ull;
+	}
+	return vmix(h);
+}
+
 /* Merge keys are nearly always strings or integers: hash those 8 bytes per
  * step (the generic smpv_hash takes one byte per step); anything else goes
  * to smpv_hash. Values of different types are never equal, so mixing the
  * hash functions by type keeps "equal => same hash". */
 static uint64_t vhash(const smp_value *k)
 {
-	if (k->type == SMP_STRING) {
-		const unsigned char *p = (const unsigned char *)k->u.s.ptr;
-		size_t n = k->u.s.len;
-		uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
-		for (; n >= 8; n -= 8, p += 8) {
-			memcpy(&w, p, 8);
-			h = (h ^ vmix(w)) * 0x100000001b3ull;
-		}
-		if (n) {
-			w = 0;
-			memcpy(&w, p, n);
-			h = (h ^ vmix(w ^ ((uint64_t)n << 56))) * 0x100000001b3ull;
-		}
-		return vmix(h);
-	}
+	if (k->type == SMP_STRING)
+		return shash(k->u.s.ptr, k->u.s.len);
 	if (k->type == SMP_INT)
 		return vmix((uint64_t)k->u.i * 0x9e3779b97f4a7c15ull + 4);
 	return smpv_hash(k);
@@ -728,31 +740,12 @@ long smp_vindex_find_next(const smp_vindex *ix, const smp_value *key, size_t *hi
 
 #define KINDEX_LINEAR 16
 
-/* 8 bytes per step, like vhash. */
-static uint64_t khash(const char *key, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)key;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
-
-	for (; n >= 8; n -= 8, p += 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ vmix(w)) * 0x100000001b3ull;
-	}
-	if (n) {
-		w = (uint64_t)n << 56;
-		for (size_t i = 0; i < n; i++)
-			w ^= (uint64_t)p[i] << (8 * i);
-		h = (h ^ vmix(w)) * 0x100000001b3ull;
-	}
-	return vmix(h);
-}
-
 /* A slot holds the entry number + 1 (low 32 bits; 0 = empty) and the high
  * half of the key's hash, compared before the key is touched. */
 static void kindex_insert(smp_kindex *ix, size_t i)
 {
 	const smp_member *e = &ix->map->u.map.items[i];
-	uint64_t h = khash(e->key, e->klen), tag = h >> 32;
+	uint64_t h = shash(e->key, e->klen), tag = h >> 32;
 	size_t s = h & (ix->cap - 1);
 
 	while (ix->slot[s]) {
@@ -824,7 +817,7 @@ long smp_kindex_find(const smp_kindex *ix, const char *key, size_t klen)
 		return -1;
 	if (!ix->cap)
 		return (long)smpv_map_find(m, key, klen);
-	uint64_t h = khash(key, klen), tag = h >> 32;
+	uint64_t h = shash(key, klen), tag = h >> 32;
 	size_t s = h & (ix->cap - 1);
 	while (ix->slot[s]) {
 		if ((ix->slot[s] >> 32) == tag) {
