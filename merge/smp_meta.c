@@ -249,17 +249,19 @@ bool has_prefix(const char *key, size_t klen, const char *prefix)
 
 const smp_value *mk_value(const smp_value *item, const char *mk)
 {
-	size_t n;
-
 	if (!item || item->type != SMP_MAP)
 		return NULL;
-	/* Called for every list element, often several times: compare the
-	 * first byte before memcmp (keys are NUL-terminated, so key[0] is
-	 * readable even for an empty key). */
-	n = strlen(mk);
+	/* Called for every list element, often several times: compare in
+	 * place against the NUL-terminated mk (no strlen, no memcmp call).
+	 * A key equals mk when its klen bytes match and mk ends right there;
+	 * a NUL inside the key stops the loop early (mk has none), so such a
+	 * key never matches. */
 	for (size_t i = 0; i < item->u.map.len; i++) {
 		const smp_member *e = &item->u.map.items[i];
-		if (e->klen == n && e->key[0] == mk[0] && memcmp(e->key, mk, n) == 0)
+		size_t k = 0;
+		while (k < e->klen && mk[k] && e->key[k] == mk[k])
+			k++;
+		if (k == e->klen && mk[k] == '\0')
 			return e->val;
 	}
 	return NULL;
