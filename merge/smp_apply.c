@@ -314,9 +314,11 @@ static bool is_delete_item(const smp_value *m)
 	return smpv_is_str(mget(m, DIRECTIVE_MARKER), "delete");
 }
 
-/* normalizeSliceOrder with the index over `order` given. */
+/* normalizeSliceOrder with the index over `order` given. `l_checked`: the
+ * items of l are known to be maps with the merge key (partition checked
+ * them), so only `order` needs validating. */
 static int nso_ix(sctx *c, vlist *l, const vlist *order, const smp_vindex *ix, const char *mk,
-                  bool maps)
+                  bool maps, bool l_checked)
 {
 	vlist keep = {0}, del = {0};
 	size_t hint = 0;
@@ -324,7 +326,8 @@ static int nso_ix(sctx *c, vlist *l, const vlist *order, const smp_vindex *ix, c
 	int rc;
 
 	if (maps) {
-		if ((rc = validate_merge_keys(c, mk, l)) || (rc = validate_merge_keys(c, mk, order)))
+		if ((!l_checked && (rc = validate_merge_keys(c, mk, l))) ||
+		    (rc = validate_merge_keys(c, mk, order)))
 			return rc;
 		for (size_t i = 0; i < l->n; i++)
 			if ((rc = vl_push(c, is_delete_item(l->v[i]) ? &del : &keep, l->v[i])))
@@ -355,16 +358,20 @@ int normalize_slice_order(sctx *c, vlist *l, const vlist *order, const char *mk,
 
 	if ((rc = build_order_index(c, &ix, order, mk, maps)))
 		return rc;
-	return nso_ix(c, l, order, &ix, mk, maps);
+	return nso_ix(c, l, order, &ix, mk, maps, false);
 }
 
-/* normalizeElementOrder + mergeSortedSlice. `pix` is the index over
- * patch_order when the caller has it (NULL: built here). */
+/* normalizeElementOrder + mergeSortedSlice over the two halves partition
+ * gave. `pix` is partition's index over patch_order when it ran with the
+ * same `maps` (NULL: built here). */
 static int normalize_element_order(sctx *c, vlist *out, vlist *patch, vlist *server,
                                    const vlist *patch_order, const vlist *server_order,
                                    const char *mk, bool maps, const smp_vindex *pix)
 {
 	smp_vindex pbuf, ix;
+	/* Given the caller's index, partition ran with the same `maps` and
+	 * checked every item of patch and server. */
+	bool checked = pix != NULL;
 	size_t i = 0, j = 0, hs = 0, hp = 0;
 	long li = -1, ri = -1;
 	bool have_li = false, have_ri = false;
@@ -375,13 +382,13 @@ static int normalize_element_order(sctx *c, vlist *out, vlist *patch, vlist *ser
 			return rc;
 		pix = &pbuf;
 	}
-	if ((rc = nso_ix(c, patch, patch_order, pix, mk, maps)))
+	if ((rc = nso_ix(c, patch, patch_order, pix, mk, maps, checked)))
 		return rc;
 	/* With no server-only items the index over server_order is not needed
 	 * (nso_ix still validates the lists). */
 	if (server->n && (rc = build_order_index(c, &ix, server_order, mk, maps)))
 		return rc;
-	if ((rc = nso_ix(c, server, server_order, &ix, mk, maps)))
+	if ((rc = nso_ix(c, server, server_order, &ix, mk, maps, checked)))
 		return rc;
 	memset(out, 0, sizeof(*out));
 	/* Each item is looked up once, in list order (the hints keep that a
