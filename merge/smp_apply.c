@@ -232,19 +232,24 @@ static smp_value *raw_copy(sctx *c, const smp_value *v)
 
 /* ---- list ordering (normalizeElementOrder and friends) ---- */
 
-int vl_push(sctx *c, vlist *l, smp_value *v)
+int vl_reserve(sctx *c, vlist *l, size_t need)
 {
-	if (l->n == l->cap) {
-		size_t ncap = l->cap ? l->cap * 2 : 8;
-		smp_value **nv = smp_arena_alloc(c->tmp, ncap * sizeof(*nv));
-		if (!nv)
-			return snomem(c);
-		if (l->n)
-			memcpy(nv, l->v, l->n * sizeof(*nv));
-		l->v = nv;
-		l->cap = ncap;
-	}
-	l->v[l->n++] = v;
+	size_t ncap = l->cap ? l->cap * 2 : 8;
+	smp_value **nv;
+
+	if (need <= l->cap)
+		return 0;
+	if (ncap < need)
+		ncap = need;
+	if (ncap > SIZE_MAX / sizeof(*nv))
+		return snomem(c);
+	nv = smp_arena_alloc(c->tmp, ncap * sizeof(*nv));
+	if (!nv)
+		return snomem(c);
+	if (l->n)
+		memcpy(nv, l->v, l->n * sizeof(*nv));
+	l->v = nv;
+	l->cap = ncap;
 	return 0;
 }
 
@@ -437,7 +442,8 @@ static int partition(sctx *c, const vlist *merged, const vlist *by, const char *
 				if (by->v[k]->type != SMP_MAP)
 					return sfail(c, SMP_EPATCH, "value for key %zu is not a map", k);
 	}
-	if ((rc = build_order_index(c, ix, by, mk, maps)))
+	if ((rc = build_order_index(c, ix, by, mk, maps)) ||
+	    (rc = vl_reserve(c, in, merged->n)) || (rc = vl_reserve(c, out, merged->n)))
 		return rc;
 	for (size_t i = 0; i < merged->n; i++) {
 		const smp_value *v = merged->v[i];

@@ -89,7 +89,16 @@ typedef struct vlist {
 	size_t n, cap;
 } vlist;
 
-int vl_push(sctx *c, vlist *l, smp_value *v);
+/* Grows l (doubling, at least to `need`); returns 0 or SMP_ENOMEM. */
+int vl_reserve(sctx *c, vlist *l, size_t need);
+
+static inline int vl_push(sctx *c, vlist *l, smp_value *v)
+{
+	if (l->n == l->cap && vl_reserve(c, l, l->n + 1))
+		return SMP_ENOMEM;
+	l->v[l->n++] = v;
+	return 0;
+}
 int vl_from_list(sctx *c, vlist *l, const smp_value *list);
 smp_value *vl_to_list(sctx *c, const vlist *l);
 
