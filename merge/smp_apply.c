@@ -527,7 +527,7 @@ static size_t go_decoded_cap(size_t len)
 
 /* The caller's view (length L) after deletions (group order, ascending
  * positions) and then merges/appends of the patch elements. */
-static int alias_view(sctx *c, vlist *view, const smp_value *orig, const smp_vindex *del,
+static int alias_view(sctx *c, vlist *view, const smp_value *orig, const long *dgrp,
                       size_t ndel_keys, const vlist *patch_order, bool replace,
                       const char *mk)
 {
@@ -535,24 +535,21 @@ static int alias_view(sctx *c, vlist *view, const smp_value *orig, const smp_vin
 	bool *removed = smp_arena_alloc(c->tmp, L + 1);
 	size_t *order = smp_arena_alloc(c->tmp, (L + 1) * sizeof(size_t));
 	size_t *bucket_start = smp_arena_alloc(c->tmp, (ndel_keys + 2) * sizeof(size_t));
-	long *grp = smp_arena_alloc(c->tmp, (L + 1) * sizeof(long));
+	const long *grp = dgrp;
 	smp_value **stale = smp_arena_alloc(c->tmp, (L + 1) * sizeof(*stale));
 	vlist cur = {0};
 	smp_vindex ix;
 	int rc;
 
 	memset(view, 0, sizeof(*view));
-	if (!removed || !order || !bucket_start || !grp || !stale)
+	if (!removed || !order || !bucket_start || !stale)
 		return snomem(c);
 	memset(removed, 0, L + 1);
 	memset(bucket_start, 0, (ndel_keys + 2) * sizeof(size_t));
 	/* Removal order: by the directive's first position, then ascending. */
-	for (size_t i = 0; i < L; i++) {
-		const smp_value *mv = mk_value(orig->u.list.items[i], mk);
-		grp[i] = mv ? smp_vindex_find(del, mv) : -1;
+	for (size_t i = 0; i < L; i++)
 		if (grp[i] >= 0)
 			bucket_start[grp[i] + 1]++;
-	}
 	for (size_t g = 0; g < ndel_keys; g++)
 		bucket_start[g + 1] += bucket_start[g];
 	size_t nrem = 0;
@@ -658,6 +655,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 	} else {
 		vlist nonspecial = {0};
 		smp_vindex del, ix;
+		long *dgrp = NULL;
 		bool replace = false, any_delete = false;
 		size_t ndel = 0, hint = 0;
 
@@ -700,8 +698,21 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 			}
 			spop(c, pl);
 		}
+		if (any_delete) {
+			/* Each live element's delete directive (its first position
+			 * among them), or -1: for the alias view and server_order. */
+			dgrp = smp_arena_alloc(c->tmp, (orig->u.list.len + 1) * sizeof(*dgrp));
+			if (!dgrp) {
+				rc = snomem(c);
+				goto out;
+			}
+			for (size_t i = 0; i < orig->u.list.len; i++) {
+				const smp_value *mv = mk_value(orig->u.list.items[i], mk);
+				dgrp[i] = mv ? smp_vindex_find(&del, mv) : -1;
+			}
+		}
 		if (view && any_delete &&
-		    (rc = alias_view(c, view, orig, &del, ndel, &nonspecial, replace, mk)))
+		    (rc = alias_view(c, view, orig, dgrp, ndel, &nonspecial, replace, mk)))
 			goto out;
 		if (replace) {
 			for (size_t i = 0; i < nonspecial.n; i++) {
@@ -714,8 +725,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		} else {
 			for (size_t i = 0; i < orig->u.list.len; i++) {
 				smp_value *oe = orig->u.list.items[i];
-				const smp_value *mv = any_delete ? mk_value(oe, mk) : NULL;
-				if (mv && smp_vindex_find(&del, mv) >= 0)
+				if (dgrp && dgrp[i] >= 0)
 					continue;
 				if ((rc = vl_push(c, &server_order, oe)))
 					goto out;
