@@ -326,6 +326,7 @@ static int nso_ix(sctx *c, vlist *l, const vlist *order, const smp_vindex *ix, c
                   bool maps, bool l_checked)
 {
 	vlist keep = {0}, del = {0};
+	const smp_value **kk = NULL; /* merge keys of keep, when l came with them */
 	size_t hint = 0;
 	long *keys;
 	int rc;
@@ -334,17 +335,25 @@ static int nso_ix(sctx *c, vlist *l, const vlist *order, const smp_vindex *ix, c
 		if ((!l_checked && (rc = validate_merge_keys(c, mk, l))) ||
 		    (rc = validate_merge_keys(c, mk, order)))
 			return rc;
-		for (size_t i = 0; i < l->n; i++)
-			if ((rc = vl_push(c, is_delete_item(l->v[i]) ? &del : &keep, l->v[i])))
+		if (l_checked && l->k && !(kk = smp_arena_alloc(c->tmp, (l->n + 1) * sizeof(*kk))))
+			return snomem(c);
+		for (size_t i = 0; i < l->n; i++) {
+			bool d = is_delete_item(l->v[i]);
+			if (!d && kk)
+				kk[keep.n] = l->k[i];
+			if ((rc = vl_push(c, d ? &del : &keep, l->v[i])))
 				return rc;
+		}
 	} else {
 		keep = *l;
+		keep.k = NULL;
 	}
 	keys = smp_arena_alloc(c->tmp, (keep.n + 1) * sizeof(*keys));
 	if (!keys)
 		return snomem(c);
 	for (size_t i = 0; i < keep.n; i++)
-		keys[i] = smp_vindex_find_next(ix, order_key(keep.v[i], mk, maps), &hint);
+		keys[i] = smp_vindex_find_next(ix, kk ? kk[i] : order_key(keep.v[i], mk, maps),
+		                               &hint);
 	smp_go_stable_by_index((void **)keep.v, keys, keep.n);
 	for (size_t i = 0; i < del.n; i++)
 		if ((rc = vl_push(c, &keep, del.v[i])))
@@ -445,6 +454,11 @@ static int partition(sctx *c, const vlist *merged, const vlist *by, const char *
 	if ((rc = build_order_index(c, ix, by, mk, maps)) ||
 	    (rc = vl_reserve(c, in, merged->n)) || (rc = vl_reserve(c, out, merged->n)))
 		return rc;
+	/* Both halves keep their merge keys for normalize_slice_order. */
+	if (maps && merged->n &&
+	    (!(in->k = smp_arena_alloc(c->tmp, merged->n * sizeof(*in->k))) ||
+	     !(out->k = smp_arena_alloc(c->tmp, merged->n * sizeof(*out->k)))))
+		return snomem(c);
 	for (size_t i = 0; i < merged->n; i++) {
 		const smp_value *v = merged->v[i];
 		const smp_value *key = v;
@@ -455,7 +469,10 @@ static int partition(sctx *c, const vlist *merged, const vlist *by, const char *
 			if (!key)
 				return err_no_merge_key(c, v, mk);
 		}
-		rc = vl_push(c, smp_vindex_find_next(ix, key, &hint) >= 0 ? in : out, merged->v[i]);
+		vlist *half = smp_vindex_find_next(ix, key, &hint) >= 0 ? in : out;
+		if (maps)
+			half->k[half->n] = key;
+		rc = vl_push(c, half, merged->v[i]);
 		if (rc)
 			return rc;
 	}

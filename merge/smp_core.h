@@ -87,6 +87,8 @@ int sort_scalars(sctx *c, smp_value **s, size_t n);
 typedef struct vlist {
 	smp_value **v;
 	size_t n, cap;
+	const smp_value **k; /* merge-key values parallel to v (partition's halves), or NULL;
+	                      * not kept by vl_push */
 } vlist;
 
 /* Grows l (doubling, at least to `need`); returns 0 or SMP_ENOMEM. */
