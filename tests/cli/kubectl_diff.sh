@@ -40,7 +40,9 @@
 # A file `note` says what the case is about. A file `xfail` (its first line
 # names the open finding) marks a known discrepancy: the case is then
 # expected to differ (XFAIL) and fails the test when it starts to agree
-# (XPASS: delete the xfail file). Skips (77) without kubectl.
+# (XPASS: delete the xfail file). A file `stricter` (convert cases) marks a
+# deliberate divergence: kubectl must accept, smpatch must exit 3 with the
+# first line of `stricter` in its message. Skips (77) without kubectl.
 smpatch=$1
 cmp=$2
 root=$3
@@ -154,6 +156,17 @@ for name in "$@"; do
 		kubectl patch --local -f "$dir/target.yaml" --type merge -p '{}' -o json \
 			> "$tmp/k.out" 2> "$tmp/k.err"
 		krc=$?
+		if [ -f "$dir/stricter" ]; then
+			# A deliberate divergence (e.g. duplicate keys, issue 2): kubectl
+			# accepts, smpatch must exit 3 with the message in `stricter`.
+			want=$(head -n 1 "$dir/stricter")
+			if [ $krc -eq 0 ] && [ $src -eq 3 ] && grep -qF -- "$want" "$tmp/s.err"; then
+				good "$name"
+			else
+				bad "$name" "stricter on purpose: want kubectl 0 (got $krc), smpatch 3 (got $src) saying '$want': $(head -n 1 "$tmp/s.err")"
+			fi
+			continue
+		fi
 		# kubectl rejects some inputs smpatch convert reads (no schema
 		# check there): both rejecting or both accepting is what counts.
 		[ $src -ne 0 ] && [ $krc -ne 0 ] && src=3
