@@ -42,6 +42,8 @@ build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 # to the live object of live.yaml, and how the object changes (diff exits 1 when
 # anything differs, which is the expected outcome here).
 run: build
+	@echo '== smpatch convert -o json (the config as kubectl reads it)'
+	./$(BUILD)/smpatch convert -o json examples/apply/web.yaml
 	@echo '== smpatch apply -o patch (the request kubectl would send)'
 	./$(BUILD)/smpatch apply -f examples/apply/web.yaml --live examples/apply/live.yaml -o patch
 	@echo '== smpatch apply -o diff (live object vs result)'
