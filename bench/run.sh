@@ -37,12 +37,13 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 failures=0
 
 # Sizes double at each step; the largest are the issue's: 1000 containers x
-# 100 env vars (a 5.8 MB config), 200,000 keys, 5,000 volumes, 10,000 objects.
+# 100 env vars (a 5.8 MB config), 200,000 keys, 10,000 volumes (issue 4 asks for
+# lists of 10,000 elements: two such merge lists, volumes and volumeMounts), 10,000 objects.
 sizes_of() {
 	case $1 in
 	deploy) echo 125 250 500 1000 ;;
 	configmap) echo 25000 50000 100000 200000 ;;
-	pod) echo 625 1250 2500 5000 ;;
+	pod) echo 1250 2500 5000 10000 ;;
 	list) echo 1250 2500 5000 10000 ;;
 	esac | tr ' ' '\n' | head -n "$NSIZES" | tr '\n' ' '
 }
