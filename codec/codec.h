@@ -92,6 +92,9 @@ smp_value *smp_str_sanitized(smp_arena *a, const char *s, size_t n);
  * this); NULL with *out_len 0 when buf is valid. *oom set on failure. */
 char *smp_utf8_sanitize(const char *buf, size_t len, size_t *out_len, bool *oom);
 
+/* Writes code point c (<= 0x10FFFF) as 1-4 bytes of UTF-8 at o; returns the count. */
+size_t smp_utf8_put(char *o, uint32_t c);
+
 /* UTF-16 (little- or big-endian, without its BOM) to malloc'ed UTF-8;
  * unpaired surrogates and an odd last byte become U+FFFD. NULL on ENOMEM. */
 char *smp_utf16_to_utf8(const char *buf, size_t len, bool big_endian, size_t *out_len);

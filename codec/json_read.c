@@ -129,30 +129,6 @@ static int hex4(const char *p, uint32_t *out)
 	return 0;
 }
 
-static size_t put_utf8(char *o, uint32_t c)
-{
-	if (c < 0x80) {
-		o[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		o[0] = (char)(0xc0 | (c >> 6));
-		o[1] = (char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		o[0] = (char)(0xe0 | (c >> 12));
-		o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		o[2] = (char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | (c >> 18));
-	o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-	o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-	o[3] = (char)(0x80 | (c & 0x3f));
-	return 4;
-}
-
 /* Parses a string at r->p (the opening quote) into the arena. */
 static int read_string(jr *r, const char **out, size_t *outlen)
 {
@@ -267,7 +243,7 @@ static int read_string(jr *r, const char **out, size_t *outlen)
 				c = 0xfffd;
 			}
 			/* Escapes are 6+ bytes and expand to at most 4: fits. */
-			n += put_utf8(o + n, c);
+			n += smp_utf8_put(o + n, c);
 			break;
 		}
 		default:

@@ -419,7 +419,7 @@ char *smp_utf8_sanitize(const char *buf, size_t len, size_t *out_len, bool *oom)
 
 /* ---- UTF-16 ---- */
 
-static size_t put_utf8_cp(char *o, uint32_t c)
+size_t smp_utf8_put(char *o, uint32_t c)
 {
 	if (c < 0x80) {
 		o[0] = (char)c;
@@ -462,17 +462,17 @@ char *smp_utf16_to_utf8(const char *buf, size_t len, bool big_endian, size_t *ou
 			uint32_t lo = big_endian ? (uint32_t)(p[2 * i + 2] << 8 | p[2 * i + 3])
 			                         : (uint32_t)(p[2 * i + 3] << 8 | p[2 * i + 2]);
 			if (lo >= 0xdc00 && lo <= 0xdfff) {
-				w += put_utf8_cp(o + w, 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00));
+				w += smp_utf8_put(o + w, 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00));
 				i++;
 				continue;
 			}
 		}
 		if (u >= 0xd800 && u <= 0xdfff)
 			u = 0xfffd;
-		w += put_utf8_cp(o + w, u);
+		w += smp_utf8_put(o + w, u);
 	}
 	if (len % 2)
-		w += put_utf8_cp(o + w, 0xfffd);
+		w += smp_utf8_put(o + w, 0xfffd);
 	o[w] = '\0';
 	*out_len = w;
 	return o;
