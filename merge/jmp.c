@@ -182,38 +182,6 @@ static bool is_num(const smp_value *v)
 	return v->type == SMP_INT || v->type == SMP_FLOAT;
 }
 
-/* matchesValue: the reference decodes numbers as float64. */
-static bool jmatches(const smp_value *x, const smp_value *y)
-{
-	if (is_num(x) && is_num(y)) {
-		if (x->type == SMP_INT && y->type == SMP_INT)
-			return x->u.i == y->u.i;
-		return smp_value_float(x) == smp_value_float(y);
-	}
-	if (x->type != y->type)
-		return false;
-	if (x->type == SMP_LIST) {
-		if (x->u.list.len != y->u.list.len)
-			return false;
-		for (size_t i = 0; i < x->u.list.len; i++)
-			if (!jmatches(x->u.list.items[i], y->u.list.items[i]))
-				return false;
-		return true;
-	}
-	if (x->type == SMP_MAP) {
-		if (x->u.map.len != y->u.map.len)
-			return false;
-		for (size_t i = 0; i < x->u.map.len; i++) {
-			const smp_member *e = &x->u.map.items[i];
-			ptrdiff_t j = smpv_map_find(y, e->key, e->klen);
-			if (j < 0 || !jmatches(e->val, y->u.map.items[j].val))
-				return false;
-		}
-		return true;
-	}
-	return smpv_equal(x, y);
-}
-
 static bool same_go_type(const smp_value *x, const smp_value *y)
 {
 	return x->type == y->type || (is_num(x) && is_num(y));
@@ -250,7 +218,7 @@ static int get_diff(jctx *c, smp_value **out, const smp_value *a, const smp_valu
 					goto out;
 				if (v->u.map.len == 0)
 					continue;
-			} else if (!jmatches(av, bv)) {
+			} else if (!smp_json_value_equal(av, bv)) {
 				v = jcopy(c, bv);
 			} else {
 				continue;

@@ -227,40 +227,6 @@ static int do_remove(jp *c, smp_value *root, const tok *t, size_t n, const char 
 	return 0;
 }
 
-/* RFC 6902 "test": JSON equality (numbers by value). */
-static bool json_equal(const smp_value *x, const smp_value *y)
-{
-	bool xn = x->type == SMP_INT || x->type == SMP_FLOAT;
-	bool yn = y->type == SMP_INT || y->type == SMP_FLOAT;
-
-	if (xn && yn) {
-		if (x->type == SMP_INT && y->type == SMP_INT)
-			return x->u.i == y->u.i;
-		return smp_value_float(x) == smp_value_float(y);
-	}
-	if (x->type != y->type)
-		return false;
-	if (x->type == SMP_LIST) {
-		if (x->u.list.len != y->u.list.len)
-			return false;
-		for (size_t i = 0; i < x->u.list.len; i++)
-			if (!json_equal(x->u.list.items[i], y->u.list.items[i]))
-				return false;
-		return true;
-	}
-	if (x->type == SMP_MAP) {
-		if (x->u.map.len != y->u.map.len)
-			return false;
-		for (size_t i = 0; i < x->u.map.len; i++) {
-			ptrdiff_t j = smpv_map_find(y, x->u.map.items[i].key, x->u.map.items[i].klen);
-			if (j < 0 || !json_equal(x->u.map.items[i].val, y->u.map.items[j].val))
-				return false;
-		}
-		return true;
-	}
-	return smpv_equal(x, y);
-}
-
 static const smp_value *member(const smp_value *op, const char *k)
 {
 	return smpv_map_get(op, k);
@@ -368,7 +334,7 @@ int smp_jsonpatch_apply(smp_value **out, smp_arena *a, const smp_value *target,
 				return rc;
 			if (!v && val->type == SMP_NULL)
 				continue;
-			if (!v || !json_equal(v, val))
+			if (!v || !smp_json_value_equal(v, val))
 				return jpfail(&c, path, "test failed: the value differs at ", path);
 		} else {
 			return jpfail(&c, path, "unrecognized op ", c.op);

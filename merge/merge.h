@@ -73,6 +73,11 @@ int smp_conflict_error(smp_error *err, const smp_value *patch, const smp_value *
 /* mergepatch.HasConflicts. */
 bool smp_has_conflicts(const smp_value *a, const smp_value *b);
 
+/* Equality as the JSON libraries kubectl uses see it (json-patch's
+ * matchesValue, RFC 6902 "test"): numbers compare by value (1 == 1.0),
+ * everything else as smpv_equal. */
+bool smp_json_value_equal(const smp_value *x, const smp_value *y);
+
 /* ---- JSON Patch, RFC 6902 (jsonpatch.c) ---- */
 
 int smp_jsonpatch_apply(smp_value **out, smp_arena *a, const smp_value *target,

@@ -879,3 +879,43 @@ long smp_sorted_find(const smp_value *map, size_t n, const char *key, size_t kle
 		return -1;
 	return (long)lo;
 }
+
+static bool is_number(const smp_value *v)
+{
+	return v->type == SMP_INT || v->type == SMP_FLOAT;
+}
+
+bool smp_json_value_equal(const smp_value *x, const smp_value *y)
+{
+	if (is_number(x) && is_number(y)) {
+		if (x->type == SMP_INT && y->type == SMP_INT)
+			return x->u.i == y->u.i;
+		return smp_value_float(x) == smp_value_float(y);
+	}
+	if (x->type != y->type)
+		return false;
+	if (x->type == SMP_LIST) {
+		if (x->u.list.len != y->u.list.len)
+			return false;
+		for (size_t i = 0; i < x->u.list.len; i++)
+			if (!smp_json_value_equal(x->u.list.items[i], y->u.list.items[i]))
+				return false;
+		return true;
+	}
+	if (x->type == SMP_MAP) {
+		if (x->u.map.len != y->u.map.len)
+			return false;
+		for (size_t i = 0; i < x->u.map.len; i++) {
+			const smp_member *e = &x->u.map.items[i];
+			const smp_member *f = &y->u.map.items[i];
+			ptrdiff_t j = (ptrdiff_t)i;
+			/* Same position first: the maps nearly always share their order. */
+			if (f->klen != e->klen || memcmp(f->key, e->key, e->klen) != 0)
+				j = smpv_map_find(y, e->key, e->klen);
+			if (j < 0 || !smp_json_value_equal(e->val, y->u.map.items[j].val))
+				return false;
+		}
+		return true;
+	}
+	return smpv_equal(x, y);
+}
