@@ -34,6 +34,10 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 #endif
 	;
 
+/* The usage error for what getopt_long returned for `opt` (':' = missing
+ * value, anything else = unknown option); returns CLI_USAGE. */
+int cli_bad_option(const char *cmd, int c, const char *opt);
+
 /* Writes all of buf to stdout; false (after a message) on failure. */
 bool cli_write(const char *buf, size_t len);
 

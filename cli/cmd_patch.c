@@ -194,10 +194,8 @@ int cmd_patch(int argc, char **argv)
 		case 'h':
 			fputs(help_text, stdout);
 			return CLI_OK;
-		case ':':
-			return cli_usage(argv[0], "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage(argv[0], "unknown option '%s'", argv[optind - 1]);
+			return cli_bad_option(argv[0], c, argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 2)

@@ -68,6 +68,13 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
+int cli_bad_option(const char *cmd, int c, const char *opt)
+{
+	if (c == ':')
+		return cli_usage(cmd, "option '%s' needs a value", opt);
+	return cli_usage(cmd, "unknown option '%s'", opt);
+}
+
 bool cli_write(const char *buf, size_t len)
 {
 	if (len && fwrite(buf, 1, len, stdout) != len) {
