@@ -4,38 +4,11 @@
  * writes them), namespace defaulting, create, unchanged, configure, the
  * missing-annotation warning, preconditions, conflicts and limits.
  */
-#include "smpatch.h"
+#include "tutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-#define CHECK(cond, ...)                                                          \
-	do {                                                                      \
-		if (!(cond)) {                                                    \
-			failures++;                                               \
-			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);           \
-			fprintf(stderr, __VA_ARGS__);                             \
-			fputc('\n', stderr);                                      \
-		}                                                                 \
-	} while (0)
-
-static smp_doc *doc_of(const char *json)
-{
-	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
-	smp_doc *d = NULL;
-	smp_error err;
-
-	po.format = SMP_FORMAT_JSON;
-	if (smp_doc_parse(&d, json, strlen(json), &po, &err)) {
-		fprintf(stderr, "bad test JSON: %s\n", err.message);
-		failures++;
-		return NULL;
-	}
-	return d;
-}
 
 static char *json_of(const smp_value *v)
 {
@@ -65,7 +38,7 @@ static void test_encode(void)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		smp_doc *d = doc_of(cases[i].config);
+		smp_doc *d = parse_json(cases[i].config);
 		char *out = NULL;
 		size_t len = 0;
 		smp_error err;
@@ -91,7 +64,7 @@ static const smp_value *ann(const smp_value *obj, const char *key)
 
 static void test_create(void)
 {
-	smp_doc *d = doc_of("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},"
+	smp_doc *d = parse_json("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},"
 	                    "\"spec\":{\"minReadySeconds\":null,\"replicas\":2}}");
 	smp_apply_result *res = NULL;
 	smp_error err;
@@ -123,9 +96,9 @@ static void test_create(void)
 
 static void test_namespaces(void)
 {
-	smp_doc *d = doc_of("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"team\"}}");
-	smp_doc *c = doc_of("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\",\"namespace\":\"prod\"}}");
-	smp_doc *u = doc_of("{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"w\"}}");
+	smp_doc *d = parse_json("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"team\"}}");
+	smp_doc *c = parse_json("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\",\"namespace\":\"prod\"}}");
+	smp_doc *u = parse_json("{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"w\"}}");
 	smp_apply_options ao = SMP_APPLY_OPTIONS_INIT;
 	smp_apply_result *res = NULL;
 	smp_error err;
@@ -173,7 +146,7 @@ static void test_rejects(void)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		smp_doc *d = doc_of(cases[i].config);
+		smp_doc *d = parse_json(cases[i].config);
 		smp_apply_result *res = NULL;
 		smp_error err;
 		int rc;
@@ -216,7 +189,7 @@ static void test_limit(void)
 		memset(val, 'v', len);
 		val[len] = '\0';
 		sprintf(json, tmpl, val);
-		d = doc_of(json);
+		d = parse_json(json);
 		if (!d)
 			continue;
 		rc = smp_apply_object(&res, smp_doc_root(d, 0), NULL, NULL, &err);
@@ -237,11 +210,11 @@ out:
 /* The three-way paths (need the merge engine). */
 static void test_three_way(void)
 {
-	smp_doc *cfg = doc_of("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"},"
+	smp_doc *cfg = parse_json("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"},"
 	                      "\"data\":{\"a\":\"1\"}}");
-	smp_doc *cfg2 = doc_of("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"},"
+	smp_doc *cfg2 = parse_json("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"},"
 	                       "\"data\":{\"b\":\"2\"}}");
-	smp_doc *bare = doc_of("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\","
+	smp_doc *bare = parse_json("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\","
 	                       "\"namespace\":\"default\",\"uid\":\"u\"},\"data\":{\"a\":\"1\",\"z\":\"9\"}}");
 	smp_apply_result *created = NULL, *res = NULL;
 	smp_apply_options ao = SMP_APPLY_OPTIONS_INIT;
@@ -331,7 +304,7 @@ static void test_set_encode(void)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		smp_doc *d = doc_of(cases[i].config);
+		smp_doc *d = parse_json(cases[i].config);
 		char *out = NULL;
 		size_t len = 0;
 		smp_error err;
@@ -366,10 +339,10 @@ static void test_limit_early(void)
 	big[n] = '\0';
 	sprintf(cfg_json, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"b\"},"
 	        "\"data\":{\"big\":\"%s\"}}", big);
-	cfg = doc_of(cfg_json);
+	cfg = parse_json(cfg_json);
 	sprintf(cfg_json, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"b\","
 	        "\"namespace\":\"default\"},\"data\":{\"big\":\"%s\"}}", big);
-	ns_cfg = doc_of(cfg_json);
+	ns_cfg = parse_json(cfg_json);
 	if (!cfg || !ns_cfg || smp_last_applied_encode(&enc, &len, smp_doc_root(ns_cfg, 0), &err))
 		goto out;
 	esc = malloc(2 * len + 1);
@@ -394,7 +367,7 @@ static void test_limit_early(void)
 		        "\"namespace\":\"default\",\"annotations\":{\"" SMP_LAST_APPLIED_ANNOTATION
 		        "\":\"%s\"}},\"data\":{\"big\":\"%s\"}}", av, la, big);
 		smp_doc_free(live);
-		live = round ? doc_of(live_json) : NULL;
+		live = round ? parse_json(live_json) : NULL;
 		ao.overwrite = round != 4;
 		rc = smp_apply_object(&res, smp_doc_root(cfg, 0), live ? smp_doc_root(live, 0) : NULL,
 		                      &ao, &err);
@@ -459,10 +432,10 @@ static void test_kinds(void)
 		snprintf(json, sizeof(json), "{\"apiVersion\":\"%s\",\"kind\":\"%s\","
 		         "\"metadata\":{\"name\":\"x\",\"labels\":{\"a\":\"b\"}}}",
 		         cases[i].av, cases[i].kind);
-		cfg = doc_of(json);
+		cfg = parse_json(json);
 		snprintf(json, sizeof(json), "{\"apiVersion\":\"%s\",\"kind\":\"%s\","
 		         "\"metadata\":{\"name\":\"x\"}}", cases[i].av, cases[i].kind);
-		live = doc_of(json);
+		live = parse_json(json);
 		if (!cfg || !live) {
 			smp_doc_free(cfg);
 			smp_doc_free(live);
@@ -526,8 +499,8 @@ static void test_display(void)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		smp_doc *b = cases[i].before ? doc_of(cases[i].before) : NULL;
-		smp_doc *a = cases[i].after ? doc_of(cases[i].after) : NULL;
+		smp_doc *b = cases[i].before ? parse_json(cases[i].before) : NULL;
+		smp_doc *a = cases[i].after ? parse_json(cases[i].after) : NULL;
 		smp_doc *bo = NULL, *ao = NULL;
 		smp_error err;
 		char *s;
@@ -558,7 +531,7 @@ static void test_display(void)
 		smp_doc_free(a);
 	}
 	{
-		smp_doc *a = doc_of("{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"data\":null}");
+		smp_doc *a = parse_json("{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"data\":null}");
 		smp_doc *ao = NULL;
 		smp_error err;
 		int rc = smp_display_objects(NULL, &ao, NULL, a ? smp_doc_root(a, 0) : NULL,
@@ -615,7 +588,7 @@ static void test_validate_meta(void)
 	smp_error err;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		smp_doc *d = doc_of(cases[i].obj);
+		smp_doc *d = parse_json(cases[i].obj);
 		int rc;
 
 		if (!d)

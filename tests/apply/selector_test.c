@@ -3,37 +3,10 @@
  * field selectors and label validation (the examples of the Kubernetes
  * label documentation and the reference's parser edge cases).
  */
-#include "smpatch.h"
+#include "tutil.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static int failures;
-
-#define CHECK(cond, ...)                                                          \
-	do {                                                                      \
-		if (!(cond)) {                                                    \
-			failures++;                                               \
-			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);           \
-			fprintf(stderr, __VA_ARGS__);                             \
-			fputc('\n', stderr);                                      \
-		}                                                                 \
-	} while (0)
-
-static smp_doc *parse_json(const char *text)
-{
-	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
-	smp_doc *doc = NULL;
-	smp_error err;
-
-	po.format = SMP_FORMAT_JSON;
-	if (smp_doc_parse(&doc, text, strlen(text), &po, &err)) {
-		fprintf(stderr, "bad test JSON %s: %s\n", text, err.message);
-		failures++;
-		return NULL;
-	}
-	return doc;
-}
 
 /* selector, labels (JSON map or "null"), expected match */
 static const struct {
