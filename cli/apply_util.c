@@ -180,7 +180,7 @@ static int bad_input(smp_error *err, const char *file, const smp_value *v, const
 	return SMP_EINVALOBJ;
 }
 
-static bool is_list(const smp_value *v)
+bool cli_is_list(const smp_value *v)
 {
 	const char *kind = cli_str_at(v, "kind");
 	size_t n = kind ? strlen(kind) : 0;
@@ -215,7 +215,7 @@ static int add_value(cli_inputs *in, const smp_value *v, const char *file, bool 
 			snprintf(merr->file, sizeof(merr->file), "%s", file);
 		}
 	}
-	if (!merr && expand && is_list(v)) {
+	if (!merr && expand && cli_is_list(v)) {
 		const smp_value *items = smp_map_get(v, "items");
 		if (depth > 64)
 			return bad_input(err, file, v, "Lists nested too deeply");
@@ -237,6 +237,34 @@ static int add_value(cli_inputs *in, const smp_value *v, const char *file, bool 
 	return 0;
 }
 
+static int add_roots(cli_inputs *in, smp_doc *doc, const char *name, bool expand,
+                     smp_error *err)
+{
+	int rc;
+
+	for (size_t i = 0; i < smp_doc_count(doc); i++)
+		if ((rc = add_value(in, smp_doc_root(doc, i), name, expand, 0, err)))
+			return rc;
+	return 0;
+}
+
+int cli_inputs_add_doc(cli_inputs *in, smp_doc *doc, const char *name, bool expand_lists,
+                       smp_error *err)
+{
+	char *copy;
+
+	if (!grow((void **)&in->names, &in->ncap, in->nnames, sizeof(*in->names)) ||
+	    !grow((void **)&in->docs, &in->dcap, in->ndocs, sizeof(*in->docs))) {
+		smp_doc_free(doc);
+		return enomem(err);
+	}
+	in->docs[in->ndocs++] = doc;
+	if (!(copy = strdup(name)))
+		return enomem(err);
+	in->names[in->nnames++] = copy;
+	return add_roots(in, doc, copy, expand_lists, err);
+}
+
 static int add_file(cli_inputs *in, const char *path, bool expand, smp_error *err)
 {
 	smp_doc *doc = NULL;
@@ -254,10 +282,7 @@ static int add_file(cli_inputs *in, const char *path, bool expand, smp_error *er
 	if (rc)
 		return rc;
 	in->docs[in->ndocs++] = doc;
-	for (size_t i = 0; i < smp_doc_count(doc); i++)
-		if ((rc = add_value(in, smp_doc_root(doc, i), name, expand, 0, err)))
-			return rc;
-	return 0;
+	return add_roots(in, doc, name, expand, err);
 }
 
 static int cmp_str(const void *a, const void *b)

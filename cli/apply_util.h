@@ -59,6 +59,13 @@ void cli_inputs_release(cli_inputs *in);
 int cli_inputs_add_path(cli_inputs *in, const char *path, bool recursive,
                         bool expand_lists, smp_error *err);
 
+/* Adds the documents of `doc`, which `in` owns from now on (also on
+ * failure); `name` (copied) is the file they came from. */
+int cli_inputs_add_doc(cli_inputs *in, smp_doc *doc, const char *name, bool expand_lists,
+                       smp_error *err);
+/* A *List kind with an items list: kubectl patches and applies its items. */
+bool cli_is_list(const smp_value *v);
+
 /* A hash index of live objects by (group, kind, namespace, name). */
 typedef struct cli_index {
 	size_t *slots; /* object index + 1; 0 = empty */

@@ -7,6 +7,7 @@
  * The result is built in memory and printed only when everything worked.
  */
 #include "patch_cli.h"
+#include "apply_util.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -18,7 +19,11 @@ static const char help_text[] =
 	"Usage: smpatch patch [OPTIONS] TARGET PATCH\n"
 	"\n"
 	"Applies PATCH to the document TARGET and prints the result. Either file may\n"
-	"be - for standard input (not both); each must hold exactly one document.\n"
+	"be - for standard input (not both). PATCH holds one document. TARGET holds\n"
+	"one document or several objects: a stream of documents, and lists (objects\n"
+	"with items), whose items are patched, as `kubectl patch -f` does. The\n"
+	"results are printed in order (YAML separated by ---); nothing is printed\n"
+	"unless every object patched.\n"
 	"\n"
 	"Options:\n"
 	"  -t, --type=TYPE        strategic (default), merge (RFC 7386 JSON merge\n"
@@ -151,6 +156,153 @@ static bool parse_type(const char *s, smp_patch_type *t)
 	return true;
 }
 
+/* kubectl's builder treats a decoded object with an `items` field as a
+ * list: it patches the items instead (whatever the kind). Only Kubernetes
+ * objects (with a kind) count here: a plain document is patched whole. */
+static const smp_value *items_of(const smp_value *v)
+{
+	if (smp_value_type(v) != SMP_MAP || smp_value_type(smp_map_get(v, "kind")) != SMP_STRING)
+		return NULL;
+	return smp_map_get(v, "items");
+}
+
+static int fail_value(int code, const char *file, const smp_value *v, const char *msg)
+{
+	smp_error err;
+
+	patch_cli_err(&err, code, file, "%s", msg);
+	err.line = smp_value_line(v);
+	err.column = smp_value_column(v);
+	return cli_fail(&err);
+}
+
+/* The objects of TARGET in order: each document, a list's items in its
+ * place. Returns 0 or the exit code (the message printed). */
+static int collect_objects(const smp_value ***objs, size_t *n, const smp_doc *tdoc,
+                           const char *tfile)
+{
+	size_t cap = 0;
+
+	*objs = NULL;
+	*n = 0;
+	for (size_t i = 0; i < smp_doc_count(tdoc); i++) {
+		const smp_value *root = smp_doc_root(tdoc, i), *items = items_of(root);
+		size_t count = items ? smp_value_len(items) : 1;
+		smp_error err;
+
+		if (smp_value_type(root) == SMP_NULL)
+			continue;
+		/* kubectl decodes each document's metadata strictly (a List's
+		 * own, not its items'). */
+		if (smp_value_type(root) == SMP_MAP &&
+		    smp_value_type(smp_map_get(root, "kind")) == SMP_STRING &&
+		    smp_object_validate_meta(root, &err)) {
+			if (!err.file[0])
+				snprintf(err.file, sizeof(err.file), "%s", tfile);
+			return cli_fail(&err);
+		}
+		if (items && smp_value_type(items) != SMP_LIST)
+			return fail_value(SMP_EINVALOBJ, tfile, items, "items: expected a list of objects");
+		if (*n + count > cap) {
+			size_t ncap = (*n + count) * 2;
+			const smp_value **p = realloc(*objs, ncap * sizeof(**objs));
+			if (!p)
+				return fail_value(SMP_ENOMEM, NULL, NULL, "out of memory");
+			*objs = p;
+			cap = ncap;
+		}
+		if (!items) {
+			(*objs)[(*n)++] = root;
+			continue;
+		}
+		for (size_t j = 0; j < count; j++) {
+			const smp_value *it = smp_list_get(items, j);
+			if (smp_value_type(it) != SMP_MAP)
+				return fail_value(SMP_EINVALOBJ, tfile, it, "items: expected a list of objects");
+			/* kubectl: "*unstructured.Unstructured is not a list". */
+			if (smp_map_get(it, "items"))
+				return fail_value(SMP_EINVALOBJ, tfile, it,
+				                  "a list inside a list (an item with items) cannot be "
+				                  "patched, by kubectl either");
+			(*objs)[(*n)++] = it;
+		}
+	}
+	return 0;
+}
+
+/* A TARGET of several objects, or lists: each object patched on its own,
+ * like `kubectl patch -f`, which prints one result after the other. Unlike
+ * kubectl, which prints the objects that patched and then fails, nothing is
+ * printed when one fails. */
+static int patch_many(const smp_doc *tdoc, const char *tfile, const smp_value *patch,
+                      const char *pfile, smp_patch_options *opts, patch_schema_opts *so,
+                      smp_output output)
+{
+	const char *tname = strcmp(tfile, "-") ? tfile : "<stdin>";
+	const smp_value **objs = NULL;
+	smp_doc **res = NULL;
+	size_t n = 0, i;
+	smp_error err;
+	cli_buf b;
+	int rc;
+
+	cli_buf_init(&b);
+	if ((rc = collect_objects(&objs, &n, tdoc, tname)))
+		goto out;
+	if (n == 0) {
+		rc = fail_value(SMP_EINVALOBJ, tname, NULL, "no objects passed to patch");
+		goto out;
+	}
+	if (!(res = calloc(n, sizeof(*res)))) {
+		rc = fail_value(SMP_ENOMEM, NULL, NULL, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		char ref[512];
+
+		memset(&err, 0, sizeof(err));
+		if (opts->type == SMP_PATCH_STRATEGIC &&
+		    patch_cli_root(&opts->stype, so, &objs[i], 1, &err)) {
+			rc = cli_fail(&err);
+			goto out;
+		}
+		if (smp_patch_apply(&res[i], objs[i], patch, opts, &err)) {
+			smp_apply_object_ref(ref, sizeof(ref), objs[i]);
+			if (ref[0])
+				cli_err_prefix(&err, ref);
+			if (!err.file[0])
+				snprintf(err.file, sizeof(err.file), "%s",
+				         err.code != SMP_EPATCH ? tname
+				         : strcmp(pfile, "-") ? pfile : "<stdin>");
+			rc = cli_fail(&err);
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (i && output == SMP_OUT_YAML)
+			cli_buf_puts(&b, "---\n");
+		if (cli_buf_value(&b, smp_doc_root(res[i], 0), output, output != SMP_OUT_YAML,
+		                  &err)) {
+			if (err.code == SMP_EINVAL)
+				err.code = SMP_EPARSE;
+			rc = cli_fail(&err);
+			goto out;
+		}
+	}
+	if (b.oom)
+		rc = fail_value(SMP_ENOMEM, NULL, NULL, "out of memory");
+	else if (!cli_write(b.ptr ? b.ptr : "", b.len))
+		rc = CLI_INTERNAL;
+out:
+	if (res)
+		for (i = 0; i < n; i++)
+			smp_doc_free(res[i]);
+	free(res);
+	free(objs);
+	cli_buf_release(&b);
+	return rc;
+}
+
 int cmd_patch(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -205,9 +357,15 @@ int cmd_patch(int argc, char **argv)
 	pfile = argv[optind + 1];
 	if (strcmp(tfile, "-") == 0 && strcmp(pfile, "-") == 0)
 		return cli_usage(argv[0], "only one of TARGET and PATCH can be standard input");
-	if (patch_cli_load(&tdoc, &target, tfile, &err) ||
+	memset(&err, 0, sizeof(err));
+	if (smp_doc_parse_file(&tdoc, tfile, NULL, &err) ||
 	    patch_cli_load(&pdoc, &patch, pfile, &err)) {
 		rc = cli_fail(&err);
+		goto out;
+	}
+	target = smp_doc_root(tdoc, 0);
+	if (smp_doc_count(tdoc) != 1 || items_of(target)) {
+		rc = patch_many(tdoc, tfile, patch, pfile, &opts, &so, output);
 		goto out;
 	}
 	/* kubectl reads the target into its Go type first (the patched
