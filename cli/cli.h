@@ -56,6 +56,13 @@ bool cli_parse_bool(const char *s, bool *out);
 int cli_print_value(const smp_value *v, smp_output out, bool sort_keys, bool first,
                     smp_error *err);
 
+/* Parses files[0..n) (smp_doc_parse_file with default options; "-" is
+ * stdin) into docs[i], side by side on up to n threads: the machine's other
+ * cores read the second and third file while this one reads the first.
+ * Returns 0, or the SMP_E code of the first file (in order) that failed,
+ * with its error in *err; every docs[i] is then NULL (nothing to free). */
+int cli_parse_files(smp_doc **docs, const char *const *files, size_t n, smp_error *err);
+
 /* The subcommands. argv[0] is the subcommand name. */
 int cmd_convert(int argc, char **argv);
 int cmd_explain(int argc, char **argv);

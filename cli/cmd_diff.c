@@ -116,9 +116,19 @@ int cmd_diff(int argc, char **argv)
 	             (cfile && !strcmp(cfile, "-"));
 	if (stdin_uses > 1)
 		return cli_usage(argv[0], "only one file can be standard input");
-	if (patch_cli_load(&odoc, &orig, argv[optind], &err) ||
-	    patch_cli_load(&mdoc, &mod, argv[optind + 1], &err) ||
-	    (cfile && patch_cli_load(&cdoc, &cur, cfile, &err))) {
+	{
+		const char *files[3] = {argv[optind], argv[optind + 1], cfile};
+		smp_doc *docs[3] = {NULL, NULL, NULL};
+		const smp_value *roots[3] = {NULL, NULL, NULL};
+		c = patch_cli_load(docs, roots, files, cfile ? 3 : 2, &err);
+		odoc = docs[0];
+		mdoc = docs[1];
+		cdoc = docs[2];
+		orig = roots[0];
+		mod = roots[1];
+		cur = cfile ? roots[2] : NULL;
+	}
+	if (c) {
 		rc = cli_fail(&err);
 		goto out;
 	}

@@ -57,21 +57,33 @@ int patch_cli_err(smp_error *err, int code, const char *file, const char *fmt, .
 	return code;
 }
 
-int patch_cli_load(smp_doc **doc, const smp_value **v, const char *path, smp_error *err)
+int patch_cli_load(smp_doc **docs, const smp_value **v, const char *const *paths, size_t n,
+                   smp_error *err)
 {
 	int rc;
 
-	*v = NULL;
-	*doc = NULL;
 	memset(err, 0, sizeof(*err));
-	rc = smp_doc_parse_file(doc, path, NULL, err);
-	if (rc)
+	for (size_t i = 0; i < n; i++)
+		v[i] = NULL;
+	if ((rc = cli_parse_files(docs, paths, n, err)))
 		return rc;
-	if (smp_doc_count(*doc) > 1)
+	for (size_t i = 0; i < n; i++) {
+		if (!paths[i])
+			continue;
+		if ((rc = patch_cli_one(docs[i], &v[i], paths[i], err)))
+			return rc;
+	}
+	return 0;
+}
+
+int patch_cli_one(const smp_doc *doc, const smp_value **v, const char *path, smp_error *err)
+{
+	*v = NULL;
+	if (smp_doc_count(doc) > 1)
 		return patch_cli_err(err, SMP_EPARSE, path,
 		                     "the file holds %zu documents; give exactly one",
-		                     smp_doc_count(*doc));
-	*v = smp_doc_root(*doc, 0);
+		                     smp_doc_count(doc));
+	*v = smp_doc_root(doc, 0);
 	return 0;
 }
 
@@ -358,8 +370,14 @@ int cmd_patch(int argc, char **argv)
 	if (strcmp(tfile, "-") == 0 && strcmp(pfile, "-") == 0)
 		return cli_usage(argv[0], "only one of TARGET and PATCH can be standard input");
 	memset(&err, 0, sizeof(err));
-	if (smp_doc_parse_file(&tdoc, tfile, NULL, &err) ||
-	    patch_cli_load(&pdoc, &patch, pfile, &err)) {
+	{
+		const char *files[2] = {tfile, pfile};
+		smp_doc *docs[2];
+		c = cli_parse_files(docs, files, 2, &err);
+		tdoc = docs[0];
+		pdoc = docs[1];
+	}
+	if (c || patch_cli_one(pdoc, &patch, pfile, &err)) {
 		rc = cli_fail(&err);
 		goto out;
 	}

@@ -4,8 +4,10 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int cli_exit_code(int code)
@@ -140,6 +142,65 @@ int cli_print_value(const smp_value *v, smp_output out, bool sort_keys, bool fir
 		snprintf(err->message, sizeof(err->message), "writing output failed");
 		err->file[0] = err->path[0] = '\0';
 		err->line = err->column = 0;
+	}
+	return rc;
+}
+
+/* ---- parsing input files side by side ---- */
+
+typedef struct parse_job {
+	smp_doc *doc;
+	const char *file;
+	smp_error err;
+	int rc;
+} parse_job;
+
+static void *parse_job_run(void *arg)
+{
+	parse_job *j = arg;
+
+	memset(&j->err, 0, sizeof(j->err));
+	j->rc = smp_doc_parse_file(&j->doc, j->file, NULL, &j->err);
+	return NULL;
+}
+
+int cli_parse_files(smp_doc **docs, const char *const *files, size_t n, smp_error *err)
+{
+	parse_job jobs[8];
+	pthread_t tid[8];
+	bool started[8] = {false};
+	int rc = 0;
+
+	if (n > 8)
+		n = 8;
+	for (size_t i = 0; i < n; i++) {
+		jobs[i].doc = NULL;
+		jobs[i].file = files[i];
+		jobs[i].rc = 0;
+		docs[i] = NULL;
+	}
+	/* The library is thread-safe and documents are independent; if a
+	 * thread cannot start, its file is read here afterwards. */
+	for (size_t i = 1; i < n; i++)
+		started[i] = pthread_create(&tid[i], NULL, parse_job_run, &jobs[i]) == 0;
+	parse_job_run(&jobs[0]);
+	for (size_t i = 1; i < n; i++) {
+		if (started[i])
+			pthread_join(tid[i], NULL);
+		else
+			parse_job_run(&jobs[i]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (jobs[i].rc && !rc) {
+			rc = jobs[i].rc;
+			*err = jobs[i].err;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (rc)
+			smp_doc_free(jobs[i].doc);
+		else
+			docs[i] = jobs[i].doc;
 	}
 	return rc;
 }

@@ -21,9 +21,14 @@ int patch_cli_err(smp_error *err, int code, const char *file, const char *fmt, .
 #endif
 	;
 
-/* Reads FILE ("-" = stdin), which must hold at most one document; an empty
- * file gives *v NULL. */
-int patch_cli_load(smp_doc **doc, const smp_value **v, const char *path, smp_error *err);
+/* Reads paths[0..n) ("-" = stdin) side by side (cli_parse_files) into
+ * docs[i]; each must hold at most one document, whose root goes to v[i] (an
+ * empty file gives NULL). On failure the docs read so far are left in docs[]
+ * for the caller to free (smp_doc_free(NULL) is fine). */
+int patch_cli_load(smp_doc **docs, const smp_value **v, const char *const *paths, size_t n,
+                   smp_error *err);
+/* The root of a document that must hold at most one (NULL for none). */
+int patch_cli_one(const smp_doc *doc, const smp_value **v, const char *path, smp_error *err);
 
 /* The root type for a strategic patch from --openapi / --definition (the
  * first document that names apiVersion and kind decides). Without them
