@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "apply_util.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,6 +350,23 @@ static int usage(const char *fmt, const char *arg)
 	return cli_usage("apply", fmt, arg);
 }
 
+/* Reads --live on a thread of its own (cli_inputs are independent). */
+typedef struct live_job {
+	cli_inputs *lives;
+	const char *path;
+	int rc;
+	smp_error err;
+} live_job;
+
+static void *read_live(void *arg)
+{
+	live_job *j = arg;
+
+	memset(&j->err, 0, sizeof(j->err));
+	j->rc = cli_inputs_add_path(j->lives, j->path, false, true, &j->err);
+	return NULL;
+}
+
 int cmd_apply(int argc, char **argv)
 {
 	cli_inputs configs, lives;
@@ -526,16 +544,30 @@ int cmd_apply(int argc, char **argv)
 			goto out;
 	}
 
-	/* Read everything first; the configurations as kubectl decodes them. */
-	configs.check_meta = true;
-	for (size_t i = 0; i < nfiles; i++)
-		if ((rc = cli_inputs_add_path(&configs, files[i], recursive, true, &err))) {
+	/* Read everything first; the configurations as kubectl decodes them,
+	 * the live objects meanwhile on another core. Errors in the
+	 * configurations are reported first, as if read in order. */
+	{
+		live_job lj = {&lives, live_path, 0, {0}};
+		pthread_t tid;
+		bool threaded = live_path && pthread_create(&tid, NULL, read_live, &lj) == 0;
+
+		configs.check_meta = true;
+		rc = 0;
+		for (size_t i = 0; i < nfiles && !rc; i++)
+			rc = cli_inputs_add_path(&configs, files[i], recursive, true, &err);
+		if (threaded)
+			pthread_join(tid, NULL);
+		else if (!rc && live_path)
+			read_live(&lj);
+		if (rc) {
 			code = cli_fail(&err);
 			goto out;
 		}
-	if (live_path && (rc = cli_inputs_add_path(&lives, live_path, false, true, &err))) {
-		code = cli_fail(&err);
-		goto out;
+		if (lj.rc) {
+			code = cli_fail(&lj.err);
+			goto out;
+		}
 	}
 
 	ao.schema = schema;
