@@ -134,6 +134,52 @@ long smp_vindex_find(const smp_vindex *ix, const smp_value *key);
  * to the entry after the one found. */
 long smp_vindex_find_next(const smp_vindex *ix, const smp_value *key, size_t *hint);
 
+/* Sets ix up in `mem`, smp_vindex_bytes(max_entries) bytes, 8-aligned
+ * (for callers with their own scratch memory). */
+size_t smp_vindex_bytes(size_t max_entries);
+void smp_vindex_init_at(smp_vindex *ix, void *mem, size_t max_entries);
+
+/* Scratch memory released to a mark: the merge engine takes its per-list
+ * indices and arrays here and gives them back after each list, so the
+ * thousands of lists of a large document reuse the same (already faulted
+ * in) pages instead of growing an arena. Chunks are kept until
+ * smp_mscratch_free. Not thread-safe (one per operation). */
+typedef struct smp_mscratch_chunk smp_mscratch_chunk;
+typedef struct smp_mscratch {
+	smp_mscratch_chunk *first, *cur;
+	char *p, *end;           /* free part of cur */
+} smp_mscratch;
+typedef struct smp_mmark {
+	smp_mscratch_chunk *c;
+	char *p;
+} smp_mmark;
+
+void smp_mscratch_init(smp_mscratch *s);
+void smp_mscratch_free(smp_mscratch *s);
+void *smp_mscratch_alloc_slow(smp_mscratch *s, size_t n);
+
+/* n bytes, 8-aligned, uninitialised; NULL on allocation failure. */
+static inline void *smp_mscratch_alloc(smp_mscratch *s, size_t n)
+{
+	/* Chunk sizes are multiples of 8, so n < room rounds up within it
+	 * (and an empty scratch, p == end == NULL, takes the slow path). */
+	if (n < (size_t)(s->end - s->p)) {
+		void *r = s->p;
+		s->p += (n + 7) & ~(size_t)7;
+		return r;
+	}
+	return smp_mscratch_alloc_slow(s, n);
+}
+
+static inline smp_mmark smp_mscratch_mark(const smp_mscratch *s)
+{
+	smp_mmark m = {s->cur, s->p};
+	return m;
+}
+
+/* Gives back everything allocated since m (taken from the same s). */
+void smp_mscratch_reset(smp_mscratch *s, smp_mmark m);
+
 /* Index of a map's keys (linear scan when small). */
 typedef struct smp_kindex {
 	const smp_value *map;

@@ -919,3 +919,126 @@ bool smp_json_value_equal(const smp_value *x, const smp_value *y)
 	}
 	return smpv_equal(x, y);
 }
+
+/* ---- scratch memory with marks ---- */
+
+struct smp_mscratch_chunk {
+	smp_mscratch_chunk *next;
+	size_t size;             /* bytes of data, a multiple of 8 */
+	max_align_t data[];
+};
+
+#define SCRATCH_FIRST (64u << 10)
+#define SCRATCH_MAX (1u << 20)
+
+void smp_mscratch_init(smp_mscratch *s)
+{
+	s->first = s->cur = NULL;
+	s->p = s->end = NULL;
+}
+
+void smp_mscratch_free(smp_mscratch *s)
+{
+	smp_mscratch_chunk *c = s->first;
+
+	while (c) {
+		smp_mscratch_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	smp_mscratch_init(s);
+}
+
+static void scratch_use(smp_mscratch *s, smp_mscratch_chunk *c)
+{
+	s->cur = c;
+	s->p = (char *)c->data;
+	s->end = s->p + c->size;
+}
+
+void *smp_mscratch_alloc_slow(smp_mscratch *s, size_t n)
+{
+	smp_mscratch_chunk *c, *after = s->cur;
+	size_t need, size;
+
+	if (n > SIZE_MAX / 2)
+		return NULL;
+	need = (n + 7) & ~(size_t)7;
+	if (s->cur && need <= (size_t)(s->end - s->p)) {
+		void *r = s->p; /* exact fit */
+		s->p += need;
+		return r;
+	}
+	/* The chunks after cur are free (given back by a reset): take the
+	 * next one if it is large enough. */
+	if (after && after->next && after->next->size >= need) {
+		scratch_use(s, after->next);
+	} else {
+		size = after ? after->size * 2 : SCRATCH_FIRST;
+		if (size > SCRATCH_MAX)
+			size = SCRATCH_MAX;
+		if (size < need)
+			size = need;
+		if (size > SIZE_MAX - sizeof(*c))
+			return NULL;
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->size = size;
+		if (after) {
+			c->next = after->next;
+			after->next = c;
+		} else {
+			c->next = s->first;
+			s->first = c;
+		}
+		scratch_use(s, c);
+	}
+	void *r = s->p;
+	s->p += need;
+	return r;
+}
+
+void smp_mscratch_reset(smp_mscratch *s, smp_mmark m)
+{
+	if (!m.c) {
+		/* Marked while empty: back to the start of the first chunk. */
+		if (s->first)
+			scratch_use(s, s->first);
+		return;
+	}
+	s->cur = m.c;
+	s->p = m.p;
+	s->end = (char *)m.c->data + m.c->size;
+}
+
+/* ---- value index in caller memory ---- */
+
+static size_t vindex_cap(size_t max_entries)
+{
+	size_t cap = 8;
+
+	while (cap < 2 * max_entries + 2)
+		cap *= 2;
+	return cap;
+}
+
+size_t smp_vindex_bytes(size_t max_entries)
+{
+	return vindex_cap(max_entries) * sizeof(uint32_t) +
+	       (max_entries + 1) * sizeof(struct smp_vindex_ent);
+}
+
+void smp_vindex_init_at(smp_vindex *ix, void *mem, size_t max_entries)
+{
+	size_t cap = vindex_cap(max_entries);
+
+	ix->cap = cap;
+	ix->n = 0;
+	ix->max = max_entries;
+	ix->dup = false;
+	/* entries first: they need 8-byte alignment, the slots only 4 */
+	ix->ent = mem;
+	ix->slot = (uint32_t *)((char *)mem + (max_entries + 1) * sizeof(*ix->ent));
+	memset(ix->slot, 0, cap * sizeof(uint32_t));
+}

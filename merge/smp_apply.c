@@ -243,7 +243,7 @@ int vl_reserve(sctx *c, vlist *l, size_t need)
 		ncap = need;
 	if (ncap > SIZE_MAX / sizeof(*nv))
 		return snomem(c);
-	nv = smp_arena_alloc(c->tmp, ncap * sizeof(*nv));
+	nv = sc_alloc(c, ncap * sizeof(*nv));
 	if (!nv)
 		return snomem(c);
 	if (l->n)
@@ -292,7 +292,7 @@ static const smp_value *order_key(const smp_value *item, const char *mk, bool ma
 static int build_order_index(sctx *c, smp_vindex *ix, const vlist *order, const char *mk,
                              bool maps)
 {
-	if (smp_vindex_init(ix, c->tmp, order->n))
+	if (sc_vindex(c, ix, order->n))
 		return snomem(c);
 	for (size_t i = 0; i < order->n; i++) {
 		const smp_value *key = order_key(order->v[i], mk, maps);
@@ -335,7 +335,7 @@ static int nso_ix(sctx *c, vlist *l, const vlist *order, const smp_vindex *ix, c
 		if ((!l_checked && (rc = validate_merge_keys(c, mk, l))) ||
 		    (rc = validate_merge_keys(c, mk, order)))
 			return rc;
-		if (l_checked && l->k && !(kk = smp_arena_alloc(c->tmp, (l->n + 1) * sizeof(*kk))))
+		if (l_checked && l->k && !(kk = sc_alloc(c, (l->n + 1) * sizeof(*kk))))
 			return snomem(c);
 		for (size_t i = 0; i < l->n; i++) {
 			bool d = is_delete_item(l->v[i]);
@@ -348,7 +348,7 @@ static int nso_ix(sctx *c, vlist *l, const vlist *order, const smp_vindex *ix, c
 		keep = *l;
 		keep.k = NULL;
 	}
-	keys = smp_arena_alloc(c->tmp, (keep.n + 1) * sizeof(*keys));
+	keys = sc_alloc(c, (keep.n + 1) * sizeof(*keys));
 	if (!keys)
 		return snomem(c);
 	for (size_t i = 0; i < keep.n; i++)
@@ -456,8 +456,8 @@ static int partition(sctx *c, const vlist *merged, const vlist *by, const char *
 		return rc;
 	/* Both halves keep their merge keys for normalize_slice_order. */
 	if (maps && merged->n &&
-	    (!(in->k = smp_arena_alloc(c->tmp, merged->n * sizeof(*in->k))) ||
-	     !(out->k = smp_arena_alloc(c->tmp, merged->n * sizeof(*out->k)))))
+	    (!(in->k = sc_alloc(c, merged->n * sizeof(*in->k))) ||
+	     !(out->k = sc_alloc(c, merged->n * sizeof(*out->k)))))
 		return snomem(c);
 	for (size_t i = 0; i < merged->n; i++) {
 		const smp_value *v = merged->v[i];
@@ -549,11 +549,11 @@ static int alias_view(sctx *c, vlist *view, const smp_value *orig, const long *d
                       const char *mk)
 {
 	size_t L = orig->u.list.len, C = go_decoded_cap(L), n, last;
-	bool *removed = smp_arena_alloc(c->tmp, L + 1);
-	size_t *order = smp_arena_alloc(c->tmp, (L + 1) * sizeof(size_t));
-	size_t *bucket_start = smp_arena_alloc(c->tmp, (ndel_keys + 2) * sizeof(size_t));
+	bool *removed = sc_alloc(c, L + 1);
+	size_t *order = sc_alloc(c, (L + 1) * sizeof(size_t));
+	size_t *bucket_start = sc_alloc(c, (ndel_keys + 2) * sizeof(size_t));
 	const long *grp = dgrp;
-	smp_value **stale = smp_arena_alloc(c->tmp, (L + 1) * sizeof(*stale));
+	smp_value **stale = sc_alloc(c, (L + 1) * sizeof(*stale));
 	vlist cur = {0};
 	smp_vindex ix;
 	int rc;
@@ -592,7 +592,7 @@ static int alias_view(sctx *c, vlist *view, const smp_value *orig, const long *d
 	/* cur.v[0..L) is now the backing array's visible part. */
 	if (!replace) {
 		bool realloc = false;
-		if (smp_vindex_init(&ix, c->tmp, n + patch_order->n))
+		if (sc_vindex(c, &ix, n + patch_order->n))
 			return snomem(c);
 		for (size_t i = 0; i < n; i++) {
 			const smp_value *mv = mk_value(cur.v[i], mk);
@@ -641,7 +641,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		if (c->mpl && is_delete_list) {
 			/* deleteFromSlice */
 			smp_vindex ix;
-			if (smp_vindex_init(&ix, c->tmp, patch->u.list.len)) {
+			if (sc_vindex(c, &ix, patch->u.list.len)) {
 				rc = snomem(c);
 				goto out;
 			}
@@ -681,7 +681,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 			           elem && elem->name ? elem->name : "object");
 			goto out;
 		}
-		if (smp_vindex_init(&del, c->tmp, patch->u.list.len)) {
+		if (sc_vindex(c, &del, patch->u.list.len)) {
 			rc = snomem(c);
 			goto out;
 		}
@@ -718,7 +718,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		if (any_delete) {
 			/* Each live element's delete directive (its first position
 			 * among them), or -1: for the alias view and server_order. */
-			dgrp = smp_arena_alloc(c->tmp, (orig->u.list.len + 1) * sizeof(*dgrp));
+			dgrp = sc_alloc(c, (orig->u.list.len + 1) * sizeof(*dgrp));
 			if (!dgrp) {
 				rc = snomem(c);
 				goto out;
@@ -753,7 +753,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		for (size_t i = 0; i < server_order.n; i++)
 			if ((rc = vl_push(c, &merged, server_order.v[i])))
 				goto out;
-		if (smp_vindex_init(&ix, c->tmp, merged.n + patch_order.n)) {
+		if (sc_vindex(c, &ix, merged.n + patch_order.n)) {
 			rc = snomem(c);
 			goto out;
 		}
@@ -841,7 +841,7 @@ static int apply_retain_keys(sctx *c, wmap *w, const smp_value *patch, bool *don
 	}
 	if (rk->type != SMP_LIST)
 		return sfail(c, SMP_EPATCH, "invalid patch format of retainKeys");
-	if (smp_vindex_init(&set, c->tmp, rk->u.list.len))
+	if (sc_vindex(c, &set, rk->u.list.len))
 		return snomem(c);
 	for (size_t i = 0; i < rk->u.list.len; i++)
 		smp_vindex_add(&set, rk->u.list.items[i], i);
@@ -961,6 +961,9 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		if (done[i] || !has_prefix(e->key, e->klen, SET_ELEMENT_ORDER_PREFIX))
 			continue;
 		done[i] = true;
+		/* Everything this list needs in scratch is given back at its end
+		 * (the map's own lookup structures live in c->tmp). */
+		smp_mmark mark = sc_mark(c);
 		if (!indexed) {
 			if (smp_kindex_init(&pix, c->tmp, patch))
 				return snomem(c);
@@ -1021,6 +1024,7 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 				return rc;
 		} else {
 			spop(c, pl);
+			sc_reset(c, mark);
 			continue;
 		}
 		if ((rc = vl_from_list(c, &merged, mergedv)) || (rc = vl_from_list(c, &order_l, order)) ||
@@ -1043,6 +1047,7 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		if (pidx >= 0)
 			done[pidx] = true;
 		spop(c, pl);
+		sc_reset(c, mark);
 	}
 	return 0;
 }
@@ -1053,6 +1058,7 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 	ptrdiff_t di = smpv_map_find(patch, DIRECTIVE_MARKER, strlen(DIRECTIVE_MARKER));
 	wmap w;
 	bool *done;
+	smp_mmark mark;
 	int rc = 0;
 
 	*out = NULL;
@@ -1085,11 +1091,14 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 		c->depth--;
 		return sfail(c, SMP_ELIMIT, "document nested too deeply");
 	}
+	/* Scratch taken below (done, the lists' indices) is given back on
+	 * return; the wmap's structures live in c->tmp. */
+	mark = sc_mark(c);
 	if (!orig && !(orig = smpv_map(c->a, patch->u.map.len))) {
 		rc = snomem(c);
 		goto out;
 	}
-	done = smp_arena_alloc(c->tmp, patch->u.map.len + 1);
+	done = sc_alloc(c, patch->u.map.len + 1);
 	if (!done) {
 		rc = snomem(c);
 		goto out;
@@ -1171,11 +1180,14 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 				rc = smp_merge_map(c, &nv, ov, pv, m.sub);
 			}
 			break;
-		case SMP_LIST:
+		case SMP_LIST: {
+			smp_mmark lm = sc_mark(c);
 			if ((rc = lookup_slice(c, t, k, klen, &m)))
 				goto out;
 			rc = merge_slice_handler(c, &nv, ov, pv, &m, is_delete_list, NULL);
+			sc_reset(c, lm);
 			break;
+		}
 		default: {
 			bool keep;
 			nv = copy_clean(c, pv, false, true, &keep, c->depth);
@@ -1191,6 +1203,7 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 	wm_compact(w.m);
 	*out = w.m;
 out:
+	sc_reset(c, mark);
 	c->depth--;
 	return rc;
 }
@@ -1201,6 +1214,7 @@ static int sm_apply(smp_value **out, smp_arena *a, const smp_value *target, smp_
                     const smp_value *patch, const smp_stype *root, smp_error *err)
 {
 	smp_arena tmp;
+	smp_mscratch scr;
 	sctx c;
 	smp_value *orig;
 	int rc;
@@ -1215,7 +1229,9 @@ static int sm_apply(smp_value **out, smp_arena *a, const smp_value *target, smp_
 		                   "invalid JSON document: a strategic merge patch must be a map, not %s",
 		                   smp_go_type_name(patch));
 	smp_arena_init(&tmp);
+	smp_mscratch_init(&scr);
 	sctx_init(&c, a, &tmp, err);
+	c.s = &scr;
 	c.mpl = true;
 	c.iun = true;
 	if (!target || target->type != SMP_MAP)
@@ -1233,6 +1249,7 @@ static int sm_apply(smp_value **out, smp_arena *a, const smp_value *target, smp_
 	}
 	rc = smp_merge_map(&c, out, orig, patch, root);
 out:
+	smp_mscratch_free(&scr);
 	smp_arena_release(&tmp);
 	return rc;
 }

@@ -19,6 +19,7 @@
 typedef struct sctx {
 	smp_arena *a;      /* the result lives here */
 	smp_arena *tmp;    /* scratch: indices, sort keys; freed by the caller */
+	smp_mscratch *s;    /* scratch given back per list (sc_mark/sc_reset), or NULL */
 	smp_error *err;
 	bool mpl;          /* MergeOptions.MergeParallelList */
 	bool iun;          /* MergeOptions.IgnoreUnmatchedNulls */
@@ -39,6 +40,40 @@ typedef struct pmeta {
 } pmeta;
 
 void sctx_init(sctx *c, smp_arena *a, smp_arena *tmp, smp_error *err);
+
+/* Memory that lives no longer than the list or map being merged: from c->s
+ * when the operation has one (given back by sc_reset), else from c->tmp.
+ * NULL on allocation failure (no message set). */
+static inline void *sc_alloc(sctx *c, size_t n)
+{
+	return c->s ? smp_mscratch_alloc(c->s, n) : smp_arena_alloc(c->tmp, n);
+}
+
+static inline smp_mmark sc_mark(const sctx *c)
+{
+	smp_mmark m = {NULL, NULL};
+
+	if (c->s)
+		m = smp_mscratch_mark(c->s);
+	return m;
+}
+
+static inline void sc_reset(sctx *c, smp_mmark m)
+{
+	if (c->s)
+		smp_mscratch_reset(c->s, m);
+}
+
+/* smp_vindex_init in sc_alloc memory: 0 or SMP_ENOMEM (no message). */
+static inline int sc_vindex(sctx *c, smp_vindex *ix, size_t max_entries)
+{
+	void *mem = sc_alloc(c, smp_vindex_bytes(max_entries));
+
+	if (!mem)
+		return SMP_ENOMEM;
+	smp_vindex_init_at(ix, mem, max_entries);
+	return 0;
+}
 
 /* Error with the current document path. Returns code. */
 int sfail(sctx *c, int code, const char *fmt, ...)

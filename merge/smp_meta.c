@@ -394,10 +394,10 @@ size_t dedup_scalars(sctx *c, smp_value **s, size_t n)
 
 	if (n < 2)
 		return n;
-	if (smp_vindex_init(&ix, c->tmp, n))
+	if (sc_vindex(c, &ix, n))
 		goto slow;
-	count = smp_arena_alloc(c->tmp, n * sizeof(*count));
-	ord = smp_arena_alloc(c->tmp, n * sizeof(*ord));
+	count = sc_alloc(c, n * sizeof(*count));
+	ord = sc_alloc(c, n * sizeof(*ord));
 	if (!count || !ord)
 		goto slow;
 	for (size_t i = 0; i < n; i++) {
@@ -449,9 +449,9 @@ int sort_scalars(sctx *c, smp_value **s, size_t n)
 
 	if (n < 2)
 		return 0;
-	keys = smp_arena_alloc(c->tmp, n * sizeof(*keys));
-	idx = smp_arena_alloc(c->tmp, n * sizeof(*idx));
-	copy = smp_arena_alloc(c->tmp, n * sizeof(*copy));
+	keys = sc_alloc(c, n * sizeof(*keys));
+	idx = sc_alloc(c, n * sizeof(*idx));
+	copy = sc_alloc(c, n * sizeof(*copy));
 	if (!keys || !idx || !copy)
 		return snomem(c);
 	for (size_t i = 0; i < n; i++) {

@@ -421,8 +421,62 @@ static void apply_doc(void)
 	smp_doc_free(p);
 }
 
+/* The merge engine's scratch memory: marks give memory back for reuse,
+ * nested marks nest, large requests get chunks of their own, and what was
+ * allocated before a mark stays intact. */
+static void scratch(void)
+{
+	smp_mscratch s;
+	smp_mmark m0, m1;
+	char *first1 = NULL;
+	int bad = 0;
+
+	smp_mscratch_init(&s);
+	m0 = smp_mscratch_mark(&s);
+	unsigned char *keep = smp_mscratch_alloc(&s, 100);
+	if (!keep)
+		exit(1);
+	memset(keep, 0xAB, 100);
+	m1 = smp_mscratch_mark(&s);
+	for (int round = 0; round < 3 && !bad; round++) {
+		char *first = NULL;
+		/* 3 MB in pieces of every size, some larger than a chunk */
+		for (size_t n = 0, total = 0; total < (3u << 20); n = (n * 7 + 13) % 300000) {
+			char *p = smp_mscratch_alloc(&s, n);
+			if (!p || ((uintptr_t)p & 7)) {
+				bad = 1;
+				break;
+			}
+			memset(p, round, n);
+			if (!first)
+				first = p;
+			total += n + 1;
+		}
+		/* Round 2 and 3 start where round 1 did: the memory is reused. */
+		if (round == 0)
+			first1 = first;
+		else if (first != first1)
+			bad = 2;
+		smp_mscratch_reset(&s, m1);
+	}
+	for (int i = 0; i < 100; i++)
+		if (keep[i] != 0xAB)
+			bad = 3;
+	smp_mscratch_reset(&s, m0);
+	if (smp_mscratch_alloc(&s, 8) != (void *)keep)
+		bad = 4;
+	smp_mscratch_free(&s);
+	if (bad) {
+		printf("FAIL scratch memory (%d)\n", bad);
+		failures++;
+	} else {
+		printf("PASS scratch memory\n");
+	}
+}
+
 int main(void)
 {
+	scratch();
 	apply_doc();
 	go_sort();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
