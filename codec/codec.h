@@ -32,17 +32,29 @@ int smp_json_read(smp_doc *doc, const char *buf, size_t len, const smp_pctx *pc)
 int smp_yaml_read(smp_doc *doc, const char *buf, size_t len, const smp_pctx *pc);
 
 /*
- * Duplicate-key detection while a map is built. Small maps are scanned;
- * from KEYSET_LINEAR entries on, an open-addressing index over the entries
- * keeps insertion O(1), so hostile maps with many keys stay linear.
+ * Duplicate-key detection while a map is built. While the keys come in
+ * strictly increasing order (most Kubernetes documents: encoders sort
+ * them), a key after the last one is new and any other is found by binary
+ * search: no hashing. Otherwise small maps are scanned; from KEYSET_LINEAR
+ * entries on, an open-addressing index over the entries (built when first
+ * needed) keeps insertion O(1), so hostile maps with many keys stay linear.
  * The index and the key positions are malloc'ed scratch, reused map after
  * map (one keyset per nesting level).
  */
 typedef struct smp_keyset {
-	uint32_t *slots;    /* entry index + 1; 0 = empty */
+	uint64_t *slots;    /* high 32 bits of the key's hash | entry index + 1;
+	                     * 0 = empty */
 	size_t cap;         /* power of two, 0 = no index yet */
 	uint32_t *pos;      /* line, column of each entry's key */
 	size_t pos_cap;     /* in entries */
+	size_t idx_n;       /* entries in the index (stale unless == map size) */
+	size_t sorted_n;    /* the first sorted_n keys are strictly increasing */
+	/* What smp_keyset_find learnt of the key it did not find, for the
+	 * smp_keyset_add that follows. */
+	const char *last_key;
+	size_t last_klen;
+	uint64_t last_hash;
+	bool last_hashed, last_after; /* last_after: sorts after every key */
 } smp_keyset;
 
 void smp_keyset_init(smp_keyset *ks);

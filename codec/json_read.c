@@ -17,6 +17,7 @@
  * is an error, as Go's ParseFloat reports it.
  */
 #include "codec.h"
+#include "simd.h"
 
 #include <errno.h>
 #include <math.h>
@@ -42,6 +43,8 @@ typedef struct jr {
 	const smp_pctx *pc;
 	frame *stack;
 	size_t depth, cap;
+	char *sbuf; /* scratch for strings too long for the arena's free space */
+	size_t scap;
 } jr;
 
 static uint32_t col_of(const jr *r, const char *at)
@@ -70,21 +73,37 @@ static int oom(const jr *r)
 	return smp_err_set(r->pc->err, SMP_ENOMEM, r->pc->file, 0, 0, NULL, "out of memory");
 }
 
-static void skip_ws(jr *r)
+static void skip_ws_slow(jr *r)
 {
 	const char *p = r->p;
 
 	while (p < r->end) {
 		char c = *p;
+		if (c == ' ') {
+			/* Indentation: a chunk of spaces at a time. */
+			if (r->end - p >= SMP_CHUNK)
+				p += smp_first_nonspace((const unsigned char *)p);
+			else
+				p++;
+			continue;
+		}
 		if (c == '\n') {
 			r->line++;
 			r->line_start = p + 1;
-		} else if (c != ' ' && c != '\t' && c != '\r') {
+		} else if (c != '\t' && c != '\r') {
 			break;
 		}
 		p++;
 	}
 	r->p = p;
+}
+
+/* Compact JSON has no blanks between tokens: test that inline. */
+static inline void skip_ws(jr *r)
+{
+	if (r->p < r->end && (unsigned char)*r->p > ' ')
+		return;
+	skip_ws_slow(r);
 }
 
 static const char *describe(const jr *r, char *buf, size_t size)
@@ -129,132 +148,264 @@ static int hex4(const char *p, uint32_t *out)
 	return 0;
 }
 
-/* Parses a string at r->p (the opening quote) into the arena. */
-static int read_string(jr *r, const char **out, size_t *outlen)
+/*
+ * Pass-1 errors of a string whose escape at e failed: what the reader
+ * reported before the strings were read in one pass (it first found the end
+ * of the string, failing on a control character or a missing quote, and
+ * only then decoded escapes), so errors stay the same: a control character
+ * or a missing quote after a bad escape wins. 0 when there is neither.
+ */
+static int string_tail_error(jr *r, const unsigned char *q)
 {
-	const char *q = r->p + 1, *s = q;
-	bool esc = false;
-	size_t nbad = 0;
+	const unsigned char *end = (const unsigned char *)r->end;
 
-	/* First pass: find the end, validate, learn whether escapes exist. */
-	while (q < r->end) {
-		q += smp_json_plain_run((const unsigned char *)q, (size_t)(r->end - q), false);
-		if (q >= r->end)
-			break;
-		unsigned char c = (unsigned char)*q;
+	while (q < end) {
+		unsigned char c = *q;
 		if (c == '"')
-			break;
+			return 0;
 		if (c == '\\') {
-			esc = true;
 			q += 2;
 			continue;
 		}
 		if (c < 0x20) {
-			r->p = q;
-			return fail_at(r, q, SMP_EPARSE,
+			r->p = (const char *)q;
+			return fail_at(r, (const char *)q, SMP_EPARSE,
 			               "invalid JSON: control character 0x%02x in string", c);
 		}
 		if (c >= 0x80) {
 			uint32_t cp;
-			size_t n = smp_utf8_decode((const unsigned char *)q, (size_t)(r->end - q),
-			                           &cp);
-			if (!n) {
-				/* Go's decoder turns each invalid byte into U+FFFD
-				 * (3 bytes) instead of failing; kubectl does too. */
-				nbad++;
-				esc = true;
-				n = 1;
-			}
-			q += n;
+			size_t n = smp_utf8_decode(q, (size_t)(end - q), &cp);
+			q += n ? n : 1;
 			continue;
 		}
 		q++;
 	}
-	if (q >= r->end)
-		return fail_at(r, r->p, SMP_EPARSE, "invalid JSON: unterminated string");
-	size_t rawlen = (size_t)(q - s);
-	char *o = smp_arena_alloc(&r->doc->arena, rawlen + 2 * nbad + 1);
+	return fail_at(r, r->p, SMP_EPARSE, "invalid JSON: unterminated string");
+}
+
+/* Bytes of output room kept ahead while a string is decoded: one chunk
+ * copied whole, or the largest thing one step writes (4 bytes), + NUL. */
+#define STR_ROOM (SMP_CHUNK + 8)
+
+/* Where the string being read is written. */
+enum { OUT_ARENA, OUT_SCRATCH, OUT_BIG };
+
+/* From this size on a string gets an arena block of its own (written in
+ * place, then shrunk) instead of being copied from the scratch. */
+#define BIG_STRING ((size_t)256 << 10)
+
+/*
+ * Grows the output of the string being read: from the arena's free space
+ * to the reader's malloc'ed scratch, or for a long string to an arena block
+ * of its own. Escapes never make a string longer, so the rest of the input
+ * bounds it (only invalid UTF-8, 1 byte to 3, grows it further): one
+ * allocation is usually enough, and its untouched part costs no memory.
+ */
+static int str_grow(jr *r, char **o, size_t *cap, size_t n, size_t rest, int *mode)
+{
+	smp_arena *a = &r->doc->arena;
+	size_t lim = (size_t)64 << 20;
+	size_t ncap = *cap * 2, bound = n + (rest < lim ? rest : lim) + 64;
+	char *p;
+
+	if (ncap < bound)
+		ncap = bound;
+	if (ncap < n + STR_ROOM)
+		ncap = n + STR_ROOM;
+	if (*mode == OUT_BIG) {
+		if (!(p = smp_arena_big_resize(a, ncap)))
+			return SMP_ENOMEM;
+	} else if (n + STR_ROOM >= BIG_STRING) {
+		if (!(p = smp_arena_big_begin(a, ncap)))
+			return SMP_ENOMEM;
+		memcpy(p, *o, n);
+		*mode = OUT_BIG;
+	} else if (*mode == OUT_ARENA) {
+		/* Shorter strings go through the scratch (made large enough
+		 * once for all of them). */
+		ncap = BIG_STRING;
+		if (r->scap < ncap) {
+			p = malloc(ncap);
+			if (!p)
+				return SMP_ENOMEM;
+			free(r->sbuf);
+			r->sbuf = p;
+			r->scap = ncap;
+		}
+		memcpy(r->sbuf, *o, n);
+		p = r->sbuf;
+		ncap = r->scap;
+		*mode = OUT_SCRATCH;
+	} else {
+		/* Not reached: the scratch holds BIG_STRING bytes, and a longer
+		 * string moves to a block of its own first. */
+		if (!(p = realloc(r->sbuf, ncap)))
+			return SMP_ENOMEM;
+		r->sbuf = p;
+		r->scap = ncap;
+	}
+	*o = p;
+	*cap = ncap;
+	return 0;
+}
+
+/*
+ * Parses a string at r->p (the opening quote) into the arena in one pass
+ * that finds the end, validates and unescapes, a chunk (simd.h) at a time:
+ * plain bytes are copied a whole chunk at once, then the first special byte
+ * is dealt with. The text goes straight to the arena's free space (no copy
+ * when it fits, as almost every string does).
+ */
+static int read_string(jr *r, const char **out, size_t *outlen)
+{
+	const unsigned char *q = (const unsigned char *)r->p + 1;
+	const unsigned char *end = (const unsigned char *)r->end;
+	smp_arena *a = &r->doc->arena;
+	int mode = OUT_ARENA;
+	size_t n = 0, cap;
+	char *o = smp_arena_reserve(a, STR_ROOM, &cap);
+	const char *emsg;
+	const unsigned char *e;
+
 	if (!o)
 		return oom(r);
-	if (!esc) {
-		memcpy(o, s, rawlen);
-		o[rawlen] = '\0';
-		*out = o;
-		*outlen = rawlen;
-		r->p = q + 1;
-		return 0;
-	}
-	size_t n = 0;
-	for (const char *p = s; p < q;) {
-		if ((unsigned char)*p >= 0x80) {
+	for (;;) {
+		if (cap - n < STR_ROOM && str_grow(r, &o, &cap, n, (size_t)(end - q), &mode))
+			return oom(r);
+		if ((size_t)(end - q) >= SMP_CHUNK) {
+			memcpy(o + n, q, SMP_CHUNK);
+			size_t k = smp_json_special(q, false);
+			n += k;
+			q += k;
+			if (k == SMP_CHUNK)
+				continue;
+		} else {
+			while (q < end && !smp_json_special_byte(*q, false))
+				o[n++] = (char)*q++;
+			if (q >= end)
+				return fail_at(r, r->p, SMP_EPARSE, "invalid JSON: unterminated string");
+		}
+		unsigned char c = *q;
+		if (c == '"')
+			break;
+		if (c >= 0x80) {
 			uint32_t cp;
-			size_t k = smp_utf8_decode((const unsigned char *)p, (size_t)(q - p), &cp);
+			size_t k = smp_utf8_decode(q, (size_t)(end - q), &cp);
 			if (!k) {
+				/* Go's decoder turns each invalid byte into U+FFFD
+				 * (3 bytes) instead of failing; kubectl does too. */
 				memcpy(o + n, "\xef\xbf\xbd", 3);
 				n += 3;
-				p++;
+				q++;
 			} else {
-				memcpy(o + n, p, k);
+				memcpy(o + n, q, k);
 				n += k;
-				p += k;
+				q += k;
 			}
 			continue;
 		}
-		if (*p != '\\') {
-			o[n++] = *p++;
+		if (c != '\\') {
+			r->p = (const char *)q;
+			return fail_at(r, (const char *)q, SMP_EPARSE,
+			               "invalid JSON: control character 0x%02x in string", c);
+		}
+		e = q;
+		if (end - q < 2)
+			return fail_at(r, r->p, SMP_EPARSE, "invalid JSON: unterminated string");
+		if (q[1] == '"') {
+			/* JSON inside a string (the last-applied annotation) is
+			 * full of these. */
+			o[n++] = '"';
+			q += 2;
 			continue;
 		}
-		const char *e = p;
-		p++;
-		switch (*p) {
-		case '"': o[n++] = '"'; p++; break;
-		case '\\': o[n++] = '\\'; p++; break;
+		switch (q[1]) {
+		case '"': o[n++] = '"'; break;
+		case '\\': o[n++] = '\\'; break;
 		case '/':
 			/* go-yaml (kubectl's YAML reader) has no \/ escape. */
-			if (r->pc->yaml_compat)
-				return fail_at(r, e, SMP_EPARSE, "no \\/ in YAML");
+			if (r->pc->yaml_compat) {
+				emsg = "no \\/ in YAML";
+				goto bad;
+			}
 			o[n++] = '/';
-			p++;
 			break;
-		case 'b': o[n++] = '\b'; p++; break;
-		case 'f': o[n++] = '\f'; p++; break;
-		case 'n': o[n++] = '\n'; p++; break;
-		case 'r': o[n++] = '\r'; p++; break;
-		case 't': o[n++] = '\t'; p++; break;
+		case 'b': o[n++] = '\b'; break;
+		case 'f': o[n++] = '\f'; break;
+		case 'n': o[n++] = '\n'; break;
+		case 'r': o[n++] = '\r'; break;
+		case 't': o[n++] = '\t'; break;
 		case 'u': {
-			uint32_t c, lo;
-			if (q - p < 5 || hex4(p + 1, &c))
-				return fail_at(r, e, SMP_EPARSE,
-				               "invalid JSON: bad \\u escape in string");
-			p += 5;
-			if (c >= 0xd800 && c <= 0xdfff && r->pc->yaml_compat)
-				return fail_at(r, e, SMP_EPARSE, "no surrogates in YAML");
-			if (c >= 0xd800 && c <= 0xdbff) {
+			uint32_t cp, lo;
+			if (end - q < 6 || hex4((const char *)q + 2, &cp)) {
+				emsg = "invalid JSON: bad \\u escape in string";
+				goto bad;
+			}
+			q += 6;
+			if (cp >= 0xd800 && cp <= 0xdfff && r->pc->yaml_compat) {
+				emsg = "no surrogates in YAML";
+				goto bad;
+			}
+			if (cp >= 0xd800 && cp <= 0xdbff) {
 				/* A high surrogate needs its low half; alone it is
 				 * U+FFFD, as Go decodes it. */
-				if (q - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
-				    hex4(p + 2, &lo) == 0 && lo >= 0xdc00 && lo <= 0xdfff) {
-					c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
-					p += 6;
+				if (end - q >= 6 && q[0] == '\\' && q[1] == 'u' &&
+				    hex4((const char *)q + 2, &lo) == 0 && lo >= 0xdc00 && lo <= 0xdfff) {
+					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+					q += 6;
 				} else {
-					c = 0xfffd;
+					cp = 0xfffd;
 				}
-			} else if (c >= 0xdc00 && c <= 0xdfff) {
-				c = 0xfffd;
+			} else if (cp >= 0xdc00 && cp <= 0xdfff) {
+				cp = 0xfffd;
 			}
-			/* Escapes are 6+ bytes and expand to at most 4: fits. */
-			n += smp_utf8_put(o + n, c);
-			break;
+			n += smp_utf8_put(o + n, cp);
+			continue;
 		}
 		default:
-			return fail_at(r, e, SMP_EPARSE, "invalid JSON: bad escape in string");
+			emsg = "invalid JSON: bad escape in string";
+			goto bad;
 		}
+		q += 2;
+	}
+	if (mode == OUT_SCRATCH) {
+		char *s = smp_arena_alloc(a, n + 1);
+		if (!s)
+			return oom(r);
+		memcpy(s, o, n);
+		o = s;
+	} else if (mode == OUT_BIG) {
+		o = smp_arena_big_end(a, n + 1);
+	} else {
+		smp_arena_commit(a, n + 1);
 	}
 	o[n] = '\0';
 	*out = o;
 	*outlen = n;
-	r->p = q + 1;
+	r->p = (const char *)q + 1;
 	return 0;
+bad:
+	{
+		int rc = string_tail_error(r, e + 2);
+		if (rc)
+			return rc;
+	}
+	return fail_at(r, (const char *)e, SMP_EPARSE, "%s", emsg);
+}
+
+/* A parsed value at line, col (fields other than the type and position
+ * are the caller's). */
+static inline smp_value *mk(jr *r, smp_type t, uint32_t line, uint32_t col)
+{
+	smp_value *v = smp_arena_alloc_fast(&r->doc->arena, sizeof(*v));
+
+	if (v) {
+		memset(&v->u, 0, sizeof(v->u));
+		v->type = t;
+		v->line = line;
+		v->col = col;
+	}
+	return v;
 }
 
 static int read_number(jr *r, smp_value **out)
@@ -270,11 +421,16 @@ static int read_number(jr *r, smp_value **out)
 		r->p = p;
 		return unexpected(r, "a digit");
 	}
+	const char *d0 = p;
+	uint64_t u = 0;
 	if (*p == '0') {
 		p++;
 	} else {
+		/* Accumulated while scanning; only used up to 18 digits,
+		 * which cannot overflow (unsigned wrap-around beyond is
+		 * harmless and ignored). */
 		while (p < r->end && *p >= '0' && *p <= '9')
-			p++;
+			u = u * 10 + (uint64_t)(*p++ - '0');
 	}
 	if (p < r->end && *p == '.') {
 		isint = false;
@@ -297,6 +453,14 @@ static int read_number(jr *r, smp_value **out)
 		}
 		while (p < r->end && *p >= '0' && *p <= '9')
 			p++;
+	}
+	if (isint && p - d0 <= 18) {
+		*out = mk(r, SMP_INT, 0, 0);
+		if (!*out)
+			return oom(r);
+		(*out)->u.i = neg ? -(int64_t)u : (int64_t)u;
+		r->p = p;
+		return 0;
 	}
 	if (isint) {
 		/* Accumulate negatively so INT64_MIN fits. */
@@ -417,7 +581,6 @@ static int attach(jr *r, smp_value *v)
  */
 static int read_value(jr *r)
 {
-	smp_arena *a = &r->doc->arena;
 	int rc;
 
 	for (;;) {
@@ -430,11 +593,9 @@ static int read_value(jr *r)
 		case '{':
 		case '[': {
 			bool map = *r->p == '{';
-			v = map ? smpv_map(a, 0) : smpv_list(a, 0);
+			v = mk(r, map ? SMP_MAP : SMP_LIST, line, col);
 			if (!v)
 				return oom(r);
-			v->line = line;
-			v->col = col;
 			if ((rc = push(r, v)))
 				return rc;
 			r->p++;
@@ -453,23 +614,29 @@ static int read_value(jr *r)
 			size_t n;
 			if ((rc = read_string(r, &s, &n)))
 				return rc;
-			v = smpv_str_ref(a, s, n);
+			v = mk(r, SMP_STRING, line, col);
+			if (v) {
+				v->u.s.ptr = s;
+				v->u.s.len = n;
+			}
 			break;
 		}
 		case 't':
 			if (!lit(r, "true", 4))
 				return unexpected(r, "a value");
-			v = smpv_bool(a, true);
+			v = mk(r, SMP_BOOL, line, col);
+			if (v)
+				v->u.b = true;
 			break;
 		case 'f':
 			if (!lit(r, "false", 5))
 				return unexpected(r, "a value");
-			v = smpv_bool(a, false);
+			v = mk(r, SMP_BOOL, line, col);
 			break;
 		case 'n':
 			if (!lit(r, "null", 4))
 				return unexpected(r, "a value");
-			v = smpv_null(a);
+			v = mk(r, SMP_NULL, line, col);
 			break;
 		default:
 			if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9')) {
@@ -573,5 +740,6 @@ int smp_json_read(smp_doc *doc, const char *buf, size_t len, const smp_pctx *pc)
 		smp_scratch_free(&r.stack[i].items);
 	}
 	free(r.stack);
+	free(r.sbuf);
 	return rc;
 }

@@ -3,6 +3,7 @@
  * by the codec's readers and printers.
  */
 #include "codec.h"
+#include "simd.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -104,8 +105,9 @@ void smp_keyset_free(smp_keyset *ks)
 
 void smp_keyset_reset(smp_keyset *ks)
 {
-	if (ks->cap)
-		memset(ks->slots, 0, ks->cap * sizeof(*ks->slots));
+	ks->last_key = NULL;
+	ks->idx_n = 0;
+	ks->sorted_n = 0;
 	/* Keep the table for the next map only while it is small: a huge map
 	 * must not make every later small map pay for clearing it. */
 	if (ks->cap > 1024) {
@@ -115,21 +117,35 @@ void smp_keyset_reset(smp_keyset *ks)
 	}
 }
 
-static void index_insert(smp_keyset *ks, const smp_member *items, size_t i)
+/* FNV-1a spread over every bit: probes start from the low bits and the
+ * slots keep the high ones, and FNV's low bits alone vary little between
+ * keys such as k000001, k000002. */
+static uint64_t key_hash(const char *p, size_t n)
+{
+	uint64_t h = smp_hash_bytes(p, n);
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+static void index_insert(smp_keyset *ks, size_t i, uint64_t h)
 {
 	size_t mask = ks->cap - 1;
-	size_t s = smp_hash_bytes(items[i].key, items[i].klen) & mask;
+	size_t s = h & mask;
 
 	while (ks->slots[s])
 		s = (s + 1) & mask;
-	ks->slots[s] = (uint32_t)(i + 1);
+	ks->slots[s] = (h & 0xffffffff00000000ull) | (uint64_t)(i + 1);
 }
 
-/* (Re)builds the index for n entries, sized for at least 2n. */
+/* (Re)builds the index over the map's entries, sized for at least `want`
+ * entries at half load. */
 static int index_build(smp_keyset *ks, const smp_value *map, size_t want)
 {
 	size_t cap = 16;
-	uint32_t *slots;
+	uint64_t *slots;
 
 	while (cap < 2 * want)
 		cap *= 2;
@@ -143,35 +159,88 @@ static int index_build(smp_keyset *ks, const smp_value *map, size_t want)
 	} else {
 		memset(ks->slots, 0, ks->cap * sizeof(*ks->slots));
 	}
-	for (size_t i = 0; i < map->u.map.len; i++)
-		index_insert(ks, map->u.map.items, i);
+	for (size_t i = 0; i < map->u.map.len; i++) {
+		const smp_member *m = &map->u.map.items[i];
+		index_insert(ks, i, key_hash(m->key, m->klen));
+	}
+	ks->idx_n = map->u.map.len;
 	return 0;
 }
 
-static bool index_active(const smp_keyset *ks, const smp_value *map)
+static int key_cmp(const smp_member *m, const char *key, size_t klen)
 {
-	return map->u.map.len >= KEYSET_LINEAR && ks->cap;
+	size_t n = m->klen < klen ? m->klen : klen;
+	int c = memcmp(key, m->key, n);
+
+	if (c)
+		return c;
+	return klen < m->klen ? -1 : klen > m->klen;
 }
 
 ptrdiff_t smp_keyset_find(smp_keyset *ks, const smp_value *map, const char *key,
                           size_t klen)
 {
 	const smp_member *items = map->u.map.items;
+	size_t n = map->u.map.len;
 
-	if (!index_active(ks, map)) {
-		for (size_t i = 0; i < map->u.map.len; i++)
+	ks->last_key = NULL;
+	if (n == 0) {
+		ks->last_after = true;
+		ks->last_hashed = false;
+		goto absent;
+	}
+	if (ks->sorted_n == n) {
+		int c = key_cmp(&items[n - 1], key, klen);
+		if (c == 0)
+			return (ptrdiff_t)(n - 1);
+		ks->last_after = c > 0;
+		ks->last_hashed = false;
+		if (c > 0)
+			goto absent;
+		size_t lo = 0, hi = n - 1;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			c = key_cmp(&items[mid], key, klen);
+			if (c == 0)
+				return (ptrdiff_t)mid;
+			if (c < 0)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		goto absent;
+	}
+	ks->last_after = false;
+	ks->last_hashed = false;
+	if (n < KEYSET_LINEAR) {
+		for (size_t i = 0; i < n; i++)
 			if (items[i].klen == klen && memcmp(items[i].key, key, klen) == 0)
 				return (ptrdiff_t)i;
-		return -1;
+		goto absent;
+	}
+	if ((ks->idx_n != n || !ks->cap) && index_build(ks, map, n + 1)) {
+		/* No memory for the index: scan (slow, still correct). */
+		for (size_t i = 0; i < n; i++)
+			if (items[i].klen == klen && memcmp(items[i].key, key, klen) == 0)
+				return (ptrdiff_t)i;
+		goto absent;
 	}
 	size_t mask = ks->cap - 1;
-	size_t s = smp_hash_bytes(key, klen) & mask;
+	uint64_t h = key_hash(key, klen), hi = h & 0xffffffff00000000ull;
+	size_t s = h & mask;
 	while (ks->slots[s]) {
-		size_t i = ks->slots[s] - 1;
-		if (items[i].klen == klen && memcmp(items[i].key, key, klen) == 0)
+		uint64_t e = ks->slots[s];
+		size_t i = (size_t)(uint32_t)e - 1;
+		if ((e & 0xffffffff00000000ull) == hi && items[i].klen == klen &&
+		    memcmp(items[i].key, key, klen) == 0)
 			return (ptrdiff_t)i;
 		s = (s + 1) & mask;
 	}
+	ks->last_hash = h;
+	ks->last_hashed = true;
+absent:
+	ks->last_key = key;
+	ks->last_klen = klen;
 	return -1;
 }
 
@@ -179,6 +248,7 @@ int smp_keyset_add(smp_keyset *ks, smp_arena *a, smp_value *map, const char *key
                    size_t klen, smp_value *val, uint32_t line, uint32_t col)
 {
 	size_t n = map->u.map.len;
+	bool known = key == ks->last_key && klen == ks->last_klen;
 
 	if (n >= UINT32_MAX - 1)
 		return SMP_ENOMEM;
@@ -190,21 +260,24 @@ int smp_keyset_add(smp_keyset *ks, smp_arena *a, smp_value *map, const char *key
 		ks->pos = p;
 		ks->pos_cap = ncap;
 	}
+	bool after = ks->sorted_n == n &&
+	             (known ? ks->last_after
+	                    : n == 0 || key_cmp(&map->u.map.items[n - 1], key, klen) > 0);
 	if (smpv_map_add(a, map, key, klen, val))
 		return SMP_ENOMEM;
 	ks->pos[2 * n] = line;
 	ks->pos[2 * n + 1] = col;
-	n++;
-	if (n == KEYSET_LINEAR) {
-		if (index_build(ks, map, n * 2))
-			return SMP_ENOMEM;
-	} else if (n > KEYSET_LINEAR) {
-		if (2 * n > ks->cap) {
-			if (index_build(ks, map, n * 2))
-				return SMP_ENOMEM;
-		} else {
-			index_insert(ks, map->u.map.items, n - 1);
-		}
+	ks->last_key = NULL;
+	if (after) {
+		ks->sorted_n = n + 1;
+		return 0;
+	}
+	/* Out of order: keep the index, when there is one, up to date. */
+	if (ks->idx_n == n && ks->cap && n + 1 >= KEYSET_LINEAR) {
+		if (2 * (n + 1) > ks->cap)
+			return index_build(ks, map, 2 * (n + 1)) ? SMP_ENOMEM : 0;
+		index_insert(ks, n, known && ks->last_hashed ? ks->last_hash : key_hash(key, klen));
+		ks->idx_n = n + 1;
 	}
 	return 0;
 }
@@ -396,14 +469,11 @@ char *smp_utf8_sanitize(const char *buf, size_t len, size_t *out_len, bool *oom)
 
 	*out_len = 0;
 	*oom = false;
-	/* Fast path: skip ASCII a word at a time. */
-	while (i + 8 <= len) {
-		uint64_t w;
-		memcpy(&w, p + i, 8);
-		if (w & 0x8080808080808080ull)
-			break;
-		i += 8;
-	}
+	/* Fast path: skip ASCII four chunks at a time, then one. */
+	while (len - i >= 4 * SMP_CHUNK && smp_chunk_ascii4(p + i))
+		i += 4 * SMP_CHUNK;
+	while (len - i >= SMP_CHUNK && smp_chunk_ascii(p + i))
+		i += SMP_CHUNK;
 	bad = count_invalid(p + i, len - i, false);
 	if (!bad)
 		return NULL;

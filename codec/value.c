@@ -9,19 +9,13 @@
 
 /* ---- arena ---- */
 
-struct smp_arena_block {
-	smp_arena_block *prev;
-	size_t size, off;
-	/* data follows, 16-byte aligned by the header size below */
-	max_align_t data[];
-};
-
 #define ARENA_FIRST_BLOCK 4096u
 #define ARENA_MAX_BLOCK (1u << 20)
 
 void smp_arena_init(smp_arena *a)
 {
 	a->head = NULL;
+	a->big = NULL;
 	a->block_size = ARENA_FIRST_BLOCK;
 	a->used = 0;
 }
@@ -77,6 +71,102 @@ void *smp_arena_alloc(smp_arena *a, size_t size)
 	b->off += need;
 	a->used += need;
 	return p;
+}
+
+void *smp_arena_reserve(smp_arena *a, size_t min, size_t *avail)
+{
+	smp_arena_block *b = a->head;
+
+	min = (min + 7u) & ~(size_t)7u;
+	if (!b || b->size - b->off < min) {
+		size_t bsize = a->block_size;
+		if (min > bsize / 4)
+			bsize = min;
+		else if (a->block_size < ARENA_MAX_BLOCK)
+			a->block_size *= 2;
+		if (bsize > SIZE_MAX - sizeof(*b))
+			return NULL;
+		smp_arena_block *nb = malloc(sizeof(*nb) + bsize);
+		if (!nb)
+			return NULL;
+		nb->size = bsize;
+		nb->off = 0;
+		nb->prev = b;
+		a->head = b = nb;
+	}
+	*avail = b->size - b->off;
+	return (char *)b->data + b->off;
+}
+
+void smp_arena_commit(smp_arena *a, size_t n)
+{
+	smp_arena_block *b = a->head;
+	size_t need = (n + 7u) & ~(size_t)7u;
+
+	/* Block sizes and offsets are multiples of 8: need fits when n did. */
+	b->off += need;
+	a->used += need;
+}
+
+/* The block that links to the big block (NULL: a->head is the big block). */
+static smp_arena_block *big_owner(smp_arena *a)
+{
+	return a->head == a->big ? NULL : a->head;
+}
+
+void *smp_arena_big_begin(smp_arena *a, size_t cap)
+{
+	smp_arena_block *nb;
+
+	cap = (cap + 7u) & ~(size_t)7u;
+	if (cap > SIZE_MAX - sizeof(*nb) || !(nb = malloc(sizeof(*nb) + cap)))
+		return NULL;
+	nb->size = cap;
+	nb->off = 0;
+	if (a->head) {
+		/* Under the current block, which keeps its free space. */
+		nb->prev = a->head->prev;
+		a->head->prev = nb;
+	} else {
+		nb->prev = NULL;
+		a->head = nb;
+	}
+	a->big = nb;
+	return nb->data;
+}
+
+void *smp_arena_big_resize(smp_arena *a, size_t cap)
+{
+	smp_arena_block *owner = big_owner(a), *nb;
+
+	cap = (cap + 7u) & ~(size_t)7u;
+	if (cap > SIZE_MAX - sizeof(*nb) || !(nb = realloc(a->big, sizeof(*nb) + cap)))
+		return NULL;
+	nb->size = cap;
+	if (owner)
+		owner->prev = nb;
+	else
+		a->head = nb;
+	a->big = nb;
+	return nb->data;
+}
+
+void *smp_arena_big_end(smp_arena *a, size_t n)
+{
+	size_t need = (n + 7u) & ~(size_t)7u;
+	smp_arena_block *b = a->big;
+
+	/* Shrinking in place is the usual outcome; if realloc fails the
+	 * block just stays larger. */
+	if (need < b->size) {
+		void *d = smp_arena_big_resize(a, need ? need : 8);
+		(void)d;
+		b = a->big;
+	}
+	b->off = b->size;
+	a->used += b->size;
+	a->big = NULL;
+	return b->data;
 }
 
 char *smp_arena_strndup(smp_arena *a, const char *s, size_t len)

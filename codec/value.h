@@ -24,12 +24,54 @@ typedef struct smp_arena {
 	smp_arena_block *head;  /* current block */
 	size_t block_size;      /* size of the next ordinary block */
 	size_t used;            /* total bytes handed out, for limits */
+	smp_arena_block *big;   /* between smp_arena_big_begin and _end */
 } smp_arena;
 
 void smp_arena_init(smp_arena *a);
 void smp_arena_release(smp_arena *a);
 /* 8-byte aligned, uninitialised; NULL on allocation failure. */
 void *smp_arena_alloc(smp_arena *a, size_t size);
+/* The free space on top of the arena, at least `min` bytes (a new block when
+ * the current one has less), for a caller that learns the size of what it
+ * writes only while writing it: it writes at the returned address, then
+ * keeps a prefix with smp_arena_commit(a, n) (n <= *avail), or keeps
+ * nothing by not committing. No other allocation from `a` in between.
+ * NULL on ENOMEM. */
+void *smp_arena_reserve(smp_arena *a, size_t min, size_t *avail);
+void smp_arena_commit(smp_arena *a, size_t n);
+struct smp_arena_block {
+	smp_arena_block *prev;
+	size_t size, off;
+	/* data follows, 16-byte aligned by the header size below */
+	max_align_t data[];
+};
+
+/* smp_arena_alloc with its common case inline (the readers make millions
+ * of small values). */
+static inline void *smp_arena_alloc_fast(smp_arena *a, size_t size)
+{
+	smp_arena_block *b = a->head;
+	size_t need = (size + 7u) & ~(size_t)7u;
+
+	if (b && need >= size && b->size - b->off >= need) {
+		void *p = (char *)b->data + b->off;
+		b->off += need;
+		a->used += need;
+		return p;
+	}
+	return smp_arena_alloc(a, size);
+}
+
+/* One large object whose size is learnt while writing it (a long string):
+ * a block of its own, linked under the current block, whose capacity can
+ * change; smp_arena_big_end keeps its first n bytes and gives back the rest
+ * (shrinking a large allocation in place costs no copy). No other arena
+ * call in between. begin/resize return the (new) start, NULL on ENOMEM
+ * (after a failed resize the old block is still in place); end returns the
+ * start of the kept bytes. */
+void *smp_arena_big_begin(smp_arena *a, size_t cap);
+void *smp_arena_big_resize(smp_arena *a, size_t cap);
+void *smp_arena_big_end(smp_arena *a, size_t n);
 /* Copies `len` bytes and adds a NUL. */
 char *smp_arena_strndup(smp_arena *a, const char *s, size_t len);
 
