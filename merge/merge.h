@@ -31,6 +31,13 @@ int smp_sm_apply(smp_value **out, smp_arena *a, const smp_value *target,
 int smp_sm_apply_inplace(smp_value **out, smp_arena *a, smp_value *target,
                          const smp_value *patch, const smp_stype *root, smp_error *err);
 
+/* smp_sm_apply for tests that check the fast paths give the results and
+ * errors of the general algorithm: with `general` every fast path is off;
+ * *fast (may be NULL) gets the number of lists a fast path handled. */
+int smp_sm_apply_test(smp_value **out, smp_arena *a, const smp_value *target,
+                      const smp_value *patch, const smp_stype *root, bool general,
+                      unsigned *fast, smp_error *err);
+
 /* CreateTwoWayMergePatchUsingLookupPatchMeta (NULL inputs mean {}). */
 int smp_sm_diff2(smp_value **out, smp_arena *a, const smp_value *original,
                  const smp_value *modified, const smp_stype *root, smp_error *err);

@@ -481,19 +481,112 @@ static int partition(sctx *c, const vlist *merged, const vlist *by, const char *
 
 /* ---- merging ---- */
 
+/* What merge_set_element_order hands merge_slice for a list it is going to
+ * order by a $setElementOrder list. */
+typedef struct sorder {
+	vlist view;             /* out: the Go alias view of orig, when computed */
+	const smp_value *order; /* the $setElementOrder list, or NULL */
+	smp_vindex oix;         /* its merge-key values -> first position */
+	bool usable;            /* every order element is a map with the merge key */
+	bool ordered;           /* out: the result is already in its final order */
+} sorder;
+
 static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_value *patch,
                        const smp_stype *elem, const char *mk, bool is_delete_list,
-                       vlist *view);
+                       sorder *so);
 
 static int merge_slice_handler(sctx *c, smp_value **out, smp_value *orig,
                                const smp_value *patch, const pmeta *m, bool is_delete_list,
-                               vlist *view)
+                               sorder *so)
 {
 	/* Delete lists are handled the same way whatever the strategy. */
 	if (m->merge || is_delete_list)
-		return merge_slice(c, out, orig, patch, m->sub, m->mk, is_delete_list, view);
+		return merge_slice(c, out, orig, patch, m->sub, m->mk, is_delete_list, so);
 	*out = raw_copy(c, patch);
 	return *out ? 0 : SMP_ENOMEM;
+}
+
+/* The merge-key value of item (NULL when it is not a map or has none), and
+ * whether it has a $patch key. */
+static const smp_value *mk_scan(const smp_value *item, const char *mk, bool *directive)
+{
+	const smp_value *r = NULL;
+
+	*directive = false;
+	if (item->type != SMP_MAP)
+		return NULL;
+	for (size_t i = 0; i < item->u.map.len; i++) {
+		const smp_member *e = &item->u.map.items[i];
+		size_t k = 0;
+		while (k < e->klen && mk[k] && e->key[k] == mk[k])
+			k++;
+		if (k == e->klen && mk[k] == '\0') {
+			if (!r)
+				r = e->val; /* the first, as mk_value */
+		} else if (e->klen == sizeof(DIRECTIVE_MARKER) - 1 &&
+		           memcmp(e->key, DIRECTIVE_MARKER, e->klen) == 0) {
+			*directive = true;
+		}
+	}
+	return r;
+}
+
+/*
+ * The usual case of a list with $setElementOrder, ordered directly.
+ * mergeSlice orders the merged list by the patch (partition and
+ * normalizeElementOrder), and mergePatchIntoOriginal then orders that by
+ * the $setElementOrder list: items present there by their position in it
+ * (a stable sort), the others (server-only items) interleaved by their
+ * position in the original list. When
+ *  - every merged item is a map with the merge key and without $patch
+ *    (so none is a delete item, which would go last),
+ *  - every one is found in the order list (no server-only items), at
+ *    pairwise different positions (no merge key twice),
+ *  - and the validations those steps make would pass (the order list and
+ *    the original list consist of maps with the merge key: checked by the
+ *    caller and merge_slice, given as `usable` and `orig_keyed`),
+ * the stable sort has no ties, so the result is the merged items by
+ * position in the order list, whatever order mergeSlice gave them: placed
+ * in one pass. Returns false (nothing changed) when the general path must
+ * run; *out is NULL then unless it ran out of memory.
+ */
+static bool fast_order(sctx *c, smp_value **out, const vlist *merged, const char *mk,
+                       const sorder *so, int *rc)
+{
+	size_t m = so->order->u.list.len, hint = 0, n = 0;
+	smp_value **slot;
+	smp_value *r;
+
+	*rc = 0;
+	*out = NULL;
+	if (!so->usable || merged->n > m)
+		return false;
+	slot = sc_alloc(c, (m + 1) * sizeof(*slot));
+	if (!slot)
+		return false; /* the general path reports it */
+	memset(slot, 0, (m + 1) * sizeof(*slot));
+	for (size_t i = 0; i < merged->n; i++) {
+		bool directive;
+		const smp_value *k = mk_scan(merged->v[i], mk, &directive);
+		long pos;
+		if (!k || directive)
+			return false;
+		pos = smp_vindex_find_next(&so->oix, k, &hint);
+		if (pos < 0 || slot[pos])
+			return false;
+		slot[pos] = merged->v[i];
+	}
+	r = smpv_list(c->a, merged->n);
+	if (!r) {
+		*rc = snomem(c);
+		return true;
+	}
+	for (size_t p = 0; p < m; p++)
+		if (slot[p])
+			r->u.list.items[n++] = slot[p];
+	r->u.list.len = n;
+	*out = r;
+	return true;
 }
 
 /*
@@ -620,7 +713,7 @@ static int alias_view(sctx *c, vlist *view, const smp_value *orig, const long *d
 
 static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_value *patch,
                        const smp_stype *elem, const char *mk, bool is_delete_list,
-                       vlist *view)
+                       sorder *so)
 {
 	vlist merged = {0}, server_order = {0}, patch_order = {0}, in, outl, res;
 	smp_vindex pix;
@@ -673,7 +766,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		vlist nonspecial = {0};
 		smp_vindex del, ix;
 		long *dgrp = NULL;
-		bool replace = false, any_delete = false;
+		bool replace = false, any_delete = false, orig_keyed;
 		size_t ndel = 0, hint = 0;
 
 		if (!mk || !*mk) {
@@ -728,8 +821,8 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 				dgrp[i] = mv ? smp_vindex_find(&del, mv) : -1;
 			}
 		}
-		if (view && any_delete &&
-		    (rc = alias_view(c, view, orig, dgrp, ndel, &nonspecial, replace, mk)))
+		if (so && any_delete &&
+		    (rc = alias_view(c, &so->view, orig, dgrp, ndel, &nonspecial, replace, mk)))
 			goto out;
 		if (replace) {
 			for (size_t i = 0; i < nonspecial.n; i++) {
@@ -757,10 +850,15 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 			rc = snomem(c);
 			goto out;
 		}
+		/* Every original element a map with the merge key (deleted ones
+		 * matched a directive by it)? For fast_order. */
+		orig_keyed = !replace;
 		for (size_t i = 0; i < merged.n; i++) {
 			const smp_value *mv = mk_value(merged.v[i], mk);
 			if (mv)
 				smp_vindex_add(&ix, mv, i);
+			else
+				orig_keyed = false;
 		}
 		for (size_t i = 0; i < patch_order.n; i++) {
 			const smp_value *pe = patch_order.v[i];
@@ -787,6 +885,12 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 				}
 				smp_vindex_add(&ix, mk_value(cv, mk), merged.n - 1);
 			}
+		}
+		if (so && so->order && orig_keyed && !c->general &&
+		    fast_order(c, out, &merged, mk, so, &rc)) {
+			so->ordered = rc == 0;
+			c->fast++;
+			goto out;
 		}
 	}
 	if ((rc = partition(c, &merged, &patch_order, mk, maps, &in, &outl, &pix)))
@@ -953,7 +1057,8 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		ptrdiff_t pidx;
 		long oidx;
 		pmeta m;
-		vlist merged, in, outl, res, order_l, orig_l, alias = {0};
+		vlist merged, in, outl, res, order_l, orig_l;
+		sorder so;
 		smp_vindex oix;
 		smp_type kind;
 		bool pmaps;
@@ -1020,8 +1125,33 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 			if (!mergedv)
 				return c->err ? c->err->code : SMP_ENOMEM;
 		} else if (olist && plist) {
-			if ((rc = merge_slice_handler(c, &mergedv, olist, plist, &m, false, &alias)))
+			memset(&so, 0, sizeof(so));
+			if (m.merge && *m.mk && order->u.list.len) {
+				/* for fast_order */
+				size_t on = order->u.list.len;
+				if (sc_vindex(c, &so.oix, on))
+					return snomem(c);
+				so.order = order;
+				so.usable = true;
+				for (size_t k = 0; k < on && so.usable; k++) {
+					const smp_value *key = mk_value(order->u.list.items[k], m.mk);
+					if (key)
+						smp_vindex_add(&so.oix, key, k);
+					else
+						so.usable = false;
+				}
+			}
+			if ((rc = merge_slice_handler(c, &mergedv, olist, plist, &m, false, &so)))
 				return rc;
+			if (so.ordered) {
+				if ((rc = wm_set(c, w, okey, oklen, mergedv)))
+					return rc;
+				if (pidx >= 0)
+					done[pidx] = true;
+				spop(c, pl);
+				sc_reset(c, mark);
+				continue;
+			}
 		} else {
 			spop(c, pl);
 			sc_reset(c, mark);
@@ -1030,8 +1160,8 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		if ((rc = vl_from_list(c, &merged, mergedv)) || (rc = vl_from_list(c, &order_l, order)) ||
 		    (rc = vl_from_list(c, &orig_l, olist)))
 			return rc;
-		if (alias.v)
-			orig_l = alias;
+		if (olist && plist && so.view.v)
+			orig_l = so.view;
 		pmaps = *m.mk != '\0';
 		if ((rc = partition(c, &merged, &order_l, m.mk, pmaps, &in, &outl, &oix)))
 			return rc;
@@ -1211,7 +1341,8 @@ out:
 /* Both entry points: `target` is only read when `inplace` is false; when it
  * is true it lives in `a` and becomes (part of) the result. */
 static int sm_apply(smp_value **out, smp_arena *a, const smp_value *target, smp_value *inplace,
-                    const smp_value *patch, const smp_stype *root, smp_error *err)
+                    const smp_value *patch, const smp_stype *root, bool general,
+                    unsigned *fast, smp_error *err)
 {
 	smp_arena tmp;
 	smp_mscratch scr;
@@ -1232,6 +1363,7 @@ static int sm_apply(smp_value **out, smp_arena *a, const smp_value *target, smp_
 	smp_mscratch_init(&scr);
 	sctx_init(&c, a, &tmp, err);
 	c.s = &scr;
+	c.general = general;
 	c.mpl = true;
 	c.iun = true;
 	if (!target || target->type != SMP_MAP)
@@ -1249,6 +1381,8 @@ static int sm_apply(smp_value **out, smp_arena *a, const smp_value *target, smp_
 	}
 	rc = smp_merge_map(&c, out, orig, patch, root);
 out:
+	if (fast)
+		*fast = c.fast;
 	smp_mscratch_free(&scr);
 	smp_arena_release(&tmp);
 	return rc;
@@ -1257,11 +1391,18 @@ out:
 int smp_sm_apply(smp_value **out, smp_arena *a, const smp_value *target,
                  const smp_value *patch, const smp_stype *root, smp_error *err)
 {
-	return sm_apply(out, a, target, NULL, patch, root, err);
+	return sm_apply(out, a, target, NULL, patch, root, false, NULL, err);
+}
+
+int smp_sm_apply_test(smp_value **out, smp_arena *a, const smp_value *target,
+                      const smp_value *patch, const smp_stype *root, bool general,
+                      unsigned *fast, smp_error *err)
+{
+	return sm_apply(out, a, target, NULL, patch, root, general, fast, err);
 }
 
 int smp_sm_apply_inplace(smp_value **out, smp_arena *a, smp_value *target,
                          const smp_value *patch, const smp_stype *root, smp_error *err)
 {
-	return sm_apply(out, a, target, target, patch, root, err);
+	return sm_apply(out, a, target, target, patch, root, false, NULL, err);
 }

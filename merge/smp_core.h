@@ -24,6 +24,8 @@ typedef struct sctx {
 	bool mpl;          /* MergeOptions.MergeParallelList */
 	bool iun;          /* MergeOptions.IgnoreUnmatchedNulls */
 	bool patch_lists_mutable; /* conflict check may reorder the patch's lists */
+	bool general;      /* fast paths off (tests compare both) */
+	unsigned fast;     /* lists a fast path handled (for those tests) */
 	unsigned depth;
 	size_t plen;       /* length of path (may exceed what fits) */
 	char path[SMP_ERROR_PATH_MAX];

@@ -152,6 +152,20 @@ int main(int argc, char **argv)
 			memset(&err, 0, sizeof(err));
 			rc = smp_sm_apply(&r, A, x, y, ts[k], &err);
 			check("apply", rc, r, &err);
+			{
+				/* the fast paths off: the same outcome */
+				smp_value *g = NULL;
+				smp_error e2;
+				memset(&e2, 0, sizeof(e2));
+				int rc2 = smp_sm_apply_test(&g, A, x, y, ts[k], true, NULL, &e2);
+				if (rc2 != rc || (rc && (strcmp(err.message, e2.message) ||
+				                         strcmp(err.path, e2.path))) ||
+				    (!rc && !smpv_equal(r, g))) {
+					printf("FAIL apply: the general path differs (%d/%d %s)\n", rc, rc2,
+					       e2.message);
+					failures++;
+				}
+			}
 			rc = smp_sm_diff2(&r, A, x, y, ts[k], &err);
 			check("diff2", rc, r, &err);
 			rc = smp_sm_diff3(&r, A, x, y, z, ts[k], pick(2), &err);
