@@ -7,6 +7,7 @@
  * (the merge engine builds trees too) cannot overflow the C stack.
  */
 #include "codec.h"
+#include "simd.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -34,93 +35,158 @@ static inline void put1(smp_buf *b, char c)
 		smp_buf_putc(b, c);
 }
 
-#define ONES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-/* High bit set in each byte of x equal to c (exact: no false positives
- * that matter, the caller re-checks byte by byte). */
-static inline uint64_t bytes_eq(uint64_t x, unsigned char c)
-{
-	uint64_t y = x ^ (ONES * c);
-	return (y - ONES) & ~y & HIGHS;
-}
-
 size_t smp_json_plain_run(const unsigned char *p, size_t n, bool go_escape)
 {
 	size_t i = 0;
 
-	/* Eight bytes at a time while none is special. */
-	while (i + 8 <= n) {
-		uint64_t x;
-		memcpy(&x, p + i, 8);
-		uint64_t bad = (x & HIGHS) | ((x - ONES * 0x20) & ~x & HIGHS) | bytes_eq(x, '"') |
-		               bytes_eq(x, '\\');
-		if (go_escape)
-			bad |= bytes_eq(x, '<') | bytes_eq(x, '>') | bytes_eq(x, '&');
-		if (bad)
-			break;
-		i += 8;
+	while (n - i >= SMP_CHUNK) {
+		size_t k = smp_json_special(p + i, go_escape);
+		i += k;
+		if (k < SMP_CHUNK)
+			return i;
 	}
-	for (; i < n; i++) {
-		unsigned char c = p[i];
-		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\' ||
-		    (go_escape && (c == '<' || c == '>' || c == '&')))
-			break;
-	}
+	while (i < n && !smp_json_special_byte(p[i], go_escape))
+		i++;
 	return i;
+}
+
+/* The printer's output: a buffer, and when streaming, where it goes. */
+typedef struct pout {
+	smp_buf *b;
+	smp_write_fn write;   /* NULL: everything stays in b */
+	void *ctx;
+	int wrc;              /* SMP_EIO once a write failed */
+	smp_c_locale *loc;    /* switched back around the callback */
+} pout;
+
+/* From this many bytes in the buffer on, a streaming printer hands them
+ * to the write callback. */
+#define FLUSH_AT ((size_t)64 << 10)
+/* Long strings are escaped this many input bytes at a time (room for
+ * 6 output bytes each), with a chance to flush in between: a piece handed
+ * to the callback stays under FLUSH_AT + 6 * STR_SEG + a line of
+ * indentation, well under 128 KiB. */
+#define STR_SEG ((size_t)8 << 10)
+
+static void flush(pout *po)
+{
+	if (!po->write || po->b->oom || po->b->len == 0)
+		return;
+	if (!po->wrc) {
+		/* The callback runs in the caller's locale, not ours. */
+		locale_t ours = po->loc && po->loc->c ? uselocale(po->loc->old) : (locale_t)0;
+		if (po->write(po->ctx, po->b->ptr, po->b->len) != 0)
+			po->wrc = SMP_EIO;
+		if (ours)
+			uselocale(ours);
+	}
+	po->b->len = 0;
+}
+
+static inline void maybe_flush(pout *po)
+{
+	if (po && po->write && po->b->len >= FLUSH_AT)
+		flush(po);
+}
+
+/*
+ * s as a JSON string literal the way Go's encoding/json writes it. Plain
+ * bytes are copied a chunk (simd.h) at a time straight into the buffer,
+ * whose room is reserved up front (6 output bytes per input byte, for a
+ * segment of a long string at a time).
+ */
+static void put_string(smp_buf *b, pout *po, const char *s, size_t n, bool go_escape)
+{
+	const unsigned char *q = (const unsigned char *)s, *end = q + n;
+	char *o, *oend;
+	size_t rest = n < STR_SEG ? n : STR_SEG;
+
+	if (!smp_buf_reserve(b, rest * 6 + SMP_CHUNK + 16))
+		return;
+	o = b->ptr + b->len;
+	oend = o + rest * 6 + SMP_CHUNK + 16;
+	*o++ = '"';
+	while (q < end) {
+		if (oend - o < SMP_CHUNK + 8) {
+			b->len = (size_t)(o - b->ptr);
+			maybe_flush(po);
+			rest = (size_t)(end - q) < STR_SEG ? (size_t)(end - q) : STR_SEG;
+			if (!smp_buf_reserve(b, rest * 6 + SMP_CHUNK + 16))
+				return;
+			o = b->ptr + b->len;
+			oend = o + rest * 6 + SMP_CHUNK + 16;
+		}
+		if (end - q >= SMP_CHUNK) {
+			memcpy(o, q, SMP_CHUNK);
+			size_t k = smp_json_special(q, go_escape);
+			o += k;
+			q += k;
+			if (k == SMP_CHUNK)
+				continue;
+		} else {
+			while (q < end && !smp_json_special_byte(*q, go_escape))
+				*o++ = (char)*q++;
+			if (q >= end)
+				break;
+		}
+		unsigned char c = *q;
+		if (c == '"') {
+			/* JSON inside a string (the last-applied annotation). */
+			o[0] = '\\';
+			o[1] = '"';
+			o += 2;
+			q++;
+			continue;
+		}
+		if (c < 0x80) {
+			char e = 0;
+			switch (c) {
+			case '"': e = '"'; break;
+			case '\\': e = '\\'; break;
+			case '\b': e = 'b'; break;
+			case '\f': e = 'f'; break;
+			case '\n': e = 'n'; break;
+			case '\r': e = 'r'; break;
+			case '\t': e = 't'; break;
+			}
+			o[0] = '\\';
+			if (e) {
+				o[1] = e;
+				o += 2;
+			} else {
+				memcpy(o + 1, "u00", 3);
+				o[4] = hexd[c >> 4];
+				o[5] = hexd[c & 15];
+				o += 6;
+			}
+			q++;
+			continue;
+		}
+		uint32_t cp;
+		size_t len = smp_utf8_decode(q, (size_t)(end - q), &cp);
+		if (len == 0) {
+			/* Go replaces each invalid byte with U+FFFD. */
+			memcpy(o, "\\ufffd", 6);
+			o += 6;
+			q++;
+		} else if (cp == 0x2028 || cp == 0x2029) {
+			/* Go always escapes these (they end lines in JavaScript). */
+			memcpy(o, cp == 0x2028 ? "\\u2028" : "\\u2029", 6);
+			o += 6;
+			q += len;
+		} else {
+			memcpy(o, q, len);
+			o += len;
+			q += len;
+		}
+	}
+	*o++ = '"';
+	b->len = (size_t)(o - b->ptr);
 }
 
 void smp_json_put_string(smp_buf *b, const char *s, size_t n, bool go_escape)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, start = 0;
-
-	put1(b, '"');
-	while (i < n) {
-		i += smp_json_plain_run(p + i, n - i, go_escape);
-		if (i >= n)
-			break;
-		unsigned char c = p[i];
-		if (c < 0x80) {
-			smp_buf_put(b, s + start, i - start);
-			switch (c) {
-			case '"': smp_buf_put(b, "\\\"", 2); break;
-			case '\\': smp_buf_put(b, "\\\\", 2); break;
-			case '\b': smp_buf_put(b, "\\b", 2); break;
-			case '\f': smp_buf_put(b, "\\f", 2); break;
-			case '\n': smp_buf_put(b, "\\n", 2); break;
-			case '\r': smp_buf_put(b, "\\r", 2); break;
-			case '\t': smp_buf_put(b, "\\t", 2); break;
-			default: {
-				char e[6] = {'\\', 'u', '0', '0', hexd[c >> 4], hexd[c & 15]};
-				smp_buf_put(b, e, 6);
-			}
-			}
-			i++;
-			start = i;
-			continue;
-		}
-		uint32_t cp;
-		size_t len = smp_utf8_decode(p + i, n - i, &cp);
-		if (len == 0) {
-			/* Go replaces each invalid byte with U+FFFD. */
-			smp_buf_put(b, s + start, i - start);
-			smp_buf_put(b, "\\ufffd", 6);
-			i++;
-			start = i;
-			continue;
-		}
-		if (cp == 0x2028 || cp == 0x2029) {
-			/* Go always escapes these (they end lines in JavaScript). */
-			smp_buf_put(b, s + start, i - start);
-			smp_buf_put(b, cp == 0x2028 ? "\\u2028" : "\\u2029", 6);
-			i += len;
-			start = i;
-			continue;
-		}
-		i += len;
-	}
-	put(b, s + start, n - start);
-	put1(b, '"');
+	put_string(b, NULL, s, n, go_escape);
 }
 
 static int member_cmp(const smp_member *a, const smp_member *b);
@@ -176,20 +242,21 @@ int smp_float_check(const smp_value *v, smp_error *err)
 }
 
 /* Scalars (anything but a non-empty list or map). */
-static int put_json_scalar(smp_buf *b, const smp_value *v, bool go_escape, smp_error *err)
+static int put_json_scalar(pout *po, const smp_value *v, bool go_escape, smp_error *err)
 {
+	smp_buf *b = po->b;
 	char num[40];
 	int rc;
 
 	switch (v->type) {
 	case SMP_NULL:
-		smp_buf_put(b, "null", 4);
+		put(b, "null", 4);
 		break;
 	case SMP_BOOL:
 		if (v->u.b)
-			smp_buf_put(b, "true", 4);
+			put(b, "true", 4);
 		else
-			smp_buf_put(b, "false", 5);
+			put(b, "false", 5);
 		break;
 	case SMP_INT:
 		put(b, num, smp_format_int(num, v->u.i));
@@ -197,16 +264,16 @@ static int put_json_scalar(smp_buf *b, const smp_value *v, bool go_escape, smp_e
 	case SMP_FLOAT:
 		if ((rc = smp_float_check(v, err)))
 			return rc;
-		smp_buf_put(b, num, smp_format_float(num, v->u.f));
+		put(b, num, smp_format_float(num, v->u.f));
 		break;
 	case SMP_STRING:
-		smp_json_put_string(b, v->u.s.ptr, v->u.s.len, go_escape);
+		put_string(b, po, v->u.s.ptr, v->u.s.len, go_escape);
 		break;
 	case SMP_LIST:
-		smp_buf_put(b, "[]", 2);
+		put(b, "[]", 2);
 		break;
 	case SMP_MAP:
-		smp_buf_put(b, "{}", 2);
+		put(b, "{}", 2);
 		break;
 	}
 	return 0;
@@ -233,21 +300,28 @@ static void newline_indent(smp_buf *b, size_t depth)
 	put(b, nl + 1, n);
 }
 
-static int print_json(smp_buf *b, const smp_value *root, bool indent, bool sort,
+static int print_json(pout *po, const smp_value *root, bool indent, bool sort,
                       bool go_escape, smp_error *err)
 {
+	smp_buf *b = po->b;
 	pframe *st = NULL;
 	size_t depth = 0, cap = 0;
 	const smp_value *v = root;
 	int rc = 0;
 
 	for (;;) {
+		maybe_flush(po);
+		if (po->wrc) {
+			/* The write callback failed: no point going on. */
+			rc = po->wrc;
+			goto out;
+		}
 		/* Emit v: open a container or print a scalar. */
 		if (v) {
 			bool open = (v->type == SMP_LIST && v->u.list.len) ||
 			            (v->type == SMP_MAP && v->u.map.len);
 			if (!open) {
-				if ((rc = put_json_scalar(b, v, go_escape, err)))
+				if ((rc = put_json_scalar(po, v, go_escape, err)))
 					goto out;
 			} else {
 				if (depth == cap) {
@@ -297,7 +371,7 @@ static int print_json(smp_buf *b, const smp_value *root, bool indent, bool sort,
 		if (f->c->type == SMP_MAP) {
 			const smp_member *m =
 				f->members ? f->members[f->i] : &f->c->u.map.items[f->i];
-			smp_json_put_string(b, m->key, m->klen, go_escape);
+			put_string(b, po, m->key, m->klen, go_escape);
 			if (indent)
 				put(b, ": ", 2);
 			else
@@ -322,11 +396,49 @@ out:
 	return rc;
 }
 
+static int check_args(const smp_value *v, const smp_print_options *opts, smp_error *err)
+{
+	if (!v || opts->version != SMP_PRINT_OPTIONS_VERSION)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_print: invalid arguments");
+	if (opts->output != SMP_OUT_JSON && opts->output != SMP_OUT_JSON_INDENT &&
+	    opts->output != SMP_OUT_YAML)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_print: unknown output format %d", (int)opts->output);
+	return 0;
+}
+
+/* Prints into po->b (streaming to po->write when set). */
+static int print_any(pout *po, const smp_value *v, const smp_print_options *opts,
+                     smp_error *err)
+{
+	smp_c_locale loc;
+	int rc;
+
+	smp_c_locale_enter(&loc);
+	po->loc = &loc;
+	if (opts->output == SMP_OUT_YAML)
+		rc = smp_yaml_print(po->b, v, opts->sort_keys, err);
+	else
+		rc = print_json(po, v, opts->output == SMP_OUT_JSON_INDENT, opts->sort_keys,
+		                opts->go_escape, err);
+	if (rc == 0 && po->b->oom)
+		rc = SMP_ENOMEM;
+	if (rc == 0)
+		flush(po);
+	po->loc = NULL;
+	smp_c_locale_leave(&loc);
+	if (rc == SMP_ENOMEM)
+		smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+	return rc;
+}
+
 int smp_print(char **out, size_t *len, const smp_value *v, const smp_print_options *opts,
               smp_error *err)
 {
 	smp_print_options def = SMP_PRINT_OPTIONS_INIT;
 	smp_buf b;
+	pout po = {&b, NULL, NULL, 0, NULL};
 	int rc;
 
 	if (out)
@@ -335,30 +447,14 @@ int smp_print(char **out, size_t *len, const smp_value *v, const smp_print_optio
 		*len = 0;
 	if (!opts)
 		opts = &def;
-	if (!out || !v || opts->version != SMP_PRINT_OPTIONS_VERSION)
+	if (!out)
 		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
 		                   "smp_print: invalid arguments");
+	if ((rc = check_args(v, opts, err)))
+		return rc;
 	smp_buf_init(&b);
-	smp_c_locale loc;
-	smp_c_locale_enter(&loc);
-	switch (opts->output) {
-	case SMP_OUT_JSON:
-	case SMP_OUT_JSON_INDENT:
-		rc = print_json(&b, v, opts->output == SMP_OUT_JSON_INDENT, opts->sort_keys,
-		                opts->go_escape, err);
-		break;
-	case SMP_OUT_YAML:
-		rc = smp_yaml_print(&b, v, opts->sort_keys, err);
-		break;
-	default:
-		rc = smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                 "smp_print: unknown output format %d", (int)opts->output);
-		break;
-	}
-	smp_c_locale_leave(&loc);
+	rc = print_any(&po, v, opts, err);
 	if (rc) {
-		if (rc == SMP_ENOMEM)
-			smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
 		smp_buf_release(&b);
 		return rc;
 	}
@@ -367,4 +463,114 @@ int smp_print(char **out, size_t *len, const smp_value *v, const smp_print_optio
 	if (!*out)
 		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
 	return 0;
+}
+
+/*
+ * Whether printing v as JSON can fail for a reason other than memory: a
+ * float JSON cannot hold or a NULL value (a bug elsewhere). A walk without
+ * output, so that a streamed print fails before its first byte.
+ */
+static bool json_printable(const smp_value *root, bool *nomem)
+{
+	const smp_value *small[64], **st = small;
+	size_t depth = 0, cap = 64;
+	bool ok = true;
+
+	*nomem = false;
+	st[depth++] = root;
+	while (depth && ok) {
+		const smp_value *v = st[--depth];
+		if (!v) {
+			ok = false;
+			break;
+		}
+		switch (v->type) {
+		case SMP_FLOAT:
+			ok = isfinite(v->u.f);
+			break;
+		case SMP_LIST:
+		case SMP_MAP: {
+			size_t n = v->type == SMP_LIST ? v->u.list.len : v->u.map.len;
+			if (n > cap - depth) {
+				size_t ncap = cap;
+				while (n > ncap - depth)
+					ncap *= 2;
+				const smp_value **ns = st == small ? malloc(ncap * sizeof(*ns))
+				                                   : realloc(st, ncap * sizeof(*ns));
+				if (!ns) {
+					*nomem = true;
+					ok = false;
+					break;
+				}
+				if (st == small)
+					memcpy(ns, small, depth * sizeof(*ns));
+				st = ns;
+				cap = ncap;
+			}
+			/* Only containers and floats need a look. */
+			for (size_t i = 0; i < n; i++) {
+				const smp_value *c = v->type == SMP_LIST ? v->u.list.items[i]
+				                                         : v->u.map.items[i].val;
+				if (!c || c->type >= SMP_LIST || c->type == SMP_FLOAT)
+					st[depth++] = c;
+			}
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	if (st != small)
+		free(st);
+	return ok;
+}
+
+int smp_print_to(smp_write_fn write, void *ctx, const smp_value *v,
+                 const smp_print_options *opts, smp_error *err)
+{
+	smp_print_options def = SMP_PRINT_OPTIONS_INIT;
+	smp_buf b;
+	pout po = {&b, write, ctx, 0, NULL};
+	int rc;
+
+	if (!opts)
+		opts = &def;
+	if (!write)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_print_to: invalid arguments");
+	if ((rc = check_args(v, opts, err)))
+		return rc;
+	smp_buf_init(&b);
+	if (opts->output == SMP_OUT_YAML) {
+		/* The YAML printer can fail anywhere (depth): it prints into
+		 * memory, which is then written out in pieces. */
+		po.write = NULL;
+		rc = print_any(&po, v, opts, err);
+		for (size_t off = 0; rc == 0 && off < b.len; off += FLUSH_AT) {
+			size_t n = b.len - off < FLUSH_AT ? b.len - off : FLUSH_AT;
+			if (write(ctx, b.ptr + off, n) != 0)
+				rc = SMP_EIO;
+		}
+	} else {
+		bool nomem;
+		if (!json_printable(v, &nomem)) {
+			/* Let the printer find (and report) the failure, in memory,
+			 * so nothing is written. */
+			po.write = NULL;
+			rc = nomem ? SMP_ENOMEM : print_any(&po, v, opts, err);
+			if (rc == 0)
+				rc = smp_err_set(err, SMP_EINTERNAL, NULL, 0, 0, NULL,
+				                 "smp_print_to: unprintable tree printed");
+			else if (rc == SMP_ENOMEM)
+				smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+		} else {
+			rc = print_any(&po, v, opts, err);
+			if (rc == 0)
+				rc = po.wrc;
+		}
+	}
+	if (rc == SMP_EIO)
+		smp_err_set(err, SMP_EIO, NULL, 0, 0, NULL, "smp_print_to: write failed");
+	smp_buf_release(&b);
+	return rc;
 }

@@ -839,7 +839,7 @@ void smp_buf_release(smp_buf *b)
 	smp_buf_init(b);
 }
 
-static bool buf_reserve(smp_buf *b, size_t extra)
+bool smp_buf_reserve(smp_buf *b, size_t extra)
 {
 	if (b->oom)
 		return false;
@@ -865,7 +865,7 @@ static bool buf_reserve(smp_buf *b, size_t extra)
 
 void smp_buf_put(smp_buf *b, const char *s, size_t n)
 {
-	if (!buf_reserve(b, n))
+	if (!smp_buf_reserve(b, n))
 		return;
 	if (n)
 		memcpy(b->ptr + b->len, s, n);
@@ -877,7 +877,7 @@ void smp_buf_puts(smp_buf *b, const char *s) { smp_buf_put(b, s, strlen(s)); }
 
 void smp_buf_putc(smp_buf *b, char c)
 {
-	if (!buf_reserve(b, 1))
+	if (!smp_buf_reserve(b, 1))
 		return;
 	b->ptr[b->len++] = c;
 	b->ptr[b->len] = '\0';
@@ -892,7 +892,7 @@ void smp_buf_printf(smp_buf *b, const char *fmt, ...)
 	va_copy(ap2, ap);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n >= 0 && buf_reserve(b, (size_t)n)) {
+	if (n >= 0 && smp_buf_reserve(b, (size_t)n)) {
 		vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap2);
 		b->len += (size_t)n;
 	}
@@ -907,7 +907,7 @@ char *smp_buf_detach(smp_buf *b, size_t *len)
 		smp_buf_release(b);
 		return NULL;
 	}
-	if (!b->ptr && !buf_reserve(b, 0))
+	if (!b->ptr && !smp_buf_reserve(b, 0))
 		return NULL;
 	p = b->ptr;
 	if (len)

@@ -167,6 +167,9 @@ typedef struct smp_buf {
 
 void smp_buf_init(smp_buf *b);
 void smp_buf_release(smp_buf *b);
+/* Room for `extra` more bytes and a NUL (ptr + len .. ptr + cap - 1 may be
+ * written, then len advanced). false once out of memory. */
+bool smp_buf_reserve(smp_buf *b, size_t extra);
 void smp_buf_put(smp_buf *b, const char *s, size_t n);
 void smp_buf_puts(smp_buf *b, const char *s);
 void smp_buf_putc(smp_buf *b, char c);

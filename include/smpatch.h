@@ -234,6 +234,26 @@ typedef struct smp_print_options {
 SMP_API int smp_print(char **out, size_t *len, const smp_value *v,
               const smp_print_options *opts, smp_error *err);
 
+/* Receives output of smp_print_to(): `len` (> 0) bytes at `data`, valid
+ * during the call only. Returns 0 to go on, anything else to stop. */
+typedef int (*smp_write_fn)(void *ctx, const char *data, size_t len);
+
+/* Prints `v` like smp_print() (the same bytes, no NUL), handing the output
+ * to `write` in pieces of at most 128 KiB as it is made, so the whole
+ * output never sits in memory (JSON: the printer holds about 64 KiB; YAML
+ * is made in memory first, then handed over in pieces). `ctx` is passed to
+ * `write` as it is; the library keeps neither after the call returns.
+ * A print that cannot succeed fails before the first byte is written: a
+ * quick check of the tree finds NaN/Inf floats (SMP_EINVAL) and, for YAML,
+ * the depth limit (SMP_ELIMIT), with the error smp_print() would give.
+ * SMP_EIO when `write` returns non-zero: printing stops at once, and
+ * `write` is not called again. SMP_EINVAL for a NULL `write` or `v` or bad
+ * options. SMP_ENOMEM: the output written so far may then be incomplete.
+ * Thread-safe (`v` is only read); `write` runs on the calling thread, in
+ * the caller's locale. */
+SMP_API int smp_print_to(smp_write_fn write, void *ctx, const smp_value *v,
+                         const smp_print_options *opts, smp_error *err);
+
 /* ------------------------------------------------------------------------
  * Schema: per-field shape and patch metadata
  * ------------------------------------------------------------------------ */
