@@ -520,13 +520,11 @@ static const smp_value *mk_scan(const smp_value *item, const char *mk, bool *dir
 		size_t k = 0;
 		while (k < e->klen && mk[k] && e->key[k] == mk[k])
 			k++;
-		if (k == e->klen && mk[k] == '\0') {
-			if (!r)
-				r = e->val; /* the first, as mk_value */
-		} else if (e->klen == sizeof(DIRECTIVE_MARKER) - 1 &&
-		           memcmp(e->key, DIRECTIVE_MARKER, e->klen) == 0) {
+		if (k == e->klen && mk[k] == '\0' && !r)
+			r = e->val; /* the first, as mk_value */
+		if (e->klen == sizeof(DIRECTIVE_MARKER) - 1 &&
+		    memcmp(e->key, DIRECTIVE_MARKER, e->klen) == 0)
 			*directive = true;
-		}
 	}
 	return r;
 }
@@ -547,10 +545,12 @@ static const smp_value *mk_scan(const smp_value *item, const char *mk, bool *dir
  *    caller and merge_slice, given as `usable` and `orig_keyed`),
  * the stable sort has no ties, so the result is the merged items by
  * position in the order list, whatever order mergeSlice gave them: placed
- * in one pass. Returns false (nothing changed) when the general path must
- * run; *out is NULL then unless it ran out of memory.
+ * in one pass. mkeys/mdir: what mk_scan gave for merged items not changed
+ * since (mkeys[i] NULL: scan item i). Returns false (nothing changed) when
+ * the general path must run; *out is NULL then unless it ran out of memory.
  */
-static bool fast_order(sctx *c, smp_value **out, const vlist *merged, const char *mk,
+static bool fast_order(sctx *c, smp_value **out, const vlist *merged,
+                       const smp_value *const *mkeys, const bool *mdir, const char *mk,
                        const sorder *so, int *rc)
 {
 	size_t m = so->order->u.list.len, hint = 0, n = 0;
@@ -566,8 +566,8 @@ static bool fast_order(sctx *c, smp_value **out, const vlist *merged, const char
 		return false; /* the general path reports it */
 	memset(slot, 0, (m + 1) * sizeof(*slot));
 	for (size_t i = 0; i < merged->n; i++) {
-		bool directive;
-		const smp_value *k = mk_scan(merged->v[i], mk, &directive);
+		bool directive = mkeys[i] && mdir[i];
+		const smp_value *k = mkeys[i] ? mkeys[i] : mk_scan(merged->v[i], mk, &directive);
 		long pos;
 		if (!k || directive)
 			return false;
@@ -639,20 +639,21 @@ static size_t go_decoded_cap(size_t len)
  * positions) and then merges/appends of the patch elements. */
 static int alias_view(sctx *c, vlist *view, const smp_value *orig, const long *dgrp,
                       size_t ndel_keys, const vlist *patch_order, bool replace,
-                      const char *mk)
+                      const smp_value *const *okeys, const smp_value *const *pkeys)
 {
 	size_t L = orig->u.list.len, C = go_decoded_cap(L), n, last;
 	bool *removed = sc_alloc(c, L + 1);
 	size_t *order = sc_alloc(c, (L + 1) * sizeof(size_t));
 	size_t *bucket_start = sc_alloc(c, (ndel_keys + 2) * sizeof(size_t));
 	const long *grp = dgrp;
-	smp_value **stale = sc_alloc(c, (L + 1) * sizeof(*stale));
+	size_t *stale = sc_alloc(c, (L + 1) * sizeof(*stale));
+	const smp_value **curk = sc_alloc(c, (L + 1) * sizeof(*curk));
 	vlist cur = {0};
 	smp_vindex ix;
 	int rc;
 
 	memset(view, 0, sizeof(*view));
-	if (!removed || !order || !bucket_start || !stale)
+	if (!removed || !order || !bucket_start || !stale || !curk)
 		return snomem(c);
 	memset(removed, 0, L + 1);
 	memset(bucket_start, 0, (ndel_keys + 2) * sizeof(size_t));
@@ -672,28 +673,34 @@ static int alias_view(sctx *c, vlist *view, const smp_value *orig, const long *d
 		size_t r = order[k];
 		while (last > 0 && removed[last - 1])
 			last--;
-		stale[n - 1] = orig->u.list.items[last - 1];
+		stale[n - 1] = last - 1;
 		removed[r] = true;
 		n--;
 	}
+	/* cur (with the merge keys in curk): survivors, then stale entries */
 	for (size_t i = 0; i < L; i++)
-		if (!removed[i] && (rc = vl_push(c, &cur, orig->u.list.items[i])))
+		if (!removed[i]) {
+			curk[cur.n] = okeys[i];
+			if ((rc = vl_push(c, &cur, orig->u.list.items[i])))
+				return rc;
+		}
+	for (size_t p = n; p < L; p++) {
+		curk[cur.n] = okeys[stale[p]];
+		if ((rc = vl_push(c, &cur, orig->u.list.items[stale[p]])))
 			return rc;
-	for (size_t p = n; p < L; p++)
-		if ((rc = vl_push(c, &cur, stale[p])))
-			return rc;
+	}
 	/* cur.v[0..L) is now the backing array's visible part. */
 	if (!replace) {
 		bool realloc = false;
 		if (sc_vindex(c, &ix, n + patch_order->n))
 			return snomem(c);
 		for (size_t i = 0; i < n; i++) {
-			const smp_value *mv = mk_value(cur.v[i], mk);
+			const smp_value *mv = curk[i];
 			if (mv)
 				smp_vindex_add(&ix, mv, i);
 		}
 		for (size_t i = 0; i < patch_order->n; i++) {
-			const smp_value *mv = mk_value(patch_order->v[i], mk);
+			const smp_value *mv = pkeys[i];
 			if (!mv || smp_vindex_find(&ix, mv) >= 0)
 				continue; /* merged in place: same key */
 			if (!realloc && n < C) {
@@ -766,30 +773,45 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		vlist nonspecial = {0};
 		smp_vindex del, ix;
 		long *dgrp = NULL;
-		bool replace = false, any_delete = false, orig_keyed;
-		size_t ndel = 0, hint = 0;
+		bool replace = false, any_delete = false, orig_keyed, scalar_keys = true;
+		size_t ndel = 0, hint = 0, on = orig->u.list.len, pn = patch->u.list.len;
+		/* Merge-key values, each element scanned once: okeys/odir of the
+		 * original elements (odir: has $patch), nkeys of nonspecial, mkeys
+		 * of merged (NULL: scan again, the element was merged into or
+		 * copied), mdir with them. */
+		const smp_value **okeys, **nkeys, **mkeys;
+		bool *odir, *mdir;
 
 		if (!mk || !*mk) {
 			rc = sfail(c, SMP_EPATCH, "cannot merge lists without merge key for %s",
 			           elem && elem->name ? elem->name : "object");
 			goto out;
 		}
-		if (sc_vindex(c, &del, patch->u.list.len)) {
+		okeys = sc_alloc(c, (on + 1) * sizeof(*okeys));
+		nkeys = sc_alloc(c, (pn + 1) * sizeof(*nkeys));
+		mkeys = sc_alloc(c, (on + pn + 1) * sizeof(*mkeys));
+		odir = sc_alloc(c, on + 1);
+		mdir = sc_alloc(c, on + pn + 1);
+		if (!okeys || !nkeys || !mkeys || !odir || !mdir || sc_vindex(c, &del, pn)) {
 			rc = snomem(c);
 			goto out;
 		}
 		/* mergeSliceWithSpecialElements */
-		for (size_t i = 0; i < patch->u.list.len; i++) {
+		for (size_t i = 0; i < pn; i++) {
 			const smp_value *pe = patch->u.list.items[i];
-			const smp_value *d = mget(pe, DIRECTIVE_MARKER);
-			if (!d) {
+			bool dir;
+			const smp_value *mv = mk_scan(pe, mk, &dir), *d;
+			if (mv && (mv->type == SMP_MAP || mv->type == SMP_LIST))
+				scalar_keys = false;
+			if (!dir) {
+				nkeys[nonspecial.n] = mv;
 				if ((rc = vl_push(c, &nonspecial, (smp_value *)pe)))
 					goto out;
 				continue;
 			}
-			size_t pl = spush_elem(c, mk, mk_value(pe, mk), i);
+			d = mget(pe, DIRECTIVE_MARKER);
+			size_t pl = spush_elem(c, mk, mv, i);
 			if (smpv_is_str(d, "delete")) {
-				const smp_value *mv = mk_value(pe, mk);
 				if (!mv) {
 					rc = err_no_merge_key(c, pe, mk);
 					goto out;
@@ -808,21 +830,30 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 			}
 			spop(c, pl);
 		}
+		for (size_t i = 0; i < on; i++) {
+			okeys[i] = mk_scan(orig->u.list.items[i], mk, &odir[i]);
+			if (okeys[i] && (okeys[i]->type == SMP_MAP || okeys[i]->type == SMP_LIST))
+				scalar_keys = false;
+		}
 		if (any_delete) {
 			/* Each live element's delete directive (its first position
 			 * among them), or -1: for the alias view and server_order. */
-			dgrp = sc_alloc(c, (orig->u.list.len + 1) * sizeof(*dgrp));
+			dgrp = sc_alloc(c, (on + 1) * sizeof(*dgrp));
 			if (!dgrp) {
 				rc = snomem(c);
 				goto out;
 			}
-			for (size_t i = 0; i < orig->u.list.len; i++) {
-				const smp_value *mv = mk_value(orig->u.list.items[i], mk);
-				dgrp[i] = mv ? smp_vindex_find(&del, mv) : -1;
-			}
+			for (size_t i = 0; i < on; i++)
+				dgrp[i] = okeys[i] ? smp_vindex_find(&del, okeys[i]) : -1;
 		}
-		if (so && any_delete &&
-		    (rc = alias_view(c, &so->view, orig, dgrp, ndel, &nonspecial, replace, mk)))
+		/* The alias view is needed only when the general ordering runs;
+		 * it reads the merge keys as they were before merging, which the
+		 * saved pointers still give when the keys are scalars (merging
+		 * replaces a scalar value; it changes maps and lists in place). */
+		bool view_later = so && any_delete && scalar_keys && !c->general;
+		if (so && any_delete && !view_later &&
+		    (rc = alias_view(c, &so->view, orig, dgrp, ndel, &nonspecial, replace, okeys,
+		                     nkeys)))
 			goto out;
 		if (replace) {
 			for (size_t i = 0; i < nonspecial.n; i++) {
@@ -831,12 +862,15 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 					rc = SMP_ENOMEM;
 					goto out;
 				}
+				mkeys[i] = NULL;
 			}
 		} else {
-			for (size_t i = 0; i < orig->u.list.len; i++) {
+			for (size_t i = 0; i < on; i++) {
 				smp_value *oe = orig->u.list.items[i];
 				if (dgrp && dgrp[i] >= 0)
 					continue;
+				mkeys[server_order.n] = okeys[i];
+				mdir[server_order.n] = odir[i];
 				if ((rc = vl_push(c, &server_order, oe)))
 					goto out;
 			}
@@ -854,7 +888,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		 * matched a directive by it)? For fast_order. */
 		orig_keyed = !replace;
 		for (size_t i = 0; i < merged.n; i++) {
-			const smp_value *mv = mk_value(merged.v[i], mk);
+			const smp_value *mv = replace ? mk_value(merged.v[i], mk) : mkeys[i];
 			if (mv)
 				smp_vindex_add(&ix, mv, i);
 			else
@@ -862,7 +896,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		}
 		for (size_t i = 0; i < patch_order.n; i++) {
 			const smp_value *pe = patch_order.v[i];
-			const smp_value *mv = mk_value(pe, mk);
+			const smp_value *mv = nkeys[i];
 			long pos;
 			if (!mv) {
 				rc = err_no_merge_key(c, pe, mk);
@@ -877,21 +911,27 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 					goto out;
 				spop(c, pl);
 				merged.v[pos] = r;
+				mkeys[pos] = NULL;
 			} else {
 				smp_value *cv = raw_copy(c, pe);
 				if (!cv || (rc = vl_push(c, &merged, cv))) {
 					rc = SMP_ENOMEM;
 					goto out;
 				}
+				mkeys[merged.n - 1] = NULL;
 				smp_vindex_add(&ix, mk_value(cv, mk), merged.n - 1);
 			}
 		}
 		if (so && so->order && orig_keyed && !c->general &&
-		    fast_order(c, out, &merged, mk, so, &rc)) {
+		    fast_order(c, out, &merged, mkeys, mdir, mk, so, &rc)) {
 			so->ordered = rc == 0;
 			c->fast++;
 			goto out;
 		}
+		if (view_later &&
+		    (rc = alias_view(c, &so->view, orig, dgrp, ndel, &nonspecial, replace, okeys,
+		                     nkeys)))
+			goto out;
 	}
 	if ((rc = partition(c, &merged, &patch_order, mk, maps, &in, &outl, &pix)))
 		goto out;
@@ -979,24 +1019,41 @@ static int apply_retain_keys(sctx *c, wmap *w, const smp_value *patch, bool *don
 	return 0;
 }
 
-/* validatePatchWithSetOrderList */
+/* validatePatchWithSetOrderList. okeys: the merge-key values of the order
+ * list's items (NULL where an item is not a map or has none), or NULL to
+ * look them up here. */
 static int validate_set_order(sctx *c, const smp_value *plist, const smp_value *order,
-                              const char *mk)
+                              const char *mk, const smp_value *const *okeys)
 {
 	vlist nondel = {0};
-	size_t pi = 0, si = 0, m;
+	const smp_value **pk;
+	bool *pdir;
+	size_t pi = 0, si = 0, m, pn;
 	int rc;
 
 	if (!plist || plist->u.list.len == 0 || order->u.list.len == 0)
 		return 0;
-	for (size_t i = 0; i < plist->u.list.len; i++) {
+	pn = plist->u.list.len;
+	/* each patch item scanned once: its merge key and whether it has $patch */
+	pk = sc_alloc(c, (pn + 1) * sizeof(*pk));
+	pdir = sc_alloc(c, pn + 1);
+	if (!pk || !pdir)
+		return snomem(c);
+	for (size_t i = 0; i < pn; i++) {
 		smp_value *v = plist->u.list.items[i];
+		bool dir = false;
+		const smp_value *k = NULL;
 		if (*mk) {
 			if (v->type != SMP_MAP)
 				return err_bad_arg_type(c, "map[string]interface {}", v);
-			if (is_delete_item(v))
+			k = mk_scan(v, mk, &dir);
+			if (dir && is_delete_item(v))
 				continue;
+		} else if (v->type == SMP_MAP) {
+			dir = mget(v, DIRECTIVE_MARKER) != NULL;
 		}
+		pk[nondel.n] = k;
+		pdir[nondel.n] = dir;
 		if ((rc = vl_push(c, &nondel, v)))
 			return rc;
 	}
@@ -1004,18 +1061,17 @@ static int validate_set_order(sctx *c, const smp_value *plist, const smp_value *
 	while (pi < nondel.n && si < m) {
 		const smp_value *pv = nondel.v[pi], *ov = order->u.list.items[si];
 		bool eq;
-		if (pv->type == SMP_MAP && mget(pv, DIRECTIVE_MARKER)) {
+		if (pdir[pi]) {
 			pi++;
 			continue;
 		}
 		if (!*mk) {
 			eq = smpv_equal(pv, ov);
 		} else {
-			if (pv->type != SMP_MAP)
-				return err_bad_arg_type(c, "map[string]interface {}", pv);
+			/* pv is a map (checked above) */
 			if (ov->type != SMP_MAP)
 				return err_bad_arg_type(c, "map[string]interface {}", ov);
-			const smp_value *a = mk_value(pv, mk), *b = mk_value(ov, mk);
+			const smp_value *a = pk[pi], *b = okeys ? okeys[si] : mk_value(ov, mk);
 			if (!a)
 				return err_no_merge_key(c, pv, mk);
 			if (!b)
@@ -1115,7 +1171,17 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		 * (where neither side need hold the list) lets it through. */
 		if (m.object_as_list && !olist && !plist && c->mpl)
 			return sfail(c, SMP_EPATCH, "expected slice or array type, but got: struct");
-		if ((rc = validate_set_order(c, plist, order, m.mk)))
+		/* The order list's merge keys, looked up once for the validation
+		 * and fast_order's index. */
+		const smp_value **okk = NULL;
+		size_t on = order->u.list.len;
+		if (*m.mk && plist && plist->u.list.len && on) {
+			if (!(okk = sc_alloc(c, on * sizeof(*okk))))
+				return snomem(c);
+			for (size_t k = 0; k < on; k++)
+				okk[k] = mk_value(order->u.list.items[k], m.mk);
+		}
+		if ((rc = validate_set_order(c, plist, order, m.mk, okk)))
 			return rc;
 		if (olist && !plist) {
 			mergedv = olist;
@@ -1126,17 +1192,15 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 				return c->err ? c->err->code : SMP_ENOMEM;
 		} else if (olist && plist) {
 			memset(&so, 0, sizeof(so));
-			if (m.merge && *m.mk && order->u.list.len) {
+			if (m.merge && okk && !c->general) {
 				/* for fast_order */
-				size_t on = order->u.list.len;
 				if (sc_vindex(c, &so.oix, on))
 					return snomem(c);
 				so.order = order;
 				so.usable = true;
 				for (size_t k = 0; k < on && so.usable; k++) {
-					const smp_value *key = mk_value(order->u.list.items[k], m.mk);
-					if (key)
-						smp_vindex_add(&so.oix, key, k);
+					if (okk[k])
+						smp_vindex_add(&so.oix, okk[k], k);
 					else
 						so.usable = false;
 				}
@@ -1185,11 +1249,18 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *patch,
                   const smp_stype *t)
 {
-	ptrdiff_t di = smpv_map_find(patch, DIRECTIVE_MARKER, strlen(DIRECTIVE_MARKER));
+	ptrdiff_t di = -1;
 	wmap w;
-	bool *done;
+	bool *done, dollar = false;
 	smp_mmark mark;
 	int rc = 0;
+
+	/* Every directive key starts with '$': without one (most patch maps)
+	 * the directive lookups are skipped. */
+	for (size_t i = 0; i < patch->u.map.len && !dollar; i++)
+		dollar = patch->u.map.items[i].klen && patch->u.map.items[i].key[0] == '$';
+	if (dollar)
+		di = smpv_map_find(patch, DIRECTIVE_MARKER, strlen(DIRECTIVE_MARKER));
 
 	*out = NULL;
 	if (di >= 0) {
@@ -1235,9 +1306,8 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 	}
 	wm_init(&w, orig, patch->u.map.len);
 	memset(done, 0, patch->u.map.len + 1);
-	if ((rc = apply_retain_keys(c, &w, patch, done)))
-		goto out;
-	if ((rc = merge_set_element_order(c, &w, patch, done, t)))
+	if (dollar && ((rc = apply_retain_keys(c, &w, patch, done)) ||
+	               (rc = merge_set_element_order(c, &w, patch, done, t))))
 		goto out;
 	for (size_t i = 0; i < patch->u.map.len; i++) {
 		const smp_member *e = &patch->u.map.items[i];
@@ -1249,7 +1319,7 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 
 		if (done[i])
 			continue;
-		if (has_prefix(k, klen, DELETE_FROM_PRIMITIVE_PREFIX)) {
+		if (dollar && has_prefix(k, klen, DELETE_FROM_PRIMITIVE_PREFIX)) {
 			if (!c->mpl) {
 				smp_value *cv = raw_copy(c, pv);
 				if (!cv || (rc = wm_set(c, &w, k, klen, cv))) {
