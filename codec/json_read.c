@@ -45,6 +45,7 @@ typedef struct jr {
 	size_t depth, cap;
 	char *sbuf; /* scratch for strings too long for the arena's free space */
 	size_t scap;
+	struct key_slot *keys; /* recent map keys (key_intern) */
 } jr;
 
 static uint32_t col_of(const jr *r, const char *at)
@@ -250,13 +251,51 @@ static int str_grow(jr *r, char **o, size_t *cap, size_t n, size_t rest, int *mo
 }
 
 /*
+ * Map keys repeat (name, value, image, ... once per list element): a small
+ * direct-mapped cache of recent keys lets a repeated key share the arena
+ * copy made the first time. A miss just replaces the slot.
+ */
+#define KEY_INTERN_MAX 24
+#define KEY_INTERN_SLOTS 1024
+
+typedef struct key_slot {
+	const char *k;
+	size_t n;
+} key_slot;
+
+/* The earlier copy of key o[0, n), or o itself (then remembered; the caller
+ * keeps it in the arena). */
+static const char *key_intern(jr *r, const char *o, size_t n)
+{
+	if (!r->keys) {
+		r->keys = calloc(KEY_INTERN_SLOTS, sizeof(*r->keys));
+		if (!r->keys)
+			return o;
+	}
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+	for (size_t i = 0; i < n; i += 8) {
+		size_t k = n - i < 8 ? n - i : 8;
+		w = 0;
+		memcpy(&w, o + i, k);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 29;
+	}
+	key_slot *sl = &r->keys[h & (KEY_INTERN_SLOTS - 1)];
+	if (sl->k && sl->n == n && memcmp(sl->k, o, n) == 0)
+		return sl->k;
+	sl->k = o;
+	sl->n = n;
+	return o;
+}
+
+/*
  * Parses a string at r->p (the opening quote) into the arena in one pass
  * that finds the end, validates and unescapes, a chunk (simd.h) at a time:
  * plain bytes are copied a whole chunk at once, then the first special byte
  * is dealt with. The text goes straight to the arena's free space (no copy
  * when it fits, as almost every string does).
  */
-static int read_string(jr *r, const char **out, size_t *outlen)
+static int read_string(jr *r, const char **out, size_t *outlen, bool key)
 {
 	const unsigned char *q = (const unsigned char *)r->p + 1;
 	const unsigned char *end = (const unsigned char *)r->end;
@@ -377,6 +416,17 @@ static int read_string(jr *r, const char **out, size_t *outlen)
 	} else if (mode == OUT_BIG) {
 		o = smp_arena_big_end(a, n + 1);
 	} else {
+		o[n] = '\0';
+		if (key && n <= KEY_INTERN_MAX) {
+			/* A key seen before: share its copy. */
+			const char *k = key_intern(r, o, n);
+			if (k != o) {
+				*out = k;
+				*outlen = n;
+				r->p = (const char *)q + 1;
+				return 0;
+			}
+		}
 		smp_arena_commit(a, n + 1);
 	}
 	o[n] = '\0';
@@ -403,7 +453,7 @@ static inline smp_value *mk(jr *r, smp_type t, uint32_t line, uint32_t col)
 		memset(&v->u, 0, sizeof(v->u));
 		v->type = t;
 		v->line = line;
-		v->col = col;
+		v->col = SMPV_COL(col);
 	}
 	return v;
 }
@@ -612,8 +662,10 @@ static int read_value(jr *r)
 		case '"': {
 			const char *s;
 			size_t n;
-			if ((rc = read_string(r, &s, &n)))
+			if ((rc = read_string(r, &s, &n, false)))
 				return rc;
+			if (n > SMPV_LEN_MAX)
+				return fail_at(r, r->p, SMP_ELIMIT, "string longer than 4 GiB");
 			v = mk(r, SMP_STRING, line, col);
 			if (v) {
 				v->u.s.ptr = s;
@@ -650,7 +702,7 @@ static int read_value(jr *r)
 			return oom(r);
 		if (v->line == 0) {
 			v->line = line;
-			v->col = col;
+			v->col = SMPV_COL(col);
 		}
 		/* A finished value: attach it, then close containers as needed. */
 		for (;;) {
@@ -701,7 +753,7 @@ key:
 			frame *f = &r->stack[r->depth - 1];
 			f->kline = r->line;
 			f->kcol = col_of(r, r->p);
-			if ((rc = read_string(r, &f->key, &f->klen)))
+			if ((rc = read_string(r, &f->key, &f->klen, true)))
 				return rc;
 		}
 		skip_ws(r);
@@ -741,5 +793,6 @@ int smp_json_read(smp_doc *doc, const char *buf, size_t len, const smp_pctx *pc)
 	}
 	free(r.stack);
 	free(r.sbuf);
+	free(r.keys);
 	return rc;
 }

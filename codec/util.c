@@ -37,18 +37,20 @@ int smp_scratch_room(smp_scratch *s, smp_value *c)
 {
 	size_t elem = item_size(c);
 	void **items = c->type == SMP_LIST ? (void **)&c->u.list.items : (void **)&c->u.map.items;
-	size_t *cap = c->type == SMP_LIST ? &c->u.list.cap : &c->u.map.cap;
+	uint32_t *cap = c->type == SMP_LIST ? &c->u.list.cap : &c->u.map.cap;
 	size_t len = c->type == SMP_LIST ? c->u.list.len : c->u.map.len;
 
 	if (*items != s->p) {
 		/* A fresh container (its items were never placed). */
 		*items = s->p;
-		*cap = s->cap / elem;
+		*cap = (uint32_t)(s->cap / elem < SMPV_LEN_MAX ? s->cap / elem : SMPV_LEN_MAX);
 	}
 	if (len < *cap)
 		return 0;
-	size_t ncap = *cap ? *cap * 2 : 16;
-	if (ncap > SIZE_MAX / elem)
+	size_t ncap = *cap ? (size_t)*cap * 2 : 16;
+	if (ncap > SMPV_LEN_MAX)
+		ncap = SMPV_LEN_MAX;
+	if (len >= SMPV_LEN_MAX || ncap > SIZE_MAX / elem)
 		return SMP_ENOMEM;
 	void *n = realloc(s->p, ncap * elem);
 	if (!n)
@@ -56,7 +58,7 @@ int smp_scratch_room(smp_scratch *s, smp_value *c)
 	s->p = n;
 	s->cap = ncap * elem;
 	*items = n;
-	*cap = ncap;
+	*cap = (uint32_t)ncap;
 	return 0;
 }
 
@@ -64,7 +66,7 @@ int smp_scratch_finish(smp_scratch *s, smp_arena *a, smp_value *c)
 {
 	size_t elem = item_size(c);
 	void **items = c->type == SMP_LIST ? (void **)&c->u.list.items : (void **)&c->u.map.items;
-	size_t *cap = c->type == SMP_LIST ? &c->u.list.cap : &c->u.map.cap;
+	uint32_t *cap = c->type == SMP_LIST ? &c->u.list.cap : &c->u.map.cap;
 	size_t len = c->type == SMP_LIST ? c->u.list.len : c->u.map.len;
 	void *arr = NULL;
 

@@ -250,6 +250,10 @@ const smp_value *smp_doc_root(const smp_doc *doc, size_t i)
 
 /* ---- constructors ---- */
 
+#if UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(smp_value) == 24, "smp_value is 24 bytes on 64-bit targets");
+#endif
+
 static smp_value *new_value(smp_arena *a, smp_type t)
 {
 	smp_value *v = smp_arena_alloc(a, sizeof(*v));
@@ -289,7 +293,7 @@ smp_value *smpv_float(smp_arena *a, double f)
 
 smp_value *smpv_str_ref(smp_arena *a, const char *s, size_t len)
 {
-	smp_value *v = new_value(a, SMP_STRING);
+	smp_value *v = len <= SMPV_LEN_MAX ? new_value(a, SMP_STRING) : NULL;
 	if (v) {
 		v->u.s.ptr = s;
 		v->u.s.len = len;
@@ -299,42 +303,44 @@ smp_value *smpv_str_ref(smp_arena *a, const char *s, size_t len)
 
 smp_value *smpv_str(smp_arena *a, const char *s, size_t len)
 {
-	char *c = smp_arena_strndup(a, s, len);
+	char *c = len <= SMPV_LEN_MAX ? smp_arena_strndup(a, s, len) : NULL;
 	return c ? smpv_str_ref(a, c, len) : NULL;
 }
 
 smp_value *smpv_list(smp_arena *a, size_t cap_hint)
 {
-	smp_value *v = new_value(a, SMP_LIST);
+	smp_value *v = cap_hint <= SMPV_LEN_MAX ? new_value(a, SMP_LIST) : NULL;
 
 	if (v && cap_hint) {
 		v->u.list.items = smp_arena_alloc(a, cap_hint * sizeof(smp_value *));
 		if (!v->u.list.items)
 			return NULL;
-		v->u.list.cap = cap_hint;
+		v->u.list.cap = (uint32_t)cap_hint;
 	}
 	return v;
 }
 
 smp_value *smpv_map(smp_arena *a, size_t cap_hint)
 {
-	smp_value *v = new_value(a, SMP_MAP);
+	smp_value *v = cap_hint <= SMPV_LEN_MAX ? new_value(a, SMP_MAP) : NULL;
 
 	if (v && cap_hint) {
 		v->u.map.items = smp_arena_alloc(a, cap_hint * sizeof(smp_member));
 		if (!v->u.map.items)
 			return NULL;
-		v->u.map.cap = cap_hint;
+		v->u.map.cap = (uint32_t)cap_hint;
 	}
 	return v;
 }
 
-static int grow(smp_arena *a, void **items, size_t *cap, size_t len, size_t elem)
+static int grow(smp_arena *a, void **items, uint32_t *cap, size_t len, size_t elem)
 {
-	size_t ncap = *cap ? *cap * 2 : 4;
+	size_t ncap = *cap ? (size_t)*cap * 2 : 4;
 	void *n;
 
-	if (ncap > SIZE_MAX / elem)
+	if (ncap > SMPV_LEN_MAX)
+		ncap = SMPV_LEN_MAX;
+	if (len >= SMPV_LEN_MAX || ncap > SIZE_MAX / elem)
 		return SMP_ENOMEM;
 	n = smp_arena_alloc(a, ncap * elem);
 	if (!n)
@@ -342,7 +348,7 @@ static int grow(smp_arena *a, void **items, size_t *cap, size_t len, size_t elem
 	if (len)
 		memcpy(n, *items, len * elem);
 	*items = n;
-	*cap = ncap;
+	*cap = (uint32_t)ncap;
 	return 0;
 }
 

@@ -83,18 +83,30 @@ typedef struct smp_member {
 	smp_value *val;
 } smp_member;
 
+/*
+ * 24 bytes: a document holds millions of these. Lengths are 32-bit (the
+ * constructors and appenders refuse more: SMP_ENOMEM); the column is 29
+ * bits and saturates (SMPV_COL) on lines longer than 512 MiB.
+ */
 struct smp_value {
-	smp_type type;
-	uint32_t line, col; /* 1-based source position; 0 when built */
+	uint32_t line;      /* 1-based source position; 0 when built */
+	unsigned col : 29;
+	unsigned type : 3;  /* smp_type */
 	union {
 		bool b;
 		int64_t i;
 		double f;
-		struct { const char *ptr; size_t len; } s;
-		struct { smp_value **items; size_t len, cap; } list;
-		struct { smp_member *items; size_t len, cap; } map;
+		struct { const char *ptr; uint32_t len; } s;
+		struct { smp_value **items; uint32_t len, cap; } list;
+		struct { smp_member *items; uint32_t len, cap; } map;
 	} u;
 };
+
+#define SMPV_COL_MAX ((1u << 29) - 1)
+/* A column as stored in a value. */
+#define SMPV_COL(c) ((c) > SMPV_COL_MAX ? SMPV_COL_MAX : (unsigned)(c))
+/* Longest string, list or map a value holds. */
+#define SMPV_LEN_MAX UINT32_MAX
 
 struct smp_doc {
 	smp_arena arena;

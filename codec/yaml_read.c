@@ -456,7 +456,7 @@ static int scalar_value(yr *r, const char *s, size_t n, const char *tag, bool pl
 	if (!v)
 		return oom(r);
 	v->line = line;
-	v->col = col;
+	v->col = SMPV_COL(col);
 	r->nodes++;
 	*out = v;
 	return r->alias_nodes > 100 ? ratio_check(r, line, col) : 0;
@@ -635,7 +635,7 @@ static int on_alias(yr *r, yaml_event_t *ev)
 		if (!v)
 			return oom(r);
 		v->line = line;
-		v->col = col;
+		v->col = SMPV_COL(col);
 		r->nodes += an->size;
 	}
 	if ((rc = ratio_check(r, line, col)))
@@ -665,7 +665,7 @@ static int on_start(yr *r, yaml_event_t *ev, bool map)
 	if (!v)
 		return oom(r);
 	v->line = line;
-	v->col = col;
+	v->col = SMPV_COL(col);
 	if (r->depth == r->cap) {
 		size_t ncap = r->cap ? r->cap * 2 : 32;
 		yframe *ns = realloc(r->st, ncap * sizeof(*ns));
