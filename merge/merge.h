@@ -141,6 +141,12 @@ long smp_vindex_find(const smp_vindex *ix, const smp_value *key);
  * to the entry after the one found. */
 long smp_vindex_find_next(const smp_vindex *ix, const smp_value *key, size_t *hint);
 
+/* The same with the key's hash given (smp_vindex_hash), for keys looked up
+ * in more than one index. */
+uint64_t smp_vindex_hash(const smp_value *key);
+void smp_vindex_add_h(smp_vindex *ix, const smp_value *key, uint64_t hash, size_t pos);
+long smp_vindex_find_h(const smp_vindex *ix, const smp_value *key, uint64_t hash);
+
 /* Sets ix up in `mem`, smp_vindex_bytes(max_entries) bytes, 8-aligned
  * (for callers with their own scratch memory). */
 size_t smp_vindex_bytes(size_t max_entries);

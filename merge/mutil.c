@@ -670,14 +670,22 @@ static bool vequal(const smp_value *a, const smp_value *b)
 	return smpv_equal(a, b);
 }
 
+uint64_t smp_vindex_hash(const smp_value *key)
+{
+	return vhash(key ? key : &null_value);
+}
+
 void smp_vindex_add(smp_vindex *ix, const smp_value *key, size_t pos)
 {
+	smp_vindex_add_h(ix, key, smp_vindex_hash(key), pos);
+}
+
+void smp_vindex_add_h(smp_vindex *ix, const smp_value *key, uint64_t h, size_t pos)
+{
 	size_t s;
-	uint64_t h;
 
 	if (!key)
 		key = &null_value;
-	h = vhash(key);
 	s = h & (ix->cap - 1);
 	while (ix->slot[s]) {
 		const struct smp_vindex_ent *e = &ix->ent[ix->slot[s] - 1];
@@ -695,9 +703,8 @@ void smp_vindex_add(smp_vindex *ix, const smp_value *key, size_t pos)
 	ix->slot[s] = (uint32_t)(++ix->n);
 }
 
-static long vfind(const smp_vindex *ix, const smp_value *key, size_t *entry)
+static long vfind_h(const smp_vindex *ix, const smp_value *key, uint64_t h, size_t *entry)
 {
-	uint64_t h = vhash(key);
 	size_t s = h & (ix->cap - 1);
 
 	while (ix->slot[s]) {
@@ -709,6 +716,18 @@ static long vfind(const smp_vindex *ix, const smp_value *key, size_t *entry)
 		s = (s + 1) & (ix->cap - 1);
 	}
 	return -1;
+}
+
+static long vfind(const smp_vindex *ix, const smp_value *key, size_t *entry)
+{
+	return vfind_h(ix, key, vhash(key), entry);
+}
+
+long smp_vindex_find_h(const smp_vindex *ix, const smp_value *key, uint64_t h)
+{
+	size_t e;
+
+	return vfind_h(ix, key ? key : &null_value, h, &e);
 }
 
 long smp_vindex_find(const smp_vindex *ix, const smp_value *key)

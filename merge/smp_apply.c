@@ -486,7 +486,7 @@ static int partition(sctx *c, const vlist *merged, const vlist *by, const char *
 typedef struct sorder {
 	vlist view;             /* out: the Go alias view of orig, when computed */
 	const smp_value *order; /* the $setElementOrder list, or NULL */
-	smp_vindex oix;         /* its merge-key values -> first position */
+	const smp_value *const *okk; /* its items' merge-key values */
 	bool usable;            /* every order element is a map with the merge key */
 	bool ordered;           /* out: the result is already in its final order */
 } sorder;
@@ -533,57 +533,69 @@ static const smp_value *mk_scan(const smp_value *item, const char *mk, bool *dir
  * The usual case of a list with $setElementOrder, ordered directly.
  * mergeSlice orders the merged list by the patch (partition and
  * normalizeElementOrder), and mergePatchIntoOriginal then orders that by
- * the $setElementOrder list: items present there by their position in it
- * (a stable sort), the others (server-only items) interleaved by their
+ * the $setElementOrder list: items present there by their first position in
+ * it (a stable sort), the others (server-only items) interleaved by their
  * position in the original list. When
  *  - every merged item is a map with the merge key and without $patch
  *    (so none is a delete item, which would go last),
- *  - every one is found in the order list (no server-only items), at
- *    pairwise different positions (no merge key twice),
+ *  - every one is found in the order list (no server-only items), no two
+ *    with the same key,
  *  - and the validations those steps make would pass (the order list and
  *    the original list consist of maps with the merge key: checked by the
  *    caller and merge_slice, given as `usable` and `orig_keyed`),
- * the stable sort has no ties, so the result is the merged items by
- * position in the order list, whatever order mergeSlice gave them: placed
- * in one pass. mkeys/mdir: what mk_scan gave for merged items not changed
- * since (mkeys[i] NULL: scan item i). Returns false (nothing changed) when
- * the general path must run; *out is NULL then unless it ran out of memory.
+ * the stable sort has no ties, so the result is the merged items by first
+ * position in the order list, whatever order mergeSlice gave them. That is
+ * a walk over the order list, looking each key up in merge_slice's index
+ * of the merged items (`ix`, by merge keys as they were before merging;
+ * with the position hint, a sequential walk when the lists line up),
+ * taking each item the first time its key comes: the result is complete
+ * when every item was taken (a key twice in the merged list leaves one
+ * behind). mkeys/mdir: what mk_scan gave for merged items not changed since
+ * (NULL: the item was merged into or copied; its key is checked against
+ * the index's). Returns false (nothing changed) when the general path must
+ * run; *out is NULL then unless it ran out of memory.
  */
-static bool fast_order(sctx *c, smp_value **out, const vlist *merged,
+static bool fast_order(sctx *c, smp_value **out, const vlist *merged, const smp_vindex *ix,
                        const smp_value *const *mkeys, const bool *mdir, const char *mk,
                        const sorder *so, int *rc)
 {
-	size_t m = so->order->u.list.len, hint = 0, n = 0;
-	smp_value **slot;
+	size_t m = so->order->u.list.len, n = merged->n, hint = 0, taken = 0;
+	const smp_value **cur;
+	bool *used;
 	smp_value *r;
 
 	*rc = 0;
 	*out = NULL;
-	if (!so->usable || merged->n > m)
+	if (!so->usable || n > m)
 		return false;
-	slot = sc_alloc(c, (m + 1) * sizeof(*slot));
-	if (!slot)
+	cur = sc_alloc(c, (n + 1) * sizeof(*cur));
+	used = sc_alloc(c, n + 1);
+	if (!cur || !used)
 		return false; /* the general path reports it */
-	memset(slot, 0, (m + 1) * sizeof(*slot));
-	for (size_t i = 0; i < merged->n; i++) {
+	memset(used, 0, n + 1);
+	for (size_t i = 0; i < n; i++) {
 		bool directive = mkeys[i] && mdir[i];
-		const smp_value *k = mkeys[i] ? mkeys[i] : mk_scan(merged->v[i], mk, &directive);
-		long pos;
-		if (!k || directive)
+		cur[i] = mkeys[i] ? mkeys[i] : mk_scan(merged->v[i], mk, &directive);
+		if (!cur[i] || directive)
 			return false;
-		pos = smp_vindex_find_next(&so->oix, k, &hint);
-		if (pos < 0 || slot[pos])
-			return false;
-		slot[pos] = merged->v[i];
 	}
-	r = smpv_list(c->a, merged->n);
+	r = smpv_list(c->a, n);
 	if (!r) {
 		*rc = snomem(c);
 		return true;
 	}
-	for (size_t p = 0; p < m; p++)
-		if (slot[p])
-			r->u.list.items[n++] = slot[p];
+	for (size_t k = 0; k < m && taken < n; k++) {
+		long p = smp_vindex_find_next(ix, so->okk[k], &hint);
+		if (p < 0 || used[p])
+			continue;
+		/* the index has the key from before merging */
+		if (!mkeys[p] && !smpv_equal(cur[p], so->okk[k]))
+			return false;
+		used[p] = true;
+		r->u.list.items[taken++] = merged->v[p];
+	}
+	if (taken < n)
+		return false;
 	r->u.list.len = n;
 	*out = r;
 	return true;
@@ -781,6 +793,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		 * copied), mdir with them. */
 		const smp_value **okeys, **nkeys, **mkeys;
 		bool *odir, *mdir;
+		uint64_t *ohash = NULL, *mhash;
 
 		if (!mk || !*mk) {
 			rc = sfail(c, SMP_EPATCH, "cannot merge lists without merge key for %s",
@@ -792,7 +805,9 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		mkeys = sc_alloc(c, (on + pn + 1) * sizeof(*mkeys));
 		odir = sc_alloc(c, on + 1);
 		mdir = sc_alloc(c, on + pn + 1);
-		if (!okeys || !nkeys || !mkeys || !odir || !mdir || sc_vindex(c, &del, pn)) {
+		mhash = sc_alloc(c, (on + pn + 1) * sizeof(*mhash));
+		if (!okeys || !nkeys || !mkeys || !odir || !mdir || !mhash ||
+		    sc_vindex(c, &del, pn)) {
 			rc = snomem(c);
 			goto out;
 		}
@@ -831,6 +846,11 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 			spop(c, pl);
 		}
 		for (size_t i = 0; i < on; i++) {
+#if defined(__GNUC__)
+			/* the member arrays are the cache misses here */
+			if (i + 4 < on && orig->u.list.items[i + 4]->type == SMP_MAP)
+				__builtin_prefetch(orig->u.list.items[i + 4]->u.map.items);
+#endif
 			okeys[i] = mk_scan(orig->u.list.items[i], mk, &odir[i]);
 			if (okeys[i] && (okeys[i]->type == SMP_MAP || okeys[i]->type == SMP_LIST))
 				scalar_keys = false;
@@ -838,13 +858,20 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		if (any_delete) {
 			/* Each live element's delete directive (its first position
 			 * among them), or -1: for the alias view and server_order. */
+			/* (each key hashed once for this and the index below) */
 			dgrp = sc_alloc(c, (on + 1) * sizeof(*dgrp));
-			if (!dgrp) {
+			ohash = sc_alloc(c, (on + 1) * sizeof(*ohash));
+			if (!dgrp || !ohash) {
 				rc = snomem(c);
 				goto out;
 			}
-			for (size_t i = 0; i < on; i++)
-				dgrp[i] = okeys[i] ? smp_vindex_find(&del, okeys[i]) : -1;
+			for (size_t i = 0; i < on; i++) {
+				dgrp[i] = -1;
+				if (okeys[i]) {
+					ohash[i] = smp_vindex_hash(okeys[i]);
+					dgrp[i] = smp_vindex_find_h(&del, okeys[i], ohash[i]);
+				}
+			}
 		}
 		/* The alias view is needed only when the general ordering runs;
 		 * it reads the merge keys as they were before merging, which the
@@ -871,6 +898,10 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 					continue;
 				mkeys[server_order.n] = okeys[i];
 				mdir[server_order.n] = odir[i];
+				if (ohash && okeys[i])
+					mhash[server_order.n] = ohash[i];
+				else if (okeys[i])
+					mhash[server_order.n] = smp_vindex_hash(okeys[i]);
 				if ((rc = vl_push(c, &server_order, oe)))
 					goto out;
 			}
@@ -888,11 +919,15 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		 * matched a directive by it)? For fast_order. */
 		orig_keyed = !replace;
 		for (size_t i = 0; i < merged.n; i++) {
-			const smp_value *mv = replace ? mk_value(merged.v[i], mk) : mkeys[i];
-			if (mv)
-				smp_vindex_add(&ix, mv, i);
-			else
+			if (replace) {
+				const smp_value *mv = mk_value(merged.v[i], mk);
+				if (mv)
+					smp_vindex_add(&ix, mv, i);
+			} else if (mkeys[i]) {
+				smp_vindex_add_h(&ix, mkeys[i], mhash[i], i);
+			} else {
 				orig_keyed = false;
+			}
 		}
 		for (size_t i = 0; i < patch_order.n; i++) {
 			const smp_value *pe = patch_order.v[i];
@@ -923,7 +958,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 			}
 		}
 		if (so && so->order && orig_keyed && !c->general &&
-		    fast_order(c, out, &merged, mkeys, mdir, mk, so, &rc)) {
+		    fast_order(c, out, &merged, &ix, mkeys, mdir, mk, so, &rc)) {
 			so->ordered = rc == 0;
 			c->fast++;
 			goto out;
@@ -1178,8 +1213,14 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		if (*m.mk && plist && plist->u.list.len && on) {
 			if (!(okk = sc_alloc(c, on * sizeof(*okk))))
 				return snomem(c);
-			for (size_t k = 0; k < on; k++)
+			for (size_t k = 0; k < on; k++) {
+#if defined(__GNUC__)
+				const smp_value *ahead = k + 4 < on ? order->u.list.items[k + 4] : NULL;
+				if (ahead && ahead->type == SMP_MAP)
+					__builtin_prefetch(ahead->u.map.items);
+#endif
 				okk[k] = mk_value(order->u.list.items[k], m.mk);
+			}
 		}
 		if ((rc = validate_set_order(c, plist, order, m.mk, okk)))
 			return rc;
@@ -1194,16 +1235,11 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 			memset(&so, 0, sizeof(so));
 			if (m.merge && okk && !c->general) {
 				/* for fast_order */
-				if (sc_vindex(c, &so.oix, on))
-					return snomem(c);
 				so.order = order;
+				so.okk = okk;
 				so.usable = true;
-				for (size_t k = 0; k < on && so.usable; k++) {
-					if (okk[k])
-						smp_vindex_add(&so.oix, okk[k], k);
-					else
-						so.usable = false;
-				}
+				for (size_t k = 0; k < on && so.usable; k++)
+					so.usable = okk[k] != NULL;
 			}
 			if ((rc = merge_slice_handler(c, &mergedv, olist, plist, &m, false, &so)))
 				return rc;
