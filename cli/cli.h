@@ -51,6 +51,12 @@ bool cli_parse_output(const char *name, smp_output *out);
 /* Parses "true"/"false" for --flag=VALUE options. */
 bool cli_parse_bool(const char *s, bool *out);
 
+/* Prints v to stdout as it is made (smp_print_to): JSON indented with Go's
+ * escaping, or YAML; sorted keys when sort_keys. A value that cannot be
+ * printed fails (err set) before anything is written; SMP_EIO, after a
+ * message on stderr, when writing fails. */
+int cli_stream_value(const smp_value *v, smp_output out, bool sort_keys, smp_error *err);
+
 /* Prints one value as the chosen output; JSON gets a newline, YAML
  * documents after the first are preceded by "---". */
 int cli_print_value(const smp_value *v, smp_output out, bool sort_keys, bool first,

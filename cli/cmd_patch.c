@@ -332,8 +332,6 @@ int cmd_patch(int argc, char **argv)
 	const smp_value *target, *patch;
 	const char *tfile, *pfile;
 	smp_error err;
-	char *text = NULL;
-	size_t len = 0;
 	int c, rc = CLI_OK;
 
 	optind = 1;
@@ -417,16 +415,17 @@ int cmd_patch(int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
-	if (patch_cli_render(&text, &len, smp_doc_root(res, 0), output, false, &err)) {
+	/* Streamed: the output (26 MB for a 12 MB object) is never held whole.
+	 * A tree that cannot be printed fails before the first byte. */
+	c = cli_stream_value(smp_doc_root(res, 0), output, output != SMP_OUT_YAML, &err);
+	if (c == SMP_EIO) {
+		rc = CLI_INTERNAL;
+	} else if (c) {
 		if (err.code == SMP_EINVAL)
 			err.code = SMP_EPARSE;
 		rc = cli_fail(&err);
-		goto out;
 	}
-	if (!cli_write(text, len))
-		rc = CLI_INTERNAL;
 out:
-	smp_free(text);
 	smp_doc_free(res);
 	smp_doc_free(tdoc);
 	smp_doc_free(pdoc);

@@ -89,7 +89,9 @@ bool cli_write(const char *buf, size_t len)
 int cli_finish(int code)
 {
 	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
-		fprintf(stderr, "smpatch: error: writing output: %s\n", strerror(errno));
+		/* A failed write has been reported already (cli_write). */
+		if (code != CLI_INTERNAL)
+			fprintf(stderr, "smpatch: error: writing output: %s\n", strerror(errno));
 		return CLI_INTERNAL;
 	}
 	return code;
@@ -144,6 +146,23 @@ int cli_print_value(const smp_value *v, smp_output out, bool sort_keys, bool fir
 		err->line = err->column = 0;
 	}
 	return rc;
+}
+
+static int write_stdout(void *ctx, const char *data, size_t len)
+{
+	(void)ctx;
+	return cli_write(data, len) ? 0 : 1;
+}
+
+int cli_stream_value(const smp_value *v, smp_output out, bool sort_keys, smp_error *err)
+{
+	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
+
+	po.output = out;
+	po.sort_keys = sort_keys;
+	/* kubectl's JSON (json.Marshal / MarshalIndent) escapes <, >, &. */
+	po.go_escape = out != SMP_OUT_YAML;
+	return smp_print_to(write_stdout, NULL, v, &po, err);
 }
 
 /* ---- parsing input files side by side ---- */
