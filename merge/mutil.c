@@ -615,7 +615,7 @@ int smp_vindex_init(smp_vindex *ix, smp_arena *a, size_t max_entries)
 	return 0;
 }
 
-static const smp_value null_value = {SMP_NULL, 0, 0, {0}};
+static const smp_value null_value = {.type = SMP_NULL};
 
 static uint64_t vmix(uint64_t h)
 {

@@ -15,6 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The merge walks lists of a large document once or twice: element, member
+ * array, key value and key bytes are cache misses one after the other.
+ * Prefetching a few elements ahead overlaps them (a third off the time of
+ * a 100,000-element patch). */
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
+/* Prefetches the bytes of string value v (when v is one, already cached). */
+static inline void prefetch_str(const smp_value *v)
+{
+	if (v && v->type == SMP_STRING)
+		PREFETCH(v->u.s.ptr);
+}
+
 /* ---- a map being changed ---- */
 
 /* Lookups go by position hint first (patch keys usually come in the
@@ -846,12 +863,11 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 			spop(c, pl);
 		}
 		for (size_t i = 0; i < on; i++) {
-#if defined(__GNUC__)
-			/* the member arrays are the cache misses here */
+			/* (slice_elem_type touched the elements) */
 			if (i + 4 < on && orig->u.list.items[i + 4]->type == SMP_MAP)
-				__builtin_prefetch(orig->u.list.items[i + 4]->u.map.items);
-#endif
+				PREFETCH(orig->u.list.items[i + 4]->u.map.items);
 			okeys[i] = mk_scan(orig->u.list.items[i], mk, &odir[i]);
+			PREFETCH(okeys[i]); /* hashed below */
 			if (okeys[i] && (okeys[i]->type == SMP_MAP || okeys[i]->type == SMP_LIST))
 				scalar_keys = false;
 		}
@@ -867,6 +883,8 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 			}
 			for (size_t i = 0; i < on; i++) {
 				dgrp[i] = -1;
+				if (i + 4 < on)
+					prefetch_str(okeys[i + 4]);
 				if (okeys[i]) {
 					ohash[i] = smp_vindex_hash(okeys[i]);
 					dgrp[i] = smp_vindex_find_h(&del, okeys[i], ohash[i]);
@@ -898,10 +916,13 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 					continue;
 				mkeys[server_order.n] = okeys[i];
 				mdir[server_order.n] = odir[i];
-				if (ohash && okeys[i])
+				if (ohash && okeys[i]) {
 					mhash[server_order.n] = ohash[i];
-				else if (okeys[i])
+				} else if (okeys[i]) {
+					if (i + 4 < on)
+						prefetch_str(okeys[i + 4]);
 					mhash[server_order.n] = smp_vindex_hash(okeys[i]);
+				}
 				if ((rc = vl_push(c, &server_order, oe)))
 					goto out;
 			}
@@ -1107,6 +1128,8 @@ static int validate_set_order(sctx *c, const smp_value *plist, const smp_value *
 			if (ov->type != SMP_MAP)
 				return err_bad_arg_type(c, "map[string]interface {}", ov);
 			const smp_value *a = pk[pi], *b = okeys ? okeys[si] : mk_value(ov, mk);
+			if (okeys && si + 4 < m)
+				prefetch_str(okeys[si + 4]);
 			if (!a)
 				return err_no_merge_key(c, pv, mk);
 			if (!b)
@@ -1214,12 +1237,13 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 			if (!(okk = sc_alloc(c, on * sizeof(*okk))))
 				return snomem(c);
 			for (size_t k = 0; k < on; k++) {
-#if defined(__GNUC__)
 				const smp_value *ahead = k + 4 < on ? order->u.list.items[k + 4] : NULL;
+				if (k + 8 < on)
+					PREFETCH(order->u.list.items[k + 8]);
 				if (ahead && ahead->type == SMP_MAP)
-					__builtin_prefetch(ahead->u.map.items);
-#endif
+					PREFETCH(ahead->u.map.items);
 				okk[k] = mk_value(order->u.list.items[k], m.mk);
+				PREFETCH(okk[k]); /* compared below */
 			}
 		}
 		if ((rc = validate_set_order(c, plist, order, m.mk, okk)))
