@@ -25,9 +25,14 @@ typedef struct smp_arena {
 	size_t block_size;      /* size of the next ordinary block */
 	size_t used;            /* total bytes handed out, for limits */
 	smp_arena_block *big;   /* between smp_arena_big_begin and _end */
+	size_t hint;            /* room for the next new block, 0 = none */
 } smp_arena;
 
 void smp_arena_init(smp_arena *a);
+/* The next block the arena needs gets at least `bytes` of room (a parser
+ * that knows its input's size asks for room for the whole tree at once).
+ * Room never touched costs address space only. */
+void smp_arena_hint(smp_arena *a, size_t bytes);
 void smp_arena_release(smp_arena *a);
 /* 8-byte aligned, uninitialised; NULL on allocation failure. */
 void *smp_arena_alloc(smp_arena *a, size_t size);
@@ -42,6 +47,7 @@ void smp_arena_commit(smp_arena *a, size_t n);
 struct smp_arena_block {
 	smp_arena_block *prev;
 	size_t size, off;
+	size_t mapped;  /* bytes mmap'ed (huge-page block), 0 = malloc'ed */
 	/* data follows, 16-byte aligned by the header size below */
 	max_align_t data[];
 };

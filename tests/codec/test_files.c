@@ -1,0 +1,188 @@
+/*
+ * test_files.c - smp_doc_parse_file: regular files are mapped, pipes and
+ * devices read; both give exactly what smp_doc_parse gives for the same
+ * bytes (values, errors with file:line:col, limits). Large inputs get one
+ * arena block sized for the whole tree.
+ */
+#include "smpatch.h"
+#include "codec.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures;
+
+#define CHECK(cond, ...)                                                               \
+	do {                                                                           \
+		if (!(cond)) {                                                         \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
+			printf(__VA_ARGS__);                                           \
+			printf("\n");                                                  \
+			failures++;                                                    \
+		}                                                                      \
+	} while (0)
+
+static char dir[] = "/tmp/smp_test_files_XXXXXX";
+
+static void write_file(const char *path, const char *s, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(s, 1, n, f) != n || fclose(f) != 0) {
+		printf("cannot write %s\n", path);
+		exit(1);
+	}
+}
+
+/* Parses text from memory and from a file; both must agree. */
+static void same(const char *name, const char *text, size_t n, size_t max_bytes)
+{
+	char path[256];
+	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
+	smp_doc *d1 = NULL, *d2 = NULL;
+	smp_error e1, e2;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	write_file(path, text, n);
+	po.filename = path;
+	po.max_bytes = max_bytes;
+	memset(&e1, 0, sizeof(e1));
+	memset(&e2, 0, sizeof(e2));
+	int rc1 = smp_doc_parse(&d1, text, n, &po, &e1);
+	po.filename = NULL; /* the path is the name */
+	int rc2 = smp_doc_parse_file(&d2, path, &po, &e2);
+	if (n > max_bytes && max_bytes) {
+		/* From a file the size is known before reading. */
+		CHECK(rc1 == SMP_ELIMIT && rc2 == SMP_ELIMIT && strstr(e2.message, "limit"),
+		      "%s: over the limit: %d %d %s", name, rc1, rc2, e2.message);
+	} else {
+		CHECK(rc1 == rc2, "%s: rc %d vs %d (%s / %s)", name, rc1, rc2, e1.message, e2.message);
+		if (rc1 == 0 && rc2 == 0) {
+			CHECK(smp_doc_count(d1) == smp_doc_count(d2), "%s: root count", name);
+			for (size_t i = 0; i < smp_doc_count(d1); i++)
+				CHECK(smp_value_equal(smp_doc_root(d1, i), smp_doc_root(d2, i)) &&
+				              smp_value_line(smp_doc_root(d1, i)) ==
+				                      smp_value_line(smp_doc_root(d2, i)),
+				      "%s: root %zu differs", name, i);
+		} else if (rc1 == rc2) {
+			CHECK(strcmp(e1.message, e2.message) == 0 && e1.line == e2.line &&
+			              e1.column == e2.column && strcmp(e2.file, path) == 0,
+			      "%s: errors differ: %s:%u:%u %s vs %s:%u:%u %s", name, e1.file, e1.line,
+			      e1.column, e1.message, e2.file, e2.line, e2.column, e2.message);
+		}
+	}
+	smp_doc_free(d1);
+	smp_doc_free(d2);
+	unlink(path);
+}
+
+static char *big_json(size_t items, size_t *len)
+{
+	smp_buf b;
+
+	smp_buf_init(&b);
+	smp_buf_puts(&b, "{\"kind\":\"List\",\"items\":[");
+	for (size_t i = 0; i < items; i++)
+		smp_buf_printf(&b, "%s{\"name\":\"item-%zu\",\"value\":\"v\\\"%zu\\\"\",\"n\":%zu}",
+		               i ? "," : "", i, i * 7, i);
+	smp_buf_puts(&b, "]}");
+	return smp_buf_detach(&b, len);
+}
+
+static void test_regular(void)
+{
+	size_t n;
+	char *big = big_json(60000, &n); /* about 4 MB: one block for the tree */
+
+	same("big.json", big, n, 0);
+	same("limit.json", big, n, n - 1);
+	same("exact.json", big, n, n);
+	/* An error near the end of a large file: same position. */
+	big[n - 5] = 'x';
+	same("bad.json", big, n, 0);
+	free(big);
+	same("empty.json", "", 0, 0);
+	same("blank.yaml", "\n\n# nothing\n", 12, 0);
+	same("doc.yaml", "a: 1\nb: [x, y]\n---\nc: \"\\u00e9\"\n", 31, 0);
+	same("bad.yaml", "a: 1\n  b: 2\n", 12, 0);
+	same("bom.json", "\xef\xbb\xbf{\"a\":1}", 10, 0);
+	same("latin1.json", "{\"a\":\"\xe9\"}", 9, 0);
+	same("noeol.json", "{\"a\":[1,2", 9, 0);
+}
+
+/* A large input gets one block sized for its whole tree. */
+static void test_one_block(void)
+{
+	size_t n;
+	char *big = big_json(60000, &n);
+	smp_doc *doc = NULL;
+	smp_error err;
+
+	CHECK(smp_doc_parse(&doc, big, n, NULL, &err) == 0, "parse: %s", err.message);
+	if (doc) {
+		const smp_arena_block *first = doc->arena.head;
+		while (first && first->prev)
+			first = first->prev;
+		CHECK(first && first->size >= 3 * n, "first block of %zu bytes for %zu",
+		      first ? first->size : 0, n);
+	}
+	smp_doc_free(doc);
+	free(big);
+}
+
+/* Standard input (a pipe here) and devices are read, not mapped. */
+static void test_pipe_and_devices(void)
+{
+	const char *text = "{\"a\":[1,2,3],\"b\":\"x\"}";
+	int fd[2], saved = dup(0);
+	smp_doc *doc = NULL;
+	smp_error err;
+
+	if (saved < 0 || pipe(fd) != 0) {
+		CHECK(0, "pipe");
+		return;
+	}
+	CHECK(write(fd[1], text, strlen(text)) == (ssize_t)strlen(text), "write to pipe");
+	close(fd[1]);
+	dup2(fd[0], 0);
+	close(fd[0]);
+	clearerr(stdin);
+	int rc = smp_doc_parse_file(&doc, "-", NULL, &err);
+	dup2(saved, 0);
+	close(saved);
+	clearerr(stdin);
+	CHECK(rc == 0 && smp_value_len(smp_value_at(smp_doc_root(doc, 0), "a")) == 3,
+	      "stdin pipe: %d %s", rc, err.message);
+	smp_doc_free(doc);
+	doc = NULL;
+	rc = smp_doc_parse_file(&doc, "/dev/null", NULL, &err);
+	CHECK(rc == 0 && smp_doc_count(doc) == 0, "/dev/null: %d %s", rc, err.message);
+	smp_doc_free(doc);
+	doc = NULL;
+	rc = smp_doc_parse_file(&doc, dir, NULL, &err);
+	CHECK(rc == SMP_EIO && doc == NULL, "a directory: %d %s", rc, err.message);
+	rc = smp_doc_parse_file(&doc, "/nonexistent/x.json", NULL, &err);
+	CHECK(rc == SMP_EIO && strstr(err.message, "cannot open"), "missing file: %d %s", rc,
+	      err.message);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		printf("mkdtemp failed\n");
+		return 1;
+	}
+	test_regular();
+	test_one_block();
+	test_pipe_and_devices();
+	rmdir(dir);
+	if (failures) {
+		printf("%d failure(s)\n", failures);
+		return 1;
+	}
+	printf("ok\n");
+	return 0;
+}
