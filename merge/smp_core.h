@@ -26,6 +26,9 @@ typedef struct sctx {
 	bool patch_lists_mutable; /* conflict check may reorder the patch's lists */
 	bool general;      /* fast paths off (tests compare both) */
 	unsigned fast;     /* lists a fast path handled (for those tests) */
+	bool ref_copies;   /* diff: the patch being built is only read, by a merge
+	                    * that copies what it takes: reference the inputs'
+	                    * values instead of copying them */
 	unsigned depth;
 	size_t plen;       /* length of path (may exceed what fits) */
 	char path[SMP_ERROR_PATH_MAX];

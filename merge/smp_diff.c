@@ -25,7 +25,11 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 
 static smp_value *dcopy(sctx *c, const smp_value *v)
 {
-	smp_value *r = smpv_copy(c->a, v);
+	smp_value *r;
+
+	if (c->ref_copies)
+		return (smp_value *)v; /* never written: see smp_sm_diff3 */
+	r = smpv_copy(c->a, v);
 	if (!r)
 		snomem(c);
 	return r;
@@ -90,8 +94,8 @@ static int sort_by_mk(sctx *c, const smp_value *l, const char *mk, size_t **idx_
                       smp_skey **keys_out)
 {
 	size_t n = l->u.list.len;
-	size_t *idx = smp_arena_alloc(c->tmp, (n + 1) * sizeof(*idx));
-	smp_skey *keys = smp_arena_alloc(c->tmp, (n + 1) * sizeof(*keys));
+	size_t *idx = sc_alloc(c, (n + 1) * sizeof(*idx));
+	smp_skey *keys = sc_alloc(c, (n + 1) * sizeof(*keys));
 	int rc;
 
 	if (!idx || !keys)
@@ -429,6 +433,7 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 	bool mix_built = false;
 	bool *seen;      /* orig entries some key of mod found */
 	vlist retain = {0};
+	smp_mmark mark;
 	int rc = 0;
 
 	*out = NULL;
@@ -436,8 +441,11 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 		c->depth--;
 		return sfail(c, SMP_ELIMIT, "document nested too deeply");
 	}
+	/* scratch taken from here on is given back on return (the patch
+	 * lives in c->a; lookup indices in c->tmp) */
+	mark = sc_mark(c);
 	patch = smpv_map(c->a, 0);
-	seen = smp_arena_alloc(c->tmp, orig->u.map.len + 1);
+	seen = sc_alloc(c, orig->u.map.len + 1);
 	if (!patch || !seen) {
 		rc = snomem(c);
 		goto out;
@@ -484,9 +492,12 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 		case SMP_MAP:
 			rc = handle_map_diff(c, patch, e->key, e->klen, ov, mv, t, o);
 			break;
-		case SMP_LIST:
+		case SMP_LIST: {
+			smp_mmark lm = sc_mark(c);
 			rc = handle_slice_diff(c, patch, e->key, e->klen, ov, mv, t, o);
+			sc_reset(c, lm);
 			break;
+		}
 		default:
 			if (!o.ignore_changes && !smpv_equal(ov, mv))
 				rc = pset(c, patch, e->key, e->klen, dcopy(c, mv));
@@ -550,6 +561,7 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 	}
 	*out = patch;
 out:
+	sc_reset(c, mark);
 	c->depth--;
 	return rc;
 }
@@ -792,6 +804,7 @@ int smp_sm_diff2(smp_value **out, smp_arena *a, const smp_value *original,
                  const smp_value *modified, const smp_stype *root, smp_error *err)
 {
 	smp_arena tmp;
+	smp_mscratch scr;
 	sctx c;
 	dopts o = {true, false, false, false};
 	int rc;
@@ -801,13 +814,16 @@ int smp_sm_diff2(smp_value **out, smp_arena *a, const smp_value *original,
 	    (rc = check_map_arg(modified, "the modified document", err)))
 		return rc;
 	smp_arena_init(&tmp);
+	smp_mscratch_init(&scr);
 	sctx_init(&c, a, &tmp, err);
+	c.s = &scr;
 	original = as_map(original, &tmp);
 	modified = as_map(modified, &tmp);
 	if (!original || !modified)
 		rc = snomem(&c);
 	else
 		rc = diff_maps(&c, out, original, modified, root, o);
+	smp_mscratch_free(&scr);
 	smp_arena_release(&tmp);
 	return rc;
 }
@@ -858,6 +874,7 @@ int smp_sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
                  const smp_stype *root, bool overwrite, smp_error *err)
 {
 	smp_arena tmp;
+	smp_mscratch scr;
 	sctx c;
 	dopts delta_o = {true, false, true, false};
 	dopts del_o = {true, true, false, false};
@@ -871,7 +888,9 @@ int smp_sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
 	    (rc = check_map_arg(current, "the current object", err)))
 		return rc;
 	smp_arena_init(&tmp);
+	smp_mscratch_init(&scr);
 	sctx_init(&c, a, &tmp, err);
+	c.s = &scr;
 	original = as_map(original, &tmp);
 	modified = as_map(modified, &tmp);
 	current = as_map(current, &tmp);
@@ -879,7 +898,17 @@ int smp_sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
 		rc = snomem(&c);
 		goto out;
 	}
-	if ((rc = diff_maps(&c, &delta, current, modified, root, delta_o)))
+	/* The delta patch is only read, by the merge below, which copies what
+	 * it takes into `a`: it is built in tmp and references modified's
+	 * values instead of copying them (a changed 5 MB annotation is then
+	 * copied once, not twice). The deletions patch is the merge's target,
+	 * changed in place: built in `a`, with copies. */
+	c.a = &tmp;
+	c.ref_copies = true;
+	rc = diff_maps(&c, &delta, current, modified, root, delta_o);
+	c.a = a;
+	c.ref_copies = false;
+	if (rc)
 		goto out;
 	if ((rc = diff_maps(&c, &dels, original, modified, root, del_o)))
 		goto out;
@@ -909,6 +938,7 @@ int smp_sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
 	}
 	*out = patch;
 out:
+	smp_mscratch_free(&scr);
 	smp_arena_release(&tmp);
 	return rc;
 }
