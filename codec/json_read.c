@@ -272,15 +272,22 @@ static const char *key_intern(jr *r, const char *o, size_t n)
 		if (!r->keys)
 			return o;
 	}
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
-	for (size_t i = 0; i < n; i += 8) {
-		size_t k = n - i < 8 ? n - i : 8;
-		w = 0;
-		memcpy(&w, o + i, k);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 29;
+	/* Hash of the first and the last 8 bytes and the length. o lies in
+	 * the arena's free space, reserved with room for at least STR_ROOM
+	 * (>= 16) bytes: short keys are read as 8 bytes and masked (on a big-endian
+	 * machine the mask keeps other bytes: only the hit rate suffers, the
+	 * memcmp below decides). */
+	uint64_t w1, w2;
+	memcpy(&w1, o, 8);
+	if (n >= 8) {
+		memcpy(&w2, o + n - 8, 8);
+	} else {
+		w1 &= n ? ~0ull >> (64 - 8 * n) : 0;
+		w2 = 0;
 	}
-	key_slot *sl = &r->keys[h & (KEY_INTERN_SLOTS - 1)];
+	uint64_t h = (w1 * 0x9e3779b97f4a7c15ull) ^ (w2 * 0xff51afd7ed558ccdull) ^ n;
+	h ^= h >> 32;
+	key_slot *sl = &r->keys[(h ^ (h >> 16)) & (KEY_INTERN_SLOTS - 1)];
 	if (sl->k && sl->n == n && memcmp(sl->k, o, n) == 0)
 		return sl->k;
 	sl->k = o;
