@@ -88,30 +88,6 @@ static int elem_mk(sctx *c, const smp_value *e, const char *mk, const smp_value 
 	return 0;
 }
 
-/* sortMergeListsByNameArray(list, ..., recurse=false) for maps: indices of
- * the elements in the order of the "%v" text of their merge key. */
-static int sort_by_mk(sctx *c, const smp_value *l, const char *mk, size_t **idx_out,
-                      smp_skey **keys_out)
-{
-	size_t n = l->u.list.len;
-	size_t *idx = sc_alloc(c, (n + 1) * sizeof(*idx));
-	smp_skey *keys = sc_alloc(c, (n + 1) * sizeof(*keys));
-	int rc;
-
-	if (!idx || !keys)
-		return snomem(c);
-	for (size_t i = 0; i < n; i++) {
-		idx[i] = i;
-		if ((rc = gov_key(c, mk_value(l->u.list.items[i], mk), &keys[i])))
-			return rc;
-	}
-	if (smp_go_sort_keys(idx, keys, n))
-		return snomem(c);
-	*idx_out = idx;
-	*keys_out = keys;
-	return 0;
-}
-
 static int skey_cmp(const smp_skey *a, const smp_skey *b)
 {
 	size_t n = a->n < b->n ? a->n : b->n;
@@ -119,6 +95,73 @@ static int skey_cmp(const smp_skey *a, const smp_skey *b)
 	if (r)
 		return r;
 	return a->n < b->n ? -1 : a->n > b->n;
+}
+
+/* Insertion sort of idx by keys within a budget of moves (a few per
+ * element); false when the budget runs out or two keys are equal (idx is
+ * then in some order: the caller starts again). */
+static bool sort_distinct(size_t *idx, const smp_skey *keys, size_t n)
+{
+	size_t budget = 8 * n + 64;
+
+	for (size_t i = 1; i < n; i++) {
+		size_t x = idx[i], j = i;
+		int r;
+		while (j > 0 && (r = skey_cmp(&keys[idx[j - 1]], &keys[x])) >= 0) {
+			if (r == 0 || budget-- == 0)
+				return false;
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		if (j > 0 && skey_cmp(&keys[idx[j - 1]], &keys[x]) == 0)
+			return false;
+		idx[j] = x;
+	}
+	return true;
+}
+
+/* sortMergeListsByNameArray(list, ..., recurse=false) for maps: indices of
+ * the elements in the order of the "%v" text of their merge key. *kv_out
+ * gets each element's merge-key value (NULL: not a map, or no key), looked
+ * up once here for every later use. */
+static int sort_by_mk(sctx *c, const smp_value *l, const char *mk, size_t **idx_out,
+                      smp_skey **keys_out, const smp_value ***kv_out)
+{
+	size_t n = l->u.list.len;
+	size_t *idx = sc_alloc(c, (n + 1) * sizeof(*idx));
+	smp_skey *keys = sc_alloc(c, (n + 1) * sizeof(*keys));
+	const smp_value **kv = sc_alloc(c, (n + 1) * sizeof(*kv));
+	bool ascending = true;
+	int rc;
+
+	if (!idx || !keys || !kv)
+		return snomem(c);
+	for (size_t i = 0; i < n; i++) {
+		const smp_value *e = l->u.list.items[i];
+		if (i + 4 < n && l->u.list.items[i + 4]->type == SMP_MAP)
+			PREFETCH(l->u.list.items[i + 4]->u.map.items);
+		idx[i] = i;
+		kv[i] = mk_value(e, mk);
+		if ((rc = gov_key(c, kv[i], &keys[i])))
+			return rc;
+		if (i && ascending && skey_cmp(&keys[i - 1], &keys[i]) >= 0)
+			ascending = false;
+	}
+	/* Keys already strictly increasing (lists kept sorted by name, as
+	 * generated objects often are): every sort leaves them as they are.
+	 * Distinct keys have one sorted order, whatever the algorithm: nearly
+	 * sorted lists get an insertion sort; only keys that come twice (ties,
+	 * whose order is Go's pdqsort's) or many moves take the exact port. */
+	if (!ascending && !sort_distinct(idx, keys, n)) {
+		for (size_t i = 0; i < n; i++)
+			idx[i] = i;
+		if (smp_go_sort_keys(idx, keys, n))
+			return snomem(c);
+	}
+	*idx_out = idx;
+	*keys_out = keys;
+	*kv_out = kv;
+	return 0;
 }
 
 static smp_value *delete_directive(sctx *c, const char *mk, const smp_value *mv)
@@ -134,28 +177,33 @@ static smp_value *delete_directive(sctx *c, const char *mk, const smp_value *mv)
 	return m;
 }
 
+/* okv/mkv: the merge-key values of orig's and mod's elements (sort_by_mk). */
 static int diff_lists_of_maps(sctx *c, vlist *patch, vlist *dels, const smp_value *orig,
                               const smp_value *mod, const smp_stype *t, const char *mk,
-                              dopts o)
+                              dopts o, const smp_value ***okv_out, const smp_value ***mkv_out)
 {
 	size_t *oi_idx, *mi_idx, oi = 0, mi = 0, on = orig->u.list.len, mn = mod->u.list.len;
 	smp_skey *okeys, *mkeys;
+	const smp_value **okv, **mkv;
 	int rc;
 
-	if ((rc = sort_by_mk(c, orig, mk, &oi_idx, &okeys)) ||
-	    (rc = sort_by_mk(c, mod, mk, &mi_idx, &mkeys)))
+	if ((rc = sort_by_mk(c, orig, mk, &oi_idx, &okeys, &okv)) ||
+	    (rc = sort_by_mk(c, mod, mk, &mi_idx, &mkeys, &mkv)))
 		return rc;
+	*okv_out = okv;
+	*mkv_out = mkv;
 	while (oi < on || mi < mn) {
 		const smp_value *oe = NULL, *me = NULL, *ov = NULL, *mv = NULL;
 		int cmp = 0;
 		if (oi < on) {
 			oe = orig->u.list.items[oi_idx[oi]];
-			if ((rc = elem_mk(c, oe, mk, &ov)))
+			/* (a NULL key: elem_mk reports why) */
+			if (!(ov = okv[oi_idx[oi]]) && (rc = elem_mk(c, oe, mk, &ov)))
 				return rc;
 		}
 		if (mi < mn) {
 			me = mod->u.list.items[mi_idx[mi]];
-			if ((rc = elem_mk(c, me, mk, &mv)))
+			if (!(mv = mkv[mi_idx[mi]]) && (rc = elem_mk(c, me, mk, &mv)))
 				return rc;
 		}
 		if (oe && me)
@@ -269,15 +317,18 @@ static int diff_lists(sctx *c, vlist *add, vlist *del, smp_value **order,
 	if (kind == SMP_MAP) {
 		vlist dels = {0};
 		bool same = orig->u.list.len == mod->u.list.len;
-		if ((rc = diff_lists_of_maps(c, add, &dels, orig, mod, t, mk, o)))
+		const smp_value **okv, **mkv;
+		if ((rc = diff_lists_of_maps(c, add, &dels, orig, mod, t, mk, o, &okv, &mkv)))
 			return rc;
+		/* the order list's merge keys are known */
+		modl.k = mkv;
 		if ((rc = normalize_slice_order(c, add, &modl, mk, true)))
 			return rc;
 		/* isOrderSame */
 		for (size_t i = 0; same && i < mod->u.list.len; i++) {
-			const smp_value *a, *b;
-			if ((rc = elem_mk(c, orig->u.list.items[i], mk, &a)) ||
-			    (rc = elem_mk(c, mod->u.list.items[i], mk, &b)))
+			const smp_value *a = okv[i], *b = mkv[i];
+			if ((!a && (rc = elem_mk(c, orig->u.list.items[i], mk, &a))) ||
+			    (!b && (rc = elem_mk(c, mod->u.list.items[i], mk, &b))))
 				return rc;
 			same = smpv_equal(a, b);
 		}
@@ -292,7 +343,7 @@ static int diff_lists(sctx *c, vlist *add, vlist *del, smp_value **order,
 				return snomem(c);
 			for (size_t i = 0; i < mod->u.list.len; i++) {
 				smp_value *m = smpv_map(c->a, 1), *cv;
-				const smp_value *mv = mk_value(mod->u.list.items[i], mk);
+				const smp_value *mv = mkv[i];
 				cv = mv ? dcopy(c, mv) : smpv_null(c->a);
 				if (!m || !cv || smpv_map_add_copy(c->a, m, mk, strlen(mk), cv) ||
 				    smpv_list_add(c->a, l, m))
@@ -427,7 +478,12 @@ static long lix_find(sctx *c, lazy_ix *l, const char *key, size_t klen)
 static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_value *mod,
                      const smp_stype *t, dopts o)
 {
-	smp_value *patch;
+	/* Most maps compared have no difference: the patch is built in a local
+	 * value and gets its node in c->a only when it is not empty (or is the
+	 * result of the whole diff); an empty nested patch is the operation's
+	 * shared empty map, which callers only test for emptiness. */
+	smp_value patch_v, *patch = &patch_v;
+	bool top = c->depth == 0;
 	lazy_ix oix;
 	smp_kindex mix;
 	bool mix_built = false;
@@ -444,9 +500,10 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 	/* scratch taken from here on is given back on return (the patch
 	 * lives in c->a; lookup indices in c->tmp) */
 	mark = sc_mark(c);
-	patch = smpv_map(c->a, 0);
+	memset(&patch_v, 0, sizeof(patch_v));
+	patch_v.type = SMP_MAP;
 	seen = sc_alloc(c, orig->u.map.len + 1);
-	if (!patch || !seen) {
+	if (!seen) {
 		rc = snomem(c);
 		goto out;
 	}
@@ -559,7 +616,21 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 			goto out;
 		}
 	}
-	*out = patch;
+	if (patch_v.u.map.len == 0 && !top) {
+		if (!c->empty_map && !(c->empty_map = smpv_map(c->a, 0))) {
+			rc = snomem(c);
+			goto out;
+		}
+		*out = c->empty_map;
+	} else {
+		smp_value *r = smpv_map(c->a, 0);
+		if (!r) {
+			rc = snomem(c);
+			goto out;
+		}
+		r->u = patch_v.u;
+		*out = r;
+	}
 out:
 	sc_reset(c, mark);
 	c->depth--;
@@ -980,7 +1051,8 @@ static int sort_array(sctx *c, smp_value **out, const smp_value *l, const smp_st
 	tmpl.u.list.len = v.n;
 	size_t *idx;
 	smp_skey *keys;
-	if ((rc = sort_by_mk(c, &tmpl, mk, &idx, &keys)))
+	const smp_value **kv;
+	if ((rc = sort_by_mk(c, &tmpl, mk, &idx, &keys, &kv)))
 		return rc;
 	smp_value *r = smpv_list(c->a, v.n);
 	if (!r)

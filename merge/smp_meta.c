@@ -366,11 +366,9 @@ int slice_elem_type(sctx *c, const smp_value *l1, const smp_value *l2, smp_type 
 			continue;
 		for (size_t i = 0; i < l->u.list.len; i++) {
 			smp_type t = l->u.list.items[i]->type;
-#if defined(__GNUC__)
 			/* the first touch of each element: start the misses early */
 			if (i + 8 < l->u.list.len)
-				__builtin_prefetch(l->u.list.items[i + 8]);
-#endif
+				PREFETCH(l->u.list.items[i + 8]);
 			if (!have) {
 				if (t == SMP_LIST)
 					return sfail(c, SMP_EPATCH, "lists of lists are not supported");
