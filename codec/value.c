@@ -55,20 +55,26 @@ static smp_arena_block *block_map(size_t total)
 static smp_arena_block *block_new(smp_arena *a, size_t bsize)
 {
 	smp_arena_block *b = NULL;
+	size_t want = bsize;
 
 	if (a->hint > bsize)
 		bsize = a->hint;
 	a->hint = 0;
-	if (bsize > SIZE_MAX - sizeof(*b) - HUGE_PAGE)
-		return NULL;
-	if (bsize >= ARENA_HUGE_MIN)
-		b = block_map(sizeof(*b) + bsize);
-	if (!b) {
-		b = malloc(sizeof(*b) + bsize);
-		if (!b)
-			return NULL;
-		b->mapped = 0;
+	for (;;) {
+		if (bsize <= SIZE_MAX - sizeof(*b) - HUGE_PAGE) {
+			if (bsize >= ARENA_HUGE_MIN)
+				b = block_map(sizeof(*b) + bsize);
+			if (!b && (b = malloc(sizeof(*b) + bsize)))
+				b->mapped = 0;
+		}
+		if (b || bsize == want)
+			break;
+		/* No address space for the hinted size (a strict overcommit
+		 * policy): what was asked for is enough. */
+		bsize = want;
 	}
+	if (!b)
+		return NULL;
 	b->size = bsize;
 	b->off = 0;
 	return b;

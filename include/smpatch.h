@@ -157,7 +157,10 @@ SMP_API int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
 
 /* Reads and parses a file; `path` "-" means standard input. The file name
  * is used in error messages unless opts->filename is set. SMP_EIO when the
- * file cannot be read. */
+ * file cannot be read. A regular file is mapped into memory (mmap) while it
+ * is parsed rather than copied; standard input, pipes and devices are read.
+ * As with any mapped file, another process truncating the file during the
+ * call can kill the process (SIGBUS). */
 SMP_API int smp_doc_parse_file(smp_doc **out, const char *path,
                        const smp_parse_options *opts, smp_error *err);
 

@@ -8,6 +8,8 @@
 #include "codec.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +135,57 @@ static void test_one_block(void)
 	free(big);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SMP_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SMP_ASAN 1
+#endif
+#endif
+
+/* With too little address space for the hinted block (a strict overcommit
+ * policy, a ulimit -v), the arena falls back to ordinary blocks. */
+static void test_hint_fallback(void)
+{
+#if defined(SMP_ASAN)
+	printf("(address space test skipped under AddressSanitizer)\n");
+#else
+	size_t n = 8u << 20;
+	char *text = malloc(n + 16);
+	pid_t pid;
+	int status;
+
+	memcpy(text, "{\"a\":\"", 6);
+	memset(text + 6, 'x', n - 8);
+	memcpy(text + n - 2, "\"}", 2);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		long pages = 0;
+		FILE *f = fopen("/proc/self/statm", "r");
+		if (!f || fscanf(f, "%ld", &pages) != 1)
+			_exit(77);
+		fclose(f);
+		/* Room for the tree (about n) but not for 3n + 1 MiB. */
+		struct rlimit rl;
+		rl.rlim_cur = rl.rlim_max =
+			(rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (rlim_t)(2 * n) + (6u << 20);
+		if (setrlimit(RLIMIT_AS, &rl) != 0)
+			_exit(77);
+		smp_doc *doc = NULL;
+		smp_error err;
+		int rc = smp_doc_parse(&doc, text, n, NULL, &err);
+		size_t len = 0;
+		smp_value_string(smp_map_get(smp_doc_root(doc, 0), "a"), &len);
+		_exit(rc == 0 && len == n - 8 ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	              (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 77),
+	      "parse with little address space failed");
+	free(text);
+#endif
+}
+
 /* Standard input (a pipe here) and devices are read, not mapped. */
 static void test_pipe_and_devices(void)
 {
@@ -175,6 +228,9 @@ int main(void)
 		printf("mkdtemp failed\n");
 		return 1;
 	}
+	/* First: earlier tests leave free memory in malloc's heap, which a
+	 * limit on address space does not see. */
+	test_hint_fallback();
 	test_regular();
 	test_one_block();
 	test_pipe_and_devices();
