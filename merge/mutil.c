@@ -1061,3 +1061,149 @@ void smp_vindex_init_at(smp_vindex *ix, void *mem, size_t max_entries)
 	ix->slot = (uint32_t *)((char *)mem + (max_entries + 1) * sizeof(*ix->ent));
 	memset(ix->slot, 0, cap * sizeof(uint32_t));
 }
+
+/* ---- deep copy for the merge ---- */
+
+/*
+ * smpv_copy allocates node by node and copies every key. Copying a whole
+ * document (smp_patch_apply's target) this way is most of that call's time.
+ * Here the children of a map or list get their nodes in one block, and map
+ * keys, which a parsed document shares between maps (one copy per distinct
+ * key), are copied once per distinct source pointer through a small
+ * direct-mapped cache. The result is the same tree (values, keys, order,
+ * source positions).
+ */
+#define KCACHE 512
+
+#if defined(__GNUC__)
+#define TC_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define TC_PREFETCH(p) ((void)(p))
+#endif
+
+typedef struct tcopy {
+	smp_arena *a;
+	struct {
+		const char *src;
+		size_t klen;
+		const char *dst;
+	} kc[KCACHE];
+} tcopy;
+
+static const char *tc_key(tcopy *t, const char *key, size_t klen)
+{
+	size_t h = (size_t)(((uintptr_t)key >> 3) * 0x9e3779b97f4a7c15ull >> 55) & (KCACHE - 1);
+	char *k;
+
+	if (t->kc[h].src == key && t->kc[h].klen == klen)
+		return t->kc[h].dst;
+	k = smp_arena_strndup(t->a, key, klen);
+	if (k) {
+		t->kc[h].src = key;
+		t->kc[h].klen = klen;
+		t->kc[h].dst = k;
+	}
+	return k;
+}
+
+/* Fills *d (already a copy of *s's struct) with copies of what s points
+ * to. Returns false on allocation failure. */
+static bool tc_fill(tcopy *t, smp_value *d, const smp_value *s, unsigned depth)
+{
+	size_t n;
+	smp_value *kids;
+
+	switch (s->type) {
+	case SMP_STRING: {
+		char *p = smp_arena_alloc(t->a, (size_t)s->u.s.len + 1);
+		if (!p)
+			return false;
+		if (s->u.s.len)
+			memcpy(p, s->u.s.ptr, s->u.s.len);
+		p[s->u.s.len] = '\0';
+		d->u.s.ptr = p;
+		return true;
+	}
+	case SMP_LIST:
+	case SMP_MAP:
+		break;
+	default:
+		return true;
+	}
+	if (depth > 4096) {
+		/* deeper than the merge goes: smpv_copy's plain recursion */
+		smp_value *c = smpv_copy(t->a, s);
+		if (!c)
+			return false;
+		*d = *c;
+		return true;
+	}
+	n = s->type == SMP_LIST ? s->u.list.len : s->u.map.len;
+	if (n == 0) {
+		if (s->type == SMP_LIST)
+			d->u.list.items = NULL, d->u.list.cap = 0;
+		else
+			d->u.map.items = NULL, d->u.map.cap = 0;
+		return true;
+	}
+	kids = smp_arena_alloc(t->a, n * sizeof(*kids));
+	if (!kids)
+		return false;
+	if (s->type == SMP_LIST) {
+		smp_value **items = smp_arena_alloc(t->a, n * sizeof(*items));
+		if (!items)
+			return false;
+		for (size_t i = 0; i < n; i++) {
+			const smp_value *e = s->u.list.items[i];
+			if (i + 4 < n)
+				TC_PREFETCH(s->u.list.items[i + 4]);
+			kids[i] = *e;
+			items[i] = &kids[i];
+			if (!tc_fill(t, &kids[i], e, depth + 1))
+				return false;
+		}
+		d->u.list.items = items;
+		d->u.list.cap = d->u.list.len;
+	} else {
+		smp_member *items = smp_arena_alloc(t->a, n * sizeof(*items));
+		if (!items)
+			return false;
+		for (size_t i = 0; i < n; i++) {
+			const smp_member *m = &s->u.map.items[i];
+			if (i + 2 < n)
+				TC_PREFETCH(s->u.map.items[i + 2].val);
+			items[i].key = tc_key(t, m->key, m->klen);
+			items[i].klen = m->klen;
+			if (!items[i].key)
+				return false;
+			kids[i] = *m->val;
+			items[i].val = &kids[i];
+			if (!tc_fill(t, &kids[i], m->val, depth + 1))
+				return false;
+		}
+		d->u.map.items = items;
+		d->u.map.cap = d->u.map.len;
+	}
+	return true;
+}
+
+smp_value *smp_tree_copy(smp_arena *a, const smp_value *v)
+{
+	tcopy *t;
+	smp_value *r;
+
+	if (!v)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	r = smp_arena_alloc(a, sizeof(*r));
+	if (!t || !r) {
+		free(t);
+		return NULL;
+	}
+	t->a = a;
+	*r = *v;
+	if (!tc_fill(t, r, v, 0))
+		r = NULL;
+	free(t);
+	return r;
+}

@@ -1491,7 +1491,7 @@ static int sm_apply(smp_value **out, smp_arena *a, const smp_value *target, smp_
 	if (!target || target->type != SMP_MAP)
 		orig = smpv_map(a, 0);
 	else
-		orig = inplace ? inplace : smpv_copy(a, target);
+		orig = inplace ? inplace : smp_tree_copy(a, target);
 	if (!orig) {
 		rc = snomem(&c);
 		goto out;
