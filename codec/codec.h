@@ -23,6 +23,12 @@ typedef struct smp_pctx {
 	 * libyaml do it". */
 	bool yaml_compat;
 	smp_error *err;
+	/* The input is a file mapping: the JSON reader calls release() now
+	 * and then with how far it got, and the bytes before that may be
+	 * dropped from memory (they are read again from the file if
+	 * needed). NULL otherwise. */
+	void (*release)(void *ctx, const char *upto);
+	void *release_ctx;
 } smp_pctx;
 
 /* Reads a JSON text (a stream of values) into doc, one root per value. */

@@ -46,7 +46,11 @@ typedef struct jr {
 	char *sbuf; /* scratch for strings too long for the arena's free space */
 	size_t scap;
 	struct key_slot *keys; /* recent map keys (key_intern) */
+	const char *next_release; /* when to call pc->release (NULL: never) */
 } jr;
+
+/* How often a mapped input is given back (pc->release). */
+#define RELEASE_STEP ((size_t)2 << 20)
 
 static uint32_t col_of(const jr *r, const char *at)
 {
@@ -642,6 +646,10 @@ static int read_value(jr *r)
 
 	for (;;) {
 		smp_value *v = NULL;
+		if (r->next_release && r->p >= r->next_release) {
+			r->pc->release(r->pc->release_ctx, r->p);
+			r->next_release = r->p + RELEASE_STEP;
+		}
 		skip_ws(r);
 		if (r->p >= r->end)
 			return unexpected(r, "a value");
@@ -781,6 +789,7 @@ int smp_json_read(smp_doc *doc, const char *buf, size_t len, const smp_pctx *pc)
 	r.line = 1;
 	r.doc = doc;
 	r.pc = pc;
+	r.next_release = pc->release && len > RELEASE_STEP ? buf + RELEASE_STEP : NULL;
 	for (;;) {
 		skip_ws(&r);
 		if (r.p >= r.end)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef MAP_POPULATE
 #define MAP_POPULATE 0
@@ -39,8 +40,47 @@ static smp_format sniff(const char *buf, size_t len)
 	return SMP_FORMAT_YAML;
 }
 
+/* A file mapping being parsed: what of it has been given back. */
+typedef struct mapping {
+	const char *base;
+	size_t len;
+	size_t done; /* bytes from base already dropped (page multiple) */
+} mapping;
+
+/* Drops the mapped pages the reader is done with from this process's
+ * memory (peak RSS: the text and its tree are not both resident). They
+ * stay in the page cache; a MAP_PRIVATE file page that is touched again is
+ * read again from the file. */
+static void release_mapped(void *ctx, const char *upto)
+{
+	mapping *m = ctx;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	uintptr_t u = (uintptr_t)upto, b = (uintptr_t)m->base;
+
+	/* Not in the mapping: the reader works on a converted copy. */
+	if (u < b || u - b > m->len || page == 0 || (page & (page - 1)))
+		return;
+	/* Keep a page behind the reader (it may look one byte back). */
+	size_t off = (size_t)(u - b);
+	size_t end = off > page ? (off - page) & ~(page - 1) : 0;
+	if (end > m->done) {
+		madvise((char *)m->base + m->done, end - m->done, MADV_DONTNEED);
+		m->done = end;
+	}
+}
+
+static int parse(smp_doc **out, const char *buf, size_t len, const smp_parse_options *opts,
+                 smp_error *err, mapping *map);
+
 int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
                   const smp_parse_options *opts, smp_error *err)
+{
+	return parse(out, buf, len, opts, err, NULL);
+}
+
+static int parse(smp_doc **out, const char *buf, size_t len, const smp_parse_options *opts,
+                 smp_error *err, mapping *map)
 {
 	smp_parse_options def = SMP_PARSE_OPTIONS_INIT;
 	smp_pctx pc;
@@ -62,6 +102,8 @@ int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
 	pc.allow_dup = opts->allow_duplicate_keys;
 	pc.yaml_compat = false;
 	pc.err = err;
+	pc.release = map ? release_mapped : NULL;
+	pc.release_ctx = map;
 	size_t max_bytes = opts->max_bytes ? opts->max_bytes : SMP_DEFAULT_MAX_BYTES;
 	if (len > max_bytes)
 		return smp_err_set(err, SMP_ELIMIT, pc.file, 0, 0, NULL,
@@ -192,7 +234,8 @@ static int parse_mapped(smp_doc **out, FILE *f, const smp_parse_options *o, size
 	void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(f), 0);
 	if (p == MAP_FAILED)
 		return 0;
-	*rc = smp_doc_parse(out, p, len, o, err);
+	mapping m = {p, len, 0};
+	*rc = parse(out, p, len, o, err, &m);
 	munmap(p, len);
 	return 1;
 }

@@ -40,7 +40,8 @@ static void write_file(const char *path, const char *s, size_t n)
 }
 
 /* Parses text from memory and from a file; both must agree. */
-static void same(const char *name, const char *text, size_t n, size_t max_bytes)
+static void same_fmt(const char *name, const char *text, size_t n, size_t max_bytes,
+                     smp_format fmt)
 {
 	char path[256];
 	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
@@ -51,6 +52,7 @@ static void same(const char *name, const char *text, size_t n, size_t max_bytes)
 	write_file(path, text, n);
 	po.filename = path;
 	po.max_bytes = max_bytes;
+	po.format = fmt;
 	memset(&e1, 0, sizeof(e1));
 	memset(&e2, 0, sizeof(e2));
 	int rc1 = smp_doc_parse(&d1, text, n, &po, &e1);
@@ -81,6 +83,11 @@ static void same(const char *name, const char *text, size_t n, size_t max_bytes)
 	unlink(path);
 }
 
+static void same(const char *name, const char *text, size_t n, size_t max_bytes)
+{
+	same_fmt(name, text, n, max_bytes, SMP_FORMAT_AUTO);
+}
+
 static char *big_json(size_t items, size_t *len)
 {
 	smp_buf b;
@@ -102,6 +109,26 @@ static void test_regular(void)
 	same("big.json", big, n, 0);
 	same("limit.json", big, n, n - 1);
 	same("exact.json", big, n, n);
+	/* Read as YAML: the JSON reader (which gives mapped pages back as it
+	 * goes) first, then libyaml from the start when JSON is not enough
+	 * (here: a comment after the value). */
+	same_fmt("big-as.yaml", big, n, 0, SMP_FORMAT_YAML);
+	{
+		char *y = malloc(n + 8);
+		memcpy(y, big, n);
+		memcpy(y + n, "\n# end\n", 7);
+		same_fmt("big-comment.yaml", y, n + 7, 0, SMP_FORMAT_YAML);
+		free(y);
+	}
+	/* Invalid UTF-8 late in a large file: the reader works on a
+	 * converted copy, not the mapping. */
+	{
+		char *c = malloc(n);
+		memcpy(c, big, n);
+		c[n - 40] = (char)0xff;
+		same("big-latin1.json", c, n, 0);
+		free(c);
+	}
 	/* An error near the end of a large file: same position. */
 	big[n - 5] = 'x';
 	same("bad.json", big, n, 0);
