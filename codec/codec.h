@@ -187,9 +187,6 @@ void smp_json_put_string(smp_buf *b, const char *s, size_t n, bool go_escape);
  * sorting reorders them, NULL when the map's own order is the print order
  * (no sorting asked, or the keys are sorted already). */
 int smp_sorted_members(const smp_member ***out, const smp_value *map, bool sort);
-/* Bytes at the start of p[0, n) that a JSON string can hold as they are
- * (printable ASCII other than '"' and '\\'; with go_escape also not < > &). */
-size_t smp_json_plain_run(const unsigned char *p, size_t n, bool go_escape);
 /* SMP_EINVAL for NaN and infinities, which JSON cannot hold. */
 int smp_float_check(const smp_value *v, smp_error *err);
 /* Block-style YAML (yaml_print.c). */

@@ -35,21 +35,6 @@ static inline void put1(smp_buf *b, char c)
 		smp_buf_putc(b, c);
 }
 
-size_t smp_json_plain_run(const unsigned char *p, size_t n, bool go_escape)
-{
-	size_t i = 0;
-
-	while (n - i >= SMP_CHUNK) {
-		size_t k = smp_json_special(p + i, go_escape);
-		i += k;
-		if (k < SMP_CHUNK)
-			return i;
-	}
-	while (i < n && !smp_json_special_byte(p[i], go_escape))
-		i++;
-	return i;
-}
-
 /* The printer's output: a buffer, and when streaming, where it goes. */
 typedef struct pout {
 	smp_buf *b;
