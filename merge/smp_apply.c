@@ -561,37 +561,45 @@ static const smp_value *mk_scan(const smp_value *item, const char *mk, bool *dir
  * when every item was taken (a key twice in the merged list leaves one
  * behind). mkeys/mdir: what mk_scan gave for merged items not changed since
  * (NULL: the item was merged into or copied; its key is checked against
- * the index's). Returns false (nothing changed) when the general path must
- * run; *out is NULL then unless it ran out of memory.
+ * the index's).
+ *
+ * Returns FO_ORDERED with the result in *out (or *rc set when out of
+ * memory). FO_ANY_ORDER when the only obstacle is server-only items: the
+ * keys are distinct (no key twice in the index, and every item not taken is
+ * an original one not merged into: items merged into or added carry a
+ * patch item's key, which the order list has), so the caller's ordering
+ * sorts the items in the order list by distinct positions in it and the
+ * server-only ones by distinct positions in the original list, and
+ * interleaves the two: none of it depends on the order mergeSlice gave
+ * them, which can be skipped. FO_GENERAL otherwise (nothing changed).
  */
-static bool fast_order(sctx *c, smp_value **out, const vlist *merged, const smp_vindex *ix,
-                       const smp_value *const *mkeys, const bool *mdir, const char *mk,
-                       const sorder *so, int *rc)
+enum { FO_GENERAL, FO_ORDERED, FO_ANY_ORDER };
+
+static int fast_order(sctx *c, smp_value **out, const vlist *merged, const smp_vindex *ix,
+                      const smp_value *const *mkeys, const bool *mdir, const char *mk,
+                      const sorder *so, int *rc)
 {
 	size_t m = so->order->u.list.len, n = merged->n, hint = 0, taken = 0;
 	const smp_value **cur;
+	smp_value **res;
 	bool *used;
 	smp_value *r;
 
 	*rc = 0;
 	*out = NULL;
-	if (!so->usable || n > m)
-		return false;
+	if (!so->usable)
+		return FO_GENERAL;
 	cur = sc_alloc(c, (n + 1) * sizeof(*cur));
+	res = sc_alloc(c, (n + 1) * sizeof(*res));
 	used = sc_alloc(c, n + 1);
-	if (!cur || !used)
-		return false; /* the general path reports it */
+	if (!cur || !res || !used)
+		return FO_GENERAL; /* the general path reports it */
 	memset(used, 0, n + 1);
 	for (size_t i = 0; i < n; i++) {
 		bool directive = mkeys[i] && mdir[i];
 		cur[i] = mkeys[i] ? mkeys[i] : mk_scan(merged->v[i], mk, &directive);
 		if (!cur[i] || directive)
-			return false;
-	}
-	r = smpv_list(c->a, n);
-	if (!r) {
-		*rc = snomem(c);
-		return true;
+			return FO_GENERAL;
 	}
 	for (size_t k = 0; k < m && taken < n; k++) {
 		long p = smp_vindex_find_next(ix, so->okk[k], &hint);
@@ -599,15 +607,27 @@ static bool fast_order(sctx *c, smp_value **out, const vlist *merged, const smp_
 			continue;
 		/* the index has the key from before merging */
 		if (!mkeys[p] && !smpv_equal(cur[p], so->okk[k]))
-			return false;
+			return FO_GENERAL;
 		used[p] = true;
-		r->u.list.items[taken++] = merged->v[p];
+		res[taken++] = merged->v[p];
 	}
-	if (taken < n)
-		return false;
+	if (taken < n) {
+		if (ix->dup)
+			return FO_GENERAL;
+		for (size_t i = 0; i < n; i++)
+			if (!used[i] && !mkeys[i])
+				return FO_GENERAL;
+		return FO_ANY_ORDER;
+	}
+	r = smpv_list(c->a, n);
+	if (!r) {
+		*rc = snomem(c);
+		return FO_ORDERED;
+	}
+	memcpy(r->u.list.items, res, n * sizeof(*res));
 	r->u.list.len = n;
 	*out = r;
-	return true;
+	return FO_ORDERED;
 }
 
 /*
@@ -970,8 +990,10 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 				smp_vindex_add(&ix, mk_value(cv, mk), merged.n - 1);
 			}
 		}
-		if (so && so->order && orig_keyed && !c->general &&
-		    fast_order(c, out, &merged, &ix, mkeys, mdir, mk, so, &rc)) {
+		int fo = FO_GENERAL;
+		if (so && so->order && orig_keyed && !c->general)
+			fo = fast_order(c, out, &merged, &ix, mkeys, mdir, mk, so, &rc);
+		if (fo == FO_ORDERED) {
 			so->ordered = rc == 0;
 			c->fast++;
 			goto out;
@@ -980,6 +1002,13 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		    (rc = alias_view(c, &so->view, orig, dgrp, ndel, &nonspecial, replace, okeys,
 		                     nkeys)))
 			goto out;
+		if (fo == FO_ANY_ORDER) {
+			/* the caller orders it (as it is) */
+			*out = vl_to_list(c, &merged);
+			rc = *out ? 0 : SMP_ENOMEM;
+			c->fast++;
+			goto out;
+		}
 	}
 	if ((rc = partition(c, &merged, &patch_order, mk, maps, &in, &outl, &pix)))
 		goto out;
