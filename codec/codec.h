@@ -29,6 +29,10 @@ typedef struct smp_pctx {
 	 * needed). NULL otherwise. */
 	void (*release)(void *ctx, const char *upto);
 	void *release_ctx;
+	/* JSON reader: when not NULL, an invalid UTF-8 sequence in a string
+	 * sets *invalid_utf8 and stops the read (the caller cleans the text
+	 * and reads it again). */
+	bool *invalid_utf8;
 } smp_pctx;
 
 /* Reads a JSON text (a stream of values) into doc, one root per value. */

@@ -342,6 +342,10 @@ static int read_string(jr *r, const char **out, size_t *outlen, bool key)
 			uint32_t cp;
 			size_t k = smp_utf8_decode(q, (size_t)(end - q), &cp);
 			if (!k) {
+				if (r->pc->invalid_utf8) {
+					*r->pc->invalid_utf8 = true;
+					return SMP_EPARSE;
+				}
 				/* Go's decoder turns each invalid byte into U+FFFD
 				 * (3 bytes) instead of failing; kubectl does too. */
 				memcpy(o + n, "\xef\xbf\xbd", 3);

@@ -73,6 +73,44 @@ static void release_mapped(void *ctx, const char *upto)
 static int parse(smp_doc **out, const char *buf, size_t len, const smp_parse_options *opts,
                  smp_error *err, mapping *map);
 
+/* Reads buf (in its final encoding) as fmt into a new document (NULL on
+ * failure). */
+static int read_doc(smp_doc **out, const char *buf, size_t len, smp_format fmt,
+                    const smp_pctx *pc)
+{
+	smp_doc *doc = smp_doc_alloc();
+	int rc;
+
+	*out = NULL;
+	if (!doc)
+		return smp_err_set(pc->err, SMP_ENOMEM, pc->file, 0, 0, NULL, "out of memory");
+	/* A tree takes two to four times its text: one block for it (and
+	 * what a patch adds) instead of hundreds of 1 MiB blocks. What is
+	 * never touched costs address space only. */
+	if (len >= ((size_t)1 << 20) && len <= SIZE_MAX / 4)
+		smp_arena_hint(&doc->arena, len * 3 + ((size_t)1 << 20));
+	smp_c_locale loc;
+	smp_c_locale_enter(&loc);
+	if (fmt == SMP_FORMAT_JSON) {
+		/* Go's JSON decoder does not skip a byte order mark; kubectl's
+		 * reader strips it before sniffing, so we do too. */
+		if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+			buf += 3;
+			len -= 3;
+		}
+		rc = smp_json_read(doc, buf, len, pc);
+	} else {
+		rc = smp_yaml_read(doc, buf, len, pc);
+	}
+	smp_c_locale_leave(&loc);
+	if (rc) {
+		smp_doc_free(doc);
+		return rc;
+	}
+	*out = doc;
+	return 0;
+}
+
 int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
                   const smp_parse_options *opts, smp_error *err)
 {
@@ -104,6 +142,7 @@ static int parse(smp_doc **out, const char *buf, size_t len, const smp_parse_opt
 	pc.err = err;
 	pc.release = map ? release_mapped : NULL;
 	pc.release_ctx = map;
+	pc.invalid_utf8 = NULL;
 	size_t max_bytes = opts->max_bytes ? opts->max_bytes : SMP_DEFAULT_MAX_BYTES;
 	if (len > max_bytes)
 		return smp_err_set(err, SMP_ELIMIT, pc.file, 0, 0, NULL,
@@ -124,7 +163,23 @@ static int parse(smp_doc **out, const char *buf, size_t len, const smp_parse_opt
 		len = ul;
 	}
 	/* Then it decodes the input as UTF-8 with replacement (invalid bytes
-	 * become U+FFFD, for YAML and JSON alike). */
+	 * become U+FFFD, for YAML and JSON alike). The JSON reader checks
+	 * UTF-8 itself: JSON is read first as it is, and only when that meets
+	 * an invalid byte or fails is the text cleaned (and read again): a
+	 * pass over the input saved in the common case, the same result in
+	 * every case. */
+	fmt = opts->format == SMP_FORMAT_AUTO ? sniff(buf, len) : opts->format;
+	if (fmt == SMP_FORMAT_JSON) {
+		bool bad = false;
+		pc.invalid_utf8 = &bad;
+		rc = read_doc(&doc, buf, len, fmt, &pc);
+		pc.invalid_utf8 = NULL;
+		if (!bad && (rc == 0 || rc == SMP_ENOMEM)) {
+			free(utf8);
+			*out = doc;
+			return rc;
+		}
+	}
 	bool nomem;
 	size_t clean_len;
 	char *clean = smp_utf8_sanitize(buf, len, &clean_len, &nomem);
@@ -132,44 +187,21 @@ static int parse(smp_doc **out, const char *buf, size_t len, const smp_parse_opt
 		free(utf8);
 		return smp_err_set(err, SMP_ENOMEM, pc.file, 0, 0, NULL, "out of memory");
 	}
+	if (fmt == SMP_FORMAT_JSON && !clean) {
+		/* Valid UTF-8: the failure above stands (err is set). */
+		free(utf8);
+		return rc;
+	}
 	if (clean) {
 		buf = clean;
 		len = clean_len;
 	}
 	fmt = opts->format == SMP_FORMAT_AUTO ? sniff(buf, len) : opts->format;
-	doc = smp_doc_alloc();
-	if (!doc) {
-		free(utf8);
-		free(clean);
-		return smp_err_set(err, SMP_ENOMEM, pc.file, 0, 0, NULL, "out of memory");
-	}
-	/* A tree takes two to four times its text: one block for it (and
-	 * what a patch adds) instead of hundreds of 1 MiB blocks. What is
-	 * never touched costs address space only. */
-	if (len >= ((size_t)1 << 20) && len <= SIZE_MAX / 4)
-		smp_arena_hint(&doc->arena, len * 3 + ((size_t)1 << 20));
-	smp_c_locale loc;
-	smp_c_locale_enter(&loc);
-	if (fmt == SMP_FORMAT_JSON) {
-		/* Go's JSON decoder does not skip a byte order mark; kubectl's
-		 * reader strips it before sniffing, so we do too. */
-		if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
-			buf += 3;
-			len -= 3;
-		}
-		rc = smp_json_read(doc, buf, len, &pc);
-	} else {
-		rc = smp_yaml_read(doc, buf, len, &pc);
-	}
-	smp_c_locale_leave(&loc);
+	rc = read_doc(&doc, buf, len, fmt, &pc);
 	free(clean);
 	free(utf8);
-	if (rc) {
-		smp_doc_free(doc);
-		return rc;
-	}
 	*out = doc;
-	return 0;
+	return rc;
 }
 
 /* Reads all of f; NULL on failure (errno set). */

@@ -213,6 +213,42 @@ static void test_hint_fallback(void)
 #endif
 }
 
+/* JSON is read as it is first; invalid UTF-8 anywhere makes it read the
+ * cleaned text instead, as kubectl's decoder sees it: a truncated sequence
+ * is one U+FFFD (maximal subpart), errors name the cleaned bytes. */
+static void test_invalid_utf8(void)
+{
+	static const struct {
+		const char *in, *key, *want, *err;
+	} cases[] = {
+		{"{\"a\":\"\xe2\x82x\"}", "a", "\xef\xbf\xbdx", NULL},
+		{"{\"a\":\"\xff\xfe\"}", "a", "\xef\xbf\xbd\xef\xbf\xbd", NULL},
+		{"{\"a\":\"ok\",\"b\":\"\xf0\x9f\x98\"}", "b", "\xef\xbf\xbd", NULL},
+		{"{\"\xc3\":1}", "\xef\xbf\xbd", NULL, NULL},
+		{"{\"a\":1}\xff", NULL, NULL, "unexpected byte 0xef"},
+		{"{\"a\":\"\xff\",}", NULL, NULL, "unexpected character '}'"},
+		{"{\"a\":\"\xe9\"\n,\n\"a\":2}", NULL, NULL, "duplicate key \"a\""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		smp_doc *doc = NULL;
+		smp_error err;
+		int rc = smp_doc_parse(&doc, cases[i].in, strlen(cases[i].in), NULL, &err);
+		if (cases[i].err) {
+			CHECK(rc == SMP_EPARSE && strstr(err.message, cases[i].err),
+			      "case %zu: rc %d %s", i, rc, rc ? err.message : "");
+		} else if (cases[i].want) {
+			size_t n = 0;
+			const char *v = smp_value_string(smp_map_get(smp_doc_root(doc, 0), cases[i].key), &n);
+			CHECK(rc == 0 && v && n == strlen(cases[i].want) && memcmp(v, cases[i].want, n) == 0,
+			      "case %zu: rc %d %s", i, rc, rc ? err.message : "");
+		} else {
+			CHECK(rc == 0 && smp_map_get(smp_doc_root(doc, 0), cases[i].key),
+			      "case %zu: rc %d %s", i, rc, rc ? err.message : "");
+		}
+		smp_doc_free(doc);
+	}
+}
+
 /* Standard input (a pipe here) and devices are read, not mapped. */
 static void test_pipe_and_devices(void)
 {
@@ -260,6 +296,7 @@ int main(void)
 	test_hint_fallback();
 	test_regular();
 	test_one_block();
+	test_invalid_utf8();
 	test_pipe_and_devices();
 	rmdir(dir);
 	if (failures) {
