@@ -48,6 +48,11 @@ int smp_sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
                  const smp_value *modified, const smp_value *current,
                  const smp_stype *root, bool overwrite, smp_error *err);
 
+/* smp_sm_diff3 with the merge's fast paths off when `general` (tests). */
+int smp_sm_diff3_test(smp_value **out, smp_arena *a, const smp_value *original,
+                      const smp_value *modified, const smp_value *current,
+                      const smp_stype *root, bool overwrite, bool general, smp_error *err);
+
 /* MergingMapsHaveConflicts. Returns 0 and sets *conflict, or an error. */
 int smp_sm_conflicts(bool *conflict, const smp_value *left, const smp_value *right,
                      const smp_stype *root, smp_error *err);

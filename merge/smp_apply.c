@@ -572,17 +572,27 @@ static const smp_value *mk_scan(const smp_value *item, const char *mk, bool *dir
  * server-only ones by distinct positions in the original list, and
  * interleaves the two: none of it depends on the order mergeSlice gave
  * them, which can be skipped. FO_GENERAL otherwise (nothing changed).
+ *
+ * One more shape is placed directly (the merge of a three-way diff's
+ * deletions and changes): no original item is in the order list, the
+ * original list is the caller's view of it (`plain`: no deletion
+ * directives in the patch) and its keys are distinct. The items taken are
+ * then all added ones, which the original list does not have, so the
+ * interleaving puts all of them (sorted by the order list) before the
+ * original items, which come in their own order (distinct positions),
+ * except that those with "$patch: delete" go last. Original items with a
+ * $patch key are allowed in that shape only.
  */
 enum { FO_GENERAL, FO_ORDERED, FO_ANY_ORDER };
 
 static int fast_order(sctx *c, smp_value **out, const vlist *merged, const smp_vindex *ix,
                       const smp_value *const *mkeys, const bool *mdir, const char *mk,
-                      const sorder *so, int *rc)
+                      const sorder *so, size_t nserver, bool plain, int *rc)
 {
 	size_t m = so->order->u.list.len, n = merged->n, hint = 0, taken = 0;
 	const smp_value **cur;
 	smp_value **res;
-	bool *used;
+	bool *used, any_dir = false, orig_taken = false;
 	smp_value *r;
 
 	*rc = 0;
@@ -598,17 +608,19 @@ static int fast_order(sctx *c, smp_value **out, const vlist *merged, const smp_v
 	for (size_t i = 0; i < n; i++) {
 		bool directive = mkeys[i] && mdir[i];
 		cur[i] = mkeys[i] ? mkeys[i] : mk_scan(merged->v[i], mk, &directive);
-		if (!cur[i] || directive)
+		if (!cur[i] || (directive && !mkeys[i]))
 			return FO_GENERAL;
+		any_dir |= directive;
 	}
 	for (size_t k = 0; k < m && taken < n; k++) {
 		long p = smp_vindex_find_next(ix, so->okk[k], &hint);
 		if (p < 0 || used[p])
 			continue;
 		/* the index has the key from before merging */
-		if (!mkeys[p] && !smpv_equal(cur[p], so->okk[k]))
+		if ((!mkeys[p] && !smpv_equal(cur[p], so->okk[k])) || (mkeys[p] && mdir[p]))
 			return FO_GENERAL;
 		used[p] = true;
+		orig_taken |= (size_t)p < nserver;
 		res[taken++] = merged->v[p];
 	}
 	if (taken < n) {
@@ -617,7 +629,16 @@ static int fast_order(sctx *c, smp_value **out, const vlist *merged, const smp_v
 		for (size_t i = 0; i < n; i++)
 			if (!used[i] && !mkeys[i])
 				return FO_GENERAL;
-		return FO_ANY_ORDER;
+		if (orig_taken || !plain) {
+			/* (server-only items with $patch: their order is mergeSlice's) */
+			return any_dir ? FO_GENERAL : FO_ANY_ORDER;
+		}
+		/* untaken: original items (i < nserver), in their order; the
+		 * deletion directives after the others */
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t i = 0; i < n; i++)
+				if (!used[i] && (mdir[i] && is_delete_item(merged->v[i])) == (pass == 1))
+					res[taken++] = merged->v[i];
 	}
 	r = smpv_list(c->a, n);
 	if (!r) {
@@ -992,7 +1013,8 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		}
 		int fo = FO_GENERAL;
 		if (so && so->order && orig_keyed && !c->general)
-			fo = fast_order(c, out, &merged, &ix, mkeys, mdir, mk, so, &rc);
+			fo = fast_order(c, out, &merged, &ix, mkeys, mdir, mk, so, server_order.n,
+			                !any_delete, &rc);
 		if (fo == FO_ORDERED) {
 			so->ordered = rc == 0;
 			c->fast++;

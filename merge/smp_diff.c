@@ -940,9 +940,9 @@ int smp_conflict_error(smp_error *err, const smp_value *patch, const smp_value *
 	return rc;
 }
 
-int smp_sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
-                 const smp_value *modified, const smp_value *current,
-                 const smp_stype *root, bool overwrite, smp_error *err)
+static int sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
+                    const smp_value *modified, const smp_value *current,
+                    const smp_stype *root, bool overwrite, bool general, smp_error *err)
 {
 	smp_arena tmp;
 	smp_mscratch scr;
@@ -962,6 +962,7 @@ int smp_sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
 	smp_mscratch_init(&scr);
 	sctx_init(&c, a, &tmp, err);
 	c.s = &scr;
+	c.general = general;
 	original = as_map(original, &tmp);
 	modified = as_map(modified, &tmp);
 	current = as_map(current, &tmp);
@@ -1012,6 +1013,20 @@ out:
 	smp_mscratch_free(&scr);
 	smp_arena_release(&tmp);
 	return rc;
+}
+
+int smp_sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
+                 const smp_value *modified, const smp_value *current,
+                 const smp_stype *root, bool overwrite, smp_error *err)
+{
+	return sm_diff3(out, a, original, modified, current, root, overwrite, false, err);
+}
+
+int smp_sm_diff3_test(smp_value **out, smp_arena *a, const smp_value *original,
+                      const smp_value *modified, const smp_value *current,
+                      const smp_stype *root, bool overwrite, bool general, smp_error *err)
+{
+	return sm_diff3(out, a, original, modified, current, root, overwrite, general, err);
 }
 
 /* ---- sortMergeListsByName (reference test helper) ---- */

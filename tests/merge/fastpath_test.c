@@ -394,11 +394,14 @@ int main(int argc, char **argv)
 {
 	unsigned long seed = argc > 1 ? strtoul(argv[1], NULL, 10) : 1;
 	unsigned count = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 1000;
-	unsigned fast_total = 0, fast_cases = 0, ok = 0, errors = 0;
+	unsigned fast_total = 0, fast_cases = 0, ok = 0, errors = 0, diff3_ok = 0;
+	smp_arena prev;
+	const smp_value *prev_target = NULL;
 	const smp_stype *t;
 	smp_error err;
 
 	st = 0x2545F4914F6CDD1Dull ^ (seed * 0x9E3779B97F4A7C15ull);
+	smp_arena_init(&prev);
 	if (smp_schema_kind(&t, smp_schema_builtin(), "apps/v1", "Deployment", &err)) {
 		printf("no Deployment schema: %s\n", err.message);
 		return 1;
@@ -435,6 +438,27 @@ int main(int argc, char **argv)
 			printf("  inplace: %d %s at %s: %s\n", rc3, e3.message, e3.path, j3 ? j3 : "");
 			failures++;
 		}
+		/* the three-way diff (whose merge of its two patches goes through
+		 * the same code) on this target, the result and the target of
+		 * another case: fast paths on and off give the same */
+		if (!rc1 && prev_target) {
+			smp_value *d1 = NULL, *d2 = NULL;
+			smp_error f1, f2;
+			memset(&f1, 0, sizeof(f1));
+			memset(&f2, 0, sizeof(f2));
+			int q1 = smp_sm_diff3_test(&d1, A, target, r1, prev_target, t, true, false, &f1);
+			int q2 = smp_sm_diff3_test(&d2, A, target, r1, prev_target, t, true, true, &f2);
+			char *k1 = q1 ? NULL : json(d1), *k2 = q2 ? NULL : json(d2);
+			if (q1 != q2 || (q1 && (strcmp(f1.message, f2.message) || strcmp(f1.path, f2.path))) ||
+			    (!q1 && (!k1 || !k2 || strcmp(k1, k2)))) {
+				printf("FAIL diff3 case %u (seed %lu): %d %s / %d %s\n  %s\n  %s\n", it, seed,
+				       q1, f1.message, q2, f2.message, k1 ? k1 : "", k2 ? k2 : "");
+				failures++;
+			}
+			diff3_ok += !q1;
+			smp_free(k1);
+			smp_free(k2);
+		}
 		if (rc1)
 			errors++;
 		else
@@ -446,12 +470,16 @@ int main(int argc, char **argv)
 		smp_free(j1);
 		smp_free(j2);
 		smp_free(j3);
-		smp_arena_release(&a);
+		smp_arena_release(&prev);
+		prev = a; /* this case's target is the next one's current object */
+		prev_target = target;
 	}
-	printf("%u cases: %u results, %u errors; fast paths ordered %u lists in %u cases\n",
-	       count, ok, errors, fast_total, fast_cases);
+	smp_arena_release(&prev);
+	printf("%u cases: %u results, %u errors; fast paths ordered %u lists in %u cases; "
+	       "%u three-way diffs\n", count, ok, errors, fast_total, fast_cases, diff3_ok);
 	/* The comparison means something only if both paths were exercised. */
-	if (!failures && (fast_cases < count / 4 || ok < count / 4 || errors < count / 50)) {
+	if (!failures && (fast_cases < count / 4 || ok < count / 4 || errors < count / 50 ||
+	                  diff3_ok < count / 8)) {
 		printf("FAIL the generated cases do not exercise both paths enough\n");
 		failures++;
 	}
