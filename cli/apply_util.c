@@ -278,7 +278,7 @@ static int add_file(cli_inputs *in, const char *path, bool expand, smp_error *er
 	if (!name)
 		return enomem(err);
 	in->names[in->nnames++] = name;
-	rc = smp_doc_parse_file(&doc, path, NULL, err);
+	rc = cli_parse_file(&doc, path, err);
 	if (rc)
 		return rc;
 	in->docs[in->ndocs++] = doc;

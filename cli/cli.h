@@ -62,7 +62,12 @@ int cli_stream_value(const smp_value *v, smp_output out, bool sort_keys, smp_err
 int cli_print_value(const smp_value *v, smp_output out, bool sort_keys, bool first,
                     smp_error *err);
 
-/* Parses files[0..n) (smp_doc_parse_file with default options; "-" is
+/* smp_doc_parse_file with the CLI's options: regular files are mapped
+ * (map_file; main() turns a SIGBUS from a file truncated meanwhile into an
+ * error message). */
+int cli_parse_file(smp_doc **doc, const char *path, smp_error *err);
+
+/* Parses files[0..n) (cli_parse_file; "-" is
  * stdin) into docs[i], side by side on up to n threads: the machine's other
  * cores read the second and third file while this one reads the first.
  * Returns 0, or the SMP_E code of the first file (in order) that failed,

@@ -70,7 +70,7 @@ int cmd_convert(int argc, char **argv)
 	po.go_escape = po.output != SMP_OUT_YAML;
 
 	memset(&err, 0, sizeof(err));
-	int prc = smp_doc_parse_file(&doc, argv[optind], NULL, &err);
+	int prc = cli_parse_file(&doc, argv[optind], &err);
 	if (prc) {
 		rc = cli_fail(&err);
 		goto out;

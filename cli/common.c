@@ -167,6 +167,14 @@ int cli_stream_value(const smp_value *v, smp_output out, bool sort_keys, smp_err
 
 /* ---- parsing input files side by side ---- */
 
+int cli_parse_file(smp_doc **doc, const char *path, smp_error *err)
+{
+	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
+
+	po.map_file = true;
+	return smp_doc_parse_file(doc, path, &po, err);
+}
+
 typedef struct parse_job {
 	smp_doc *doc;
 	const char *file;
@@ -179,7 +187,7 @@ static void *parse_job_run(void *arg)
 	parse_job *j = arg;
 
 	memset(&j->err, 0, sizeof(j->err));
-	j->rc = smp_doc_parse_file(&j->doc, j->file, NULL, &j->err);
+	j->rc = cli_parse_file(&j->doc, j->file, &j->err);
 	return NULL;
 }
 

@@ -3,8 +3,10 @@
  */
 #include "cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage_text[] =
 	"Usage: smpatch COMMAND [OPTIONS] ARGS...\n"
@@ -42,9 +44,30 @@ static const struct command commands[] = {
 	{"last-applied", cmd_last_applied},
 };
 
+/* Input files are mapped while parsed (cli_parse_file): one that another
+ * process truncates meanwhile raises SIGBUS. Say so and exit 3 rather than
+ * die without a word (only async-signal-safe calls here). */
+static void on_sigbus(int sig)
+{
+	static const char msg[] =
+		"smpatch: error: an input file was truncated while it was being read\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more to do */
+	}
+	_exit(CLI_INVALID);
+}
+
 int main(int argc, char **argv)
 {
+	struct sigaction sa;
 	const char *name;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
 
 	if (argc < 2) {
 		fputs(usage_text, stderr);

@@ -7,6 +7,7 @@
 #include "codec.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -131,7 +132,7 @@ static int parse(smp_doc **out, const char *buf, size_t len, const smp_parse_opt
 	if (!opts)
 		opts = &def;
 	pc.file = opts->filename ? opts->filename : "<input>";
-	if (!out || (!buf && len) || opts->version != SMP_PARSE_OPTIONS_VERSION)
+	if (!out || (!buf && len) || (opts->version != 1 && opts->version != 2))
 		return smp_err_set(err, SMP_EINVAL, pc.file, 0, 0, NULL,
 		                   "smp_doc_parse: invalid arguments");
 	pc.max_depth = opts->max_depth ? opts->max_depth : SMP_DEFAULT_MAX_DEPTH;
@@ -204,10 +205,16 @@ static int parse(smp_doc **out, const char *buf, size_t len, const smp_parse_opt
 	return rc;
 }
 
-/* Reads all of f; NULL on failure (errno set). */
+/* Reads all of f; NULL on failure (errno set). A regular file's buffer
+ * is sized to the file at once (one more byte shows that it did not grow). */
 static char *slurp(FILE *f, size_t max, size_t *len, bool *too_big)
 {
+	struct stat st;
 	size_t cap = 65536, n = 0;
+
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uintmax_t)st.st_size < max)
+		cap = (size_t)st.st_size + 1;
 	char *buf = malloc(cap);
 
 	*too_big = false;
@@ -287,8 +294,17 @@ int smp_doc_parse_file(smp_doc **out, const char *path, const smp_parse_options 
 	if (!out || !path)
 		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
 		                   "smp_doc_parse_file: invalid arguments");
-	if (opts)
+	if (opts && opts->version == 1) {
+		/* A version 1 struct ends before map_file. */
+		memcpy(&o, opts, offsetof(smp_parse_options, map_file));
+		o.version = SMP_PARSE_OPTIONS_VERSION;
+		o.map_file = false;
+	} else if (opts) {
 		o = *opts;
+	}
+	if (o.version != SMP_PARSE_OPTIONS_VERSION)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_doc_parse_file: invalid arguments");
 	is_stdin = strcmp(path, "-") == 0;
 	if (!o.filename)
 		o.filename = is_stdin ? "<stdin>" : path;
@@ -297,7 +313,7 @@ int smp_doc_parse_file(smp_doc **out, const char *path, const smp_parse_options 
 		return smp_err_set(err, SMP_EIO, o.filename, 0, 0, NULL, "cannot open: %s",
 		                   strerror(errno));
 	size_t max = o.max_bytes ? o.max_bytes : SMP_DEFAULT_MAX_BYTES;
-	if (!is_stdin && parse_mapped(out, f, &o, max, err, &rc)) {
+	if (!is_stdin && o.map_file && parse_mapped(out, f, &o, max, err, &rc)) {
 		fclose(f);
 		return rc;
 	}

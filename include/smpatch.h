@@ -137,10 +137,18 @@ typedef struct smp_parse_options {
 	size_t max_alias_nodes; /* 0 = SMP_DEFAULT_MAX_ALIAS_NODES */
 	size_t max_bytes;       /* 0 = SMP_DEFAULT_MAX_BYTES */
 	bool allow_duplicate_keys; /* false: duplicate map keys are SMP_EPARSE */
+	/* Version 2. smp_doc_parse_file: map a regular file instead of reading
+	 * it into memory (no copy; the text leaves memory as it is parsed). A
+	 * mapped file that another process truncates during the call raises
+	 * SIGBUS, which kills a process that does not handle it: only for
+	 * callers that do (the smpatch program does). Default false: read. */
+	bool map_file;
 } smp_parse_options;
 
-#define SMP_PARSE_OPTIONS_VERSION 1
-#define SMP_PARSE_OPTIONS_INIT { SMP_PARSE_OPTIONS_VERSION, SMP_FORMAT_AUTO, NULL, 0, 0, 0, false }
+/* 2 adds map_file; a version 1 struct (without it) is still accepted. */
+#define SMP_PARSE_OPTIONS_VERSION 2
+#define SMP_PARSE_OPTIONS_INIT \
+	{ SMP_PARSE_OPTIONS_VERSION, SMP_FORMAT_AUTO, NULL, 0, 0, 0, false, false }
 
 /* Parses `len` bytes of YAML or JSON (a stream of documents) into a new
  * document set, reading them as kubectl does (docs/CODEC.md): invalid UTF-8
@@ -157,10 +165,9 @@ SMP_API int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
 
 /* Reads and parses a file; `path` "-" means standard input. The file name
  * is used in error messages unless opts->filename is set. SMP_EIO when the
- * file cannot be read. A regular file is mapped into memory (mmap) while it
- * is parsed rather than copied; standard input, pipes and devices are read.
- * As with any mapped file, another process truncating the file during the
- * call can kill the process (SIGBUS). */
+ * file cannot be read. A regular file is read into one buffer of its size,
+ * or, with opts->map_file, mapped (mmap) while it is parsed; standard
+ * input, pipes and devices are always read. */
 SMP_API int smp_doc_parse_file(smp_doc **out, const char *path,
                        const smp_parse_options *opts, smp_error *err);
 

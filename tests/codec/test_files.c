@@ -1,6 +1,7 @@
 /*
- * test_files.c - smp_doc_parse_file: regular files are mapped, pipes and
- * devices read; both give exactly what smp_doc_parse gives for the same
+ * test_files.c - smp_doc_parse_file: regular files are read (or mapped,
+ * with map_file), pipes and devices read; each way gives exactly what
+ * smp_doc_parse gives for the same
  * bytes (values, errors with file:line:col, limits). Large inputs get one
  * arena block sized for the whole tree.
  */
@@ -39,9 +40,10 @@ static void write_file(const char *path, const char *s, size_t n)
 	}
 }
 
-/* Parses text from memory and from a file; both must agree. */
-static void same_fmt(const char *name, const char *text, size_t n, size_t max_bytes,
-                     smp_format fmt)
+/* Parses text from memory and from a file (read, or mapped); they must
+ * agree. */
+static void same_way(const char *name, const char *text, size_t n, size_t max_bytes,
+                     smp_format fmt, bool map)
 {
 	char path[256];
 	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
@@ -57,6 +59,7 @@ static void same_fmt(const char *name, const char *text, size_t n, size_t max_by
 	memset(&e2, 0, sizeof(e2));
 	int rc1 = smp_doc_parse(&d1, text, n, &po, &e1);
 	po.filename = NULL; /* the path is the name */
+	po.map_file = map;
 	int rc2 = smp_doc_parse_file(&d2, path, &po, &e2);
 	if (n > max_bytes && max_bytes) {
 		/* From a file the size is known before reading. */
@@ -80,6 +83,42 @@ static void same_fmt(const char *name, const char *text, size_t n, size_t max_by
 	}
 	smp_doc_free(d1);
 	smp_doc_free(d2);
+	unlink(path);
+}
+
+static void same_fmt(const char *name, const char *text, size_t n, size_t max_bytes,
+                     smp_format fmt)
+{
+	same_way(name, text, n, max_bytes, fmt, false);
+	same_way(name, text, n, max_bytes, fmt, true);
+}
+
+/* A version 1 options struct (before map_file) is still accepted; an
+ * unknown version is not. */
+static void test_options_version(void)
+{
+	char path[256];
+	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
+	smp_doc *d = NULL;
+	smp_error e;
+
+	snprintf(path, sizeof(path), "%s/v1.json", dir);
+	write_file(path, "{\"a\": [1, 2]}", 13);
+	po.version = 1;
+	int rc = smp_doc_parse_file(&d, path, &po, &e);
+	CHECK(rc == 0 && smp_value_len(smp_map_get(smp_doc_root(d, 0), "a")) == 2,
+	      "version 1 options: rc %d", rc);
+	smp_doc_free(d);
+	d = NULL;
+	rc = smp_doc_parse(&d, "{}", 2, &po, &e);
+	CHECK(rc == 0, "version 1 options, smp_doc_parse: rc %d", rc);
+	smp_doc_free(d);
+	d = NULL;
+	po.version = 3;
+	rc = smp_doc_parse_file(&d, path, &po, &e);
+	CHECK(rc == SMP_EINVAL && !d, "version 3 options: rc %d", rc);
+	rc = smp_doc_parse(&d, "{}", 2, &po, &e);
+	CHECK(rc == SMP_EINVAL && !d, "version 3 options, smp_doc_parse: rc %d", rc);
 	unlink(path);
 }
 
@@ -298,6 +337,7 @@ int main(void)
 	test_one_block();
 	test_invalid_utf8();
 	test_pipe_and_devices();
+	test_options_version();
 	rmdir(dir);
 	if (failures) {
 		printf("%d failure(s)\n", failures);
