@@ -125,7 +125,7 @@ static bool sort_distinct(size_t *idx, const smp_skey *keys, size_t n)
  * gets each element's merge-key value (NULL: not a map, or no key), looked
  * up once here for every later use. */
 static int sort_by_mk(sctx *c, const smp_value *l, const char *mk, size_t **idx_out,
-                      smp_skey **keys_out, const smp_value ***kv_out)
+                      smp_skey **keys_out, const smp_value ***kv_out, bool *distinct)
 {
 	size_t n = l->u.list.len;
 	size_t *idx = sc_alloc(c, (n + 1) * sizeof(*idx));
@@ -152,7 +152,9 @@ static int sort_by_mk(sctx *c, const smp_value *l, const char *mk, size_t **idx_
 	 * Distinct keys have one sorted order, whatever the algorithm: nearly
 	 * sorted lists get an insertion sort; only keys that come twice (ties,
 	 * whose order is Go's pdqsort's) or many moves take the exact port. */
+	*distinct = true;
 	if (!ascending && !sort_distinct(idx, keys, n)) {
+		*distinct = false; /* (not known) */
 		for (size_t i = 0; i < n; i++)
 			idx[i] = i;
 		if (smp_go_sort_keys(idx, keys, n))
@@ -177,21 +179,29 @@ static smp_value *delete_directive(sctx *c, const char *mk, const smp_value *mv)
 	return m;
 }
 
-/* okv/mkv: the merge-key values of orig's and mod's elements (sort_by_mk). */
+/* okv/mkv: the merge-key values of orig's and mod's elements (sort_by_mk).
+ * *apos_out: for each patch item, the position of the mod element it came
+ * from; *mod_distinct: mod's merge keys are known to be distinct. */
 static int diff_lists_of_maps(sctx *c, vlist *patch, vlist *dels, const smp_value *orig,
                               const smp_value *mod, const smp_stype *t, const char *mk,
-                              dopts o, const smp_value ***okv_out, const smp_value ***mkv_out)
+                              dopts o, const smp_value ***okv_out, const smp_value ***mkv_out,
+                              long **apos_out, bool *mod_distinct)
 {
 	size_t *oi_idx, *mi_idx, oi = 0, mi = 0, on = orig->u.list.len, mn = mod->u.list.len;
 	smp_skey *okeys, *mkeys;
 	const smp_value **okv, **mkv;
+	long *apos = sc_alloc(c, (mn + 1) * sizeof(*apos));
+	bool odistinct;
 	int rc;
 
-	if ((rc = sort_by_mk(c, orig, mk, &oi_idx, &okeys, &okv)) ||
-	    (rc = sort_by_mk(c, mod, mk, &mi_idx, &mkeys, &mkv)))
+	if (!apos)
+		return snomem(c);
+	if ((rc = sort_by_mk(c, orig, mk, &oi_idx, &okeys, &okv, &odistinct)) ||
+	    (rc = sort_by_mk(c, mod, mk, &mi_idx, &mkeys, &mkv, mod_distinct)))
 		return rc;
 	*okv_out = okv;
 	*mkv_out = mkv;
+	*apos_out = apos;
 	while (oi < on || mi < mn) {
 		const smp_value *oe = NULL, *me = NULL, *ov = NULL, *mv = NULL;
 		int cmp = 0;
@@ -215,6 +225,7 @@ static int diff_lists_of_maps(sctx *c, vlist *patch, vlist *dels, const smp_valu
 				return rc;
 			spop(c, pl);
 			if (pv->u.map.len > 0) {
+				apos[patch->n] = (long)mi_idx[mi];
 				if ((rc = pset_replace(c, pv, mk, strlen(mk), dcopy(c, mv))) ||
 				    (rc = vl_push(c, patch, pv)))
 					return rc;
@@ -224,6 +235,7 @@ static int diff_lists_of_maps(sctx *c, vlist *patch, vlist *dels, const smp_valu
 		} else if (!oe || cmp > 0) {
 			if (!o.ignore_changes) {
 				smp_value *cv = dcopy(c, me);
+				apos[patch->n] = (long)mi_idx[mi];
 				if (!cv || (rc = vl_push(c, patch, cv)))
 					return SMP_ENOMEM;
 			}
@@ -317,13 +329,26 @@ static int diff_lists(sctx *c, vlist *add, vlist *del, smp_value **order,
 	if (kind == SMP_MAP) {
 		vlist dels = {0};
 		bool same = orig->u.list.len == mod->u.list.len;
-		const smp_value **okv, **mkv;
-		if ((rc = diff_lists_of_maps(c, add, &dels, orig, mod, t, mk, o, &okv, &mkv)))
+		const smp_value **okv = NULL, **mkv = NULL;
+		long *apos = NULL;
+		bool mod_distinct = false, plain = true;
+		if ((rc = diff_lists_of_maps(c, add, &dels, orig, mod, t, mk, o, &okv, &mkv, &apos,
+		                             &mod_distinct)))
 			return rc;
-		/* the order list's merge keys are known */
-		modl.k = mkv;
-		if ((rc = normalize_slice_order(c, add, &modl, mk, true)))
-			return rc;
+		/* normalizeSliceOrder(add, mod): every item came from a mod element
+		 * (the walk checked they all have the key); with mod's keys
+		 * distinct, an item's first position there is its element's, and
+		 * with no "$patch: delete" item (those go last) the stable sort by
+		 * those positions is the answer, without an index over mod. */
+		for (size_t i = 0; plain && i < add->n; i++)
+			plain = !smpv_is_str(mget(add->v[i], DIRECTIVE_MARKER), "delete");
+		if (mod_distinct && plain && !c->general) {
+			smp_go_stable_by_index((void **)add->v, apos, add->n);
+		} else {
+			modl.k = mkv; /* the order list's merge keys are known */
+			if ((rc = normalize_slice_order(c, add, &modl, mk, true)))
+				return rc;
+		}
 		/* isOrderSame */
 		for (size_t i = 0; same && i < mod->u.list.len; i++) {
 			const smp_value *a = okv[i], *b = mkv[i];
@@ -1067,7 +1092,8 @@ static int sort_array(sctx *c, smp_value **out, const smp_value *l, const smp_st
 	size_t *idx;
 	smp_skey *keys;
 	const smp_value **kv;
-	if ((rc = sort_by_mk(c, &tmpl, mk, &idx, &keys, &kv)))
+	bool distinct;
+	if ((rc = sort_by_mk(c, &tmpl, mk, &idx, &keys, &kv, &distinct)))
 		return rc;
 	smp_value *r = smpv_list(c->a, v.n);
 	if (!r)
