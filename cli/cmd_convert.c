@@ -75,7 +75,23 @@ int cmd_convert(int argc, char **argv)
 		rc = cli_fail(&err);
 		goto out;
 	}
-	/* Every document is printed before anything is written. */
+	if (smp_doc_count(doc) == 1) {
+		/* One document: streamed (a tree that cannot be printed fails
+		 * before the first byte). */
+		prc = cli_stream_value(smp_doc_root(doc, 0), po.output, po.sort_keys, &err);
+		if (prc == SMP_EIO) {
+			rc = CLI_INTERNAL;
+		} else if (prc) {
+			if (prc == SMP_EINVAL)
+				err.code = SMP_EPARSE;
+			if (!err.file[0])
+				snprintf(err.file, sizeof(err.file), "%s",
+				         strcmp(argv[optind], "-") == 0 ? "<stdin>" : argv[optind]);
+			rc = cli_fail(&err);
+		}
+		goto out;
+	}
+	/* Several: every document is printed before anything is written. */
 	ntexts = smp_doc_count(doc);
 	texts = calloc(ntexts ? ntexts : 1, sizeof(*texts));
 	lens = calloc(ntexts ? ntexts : 1, sizeof(*lens));
