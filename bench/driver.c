@@ -5,6 +5,7 @@
  *   driver DIR FAMILY REPS
  *
  * REPS is a minimum: small inputs are repeated more (up to 101 times).
+ * Every repetition starts on cold memory and a cold cache (start_ms).
  *
  * DIR holds what gen wrote (last.json, new.json, live.json, patch.json,
  * expected.json, expected3.json or apply.json). Each operation runs REPS
@@ -56,6 +57,33 @@ static double now_ms(void)
 	struct timespec t;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* Each timed call starts as a call in a new process would, on cold memory
+ * and a cold cache: glibc gives the memory freed by the previous
+ * repetition back to the kernel (so every repetition of every size
+ * page-faults what it touches), and 32 MiB of other data is walked through
+ * the caches (L2 is 4 MiB here). Otherwise a small document's memory and
+ * data stay warm between repetitions while a large one's do not, and the
+ * medians compare cache and allocator thresholds across sizes instead of
+ * the library's work. Neither step is timed. */
+#define FLUSH_BYTES ((size_t)32 << 20)
+static unsigned char *flush_buf; /* this program's only global: set in main */
+
+static double start_ms(void)
+{
+	unsigned acc = 0;
+
+#if defined(__GLIBC__)
+	malloc_trim(0);
+#endif
+	for (size_t i = 0; flush_buf && i < FLUSH_BYTES; i += 64) {
+		flush_buf[i] = (unsigned char)(flush_buf[i] + 1);
+		acc += flush_buf[i];
+	}
+	if (flush_buf)
+		flush_buf[0] = (unsigned char)acc; /* the walk has an effect */
+	return now_ms();
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -166,17 +194,7 @@ int main(int argc, char **argv)
 	int is_list;
 	bool rejected = false;
 
-#if defined(__GLIBC__)
-	/* Keep freed memory in the process. By default glibc returns a large
-	 * document's blocks to the kernel when it is freed, and the next
-	 * repetition page-faults (and the kernel zeroes) fresh memory, while a
-	 * small document's memory is reused: the medians would then compare
-	 * glibc's trimming policy, not the library's work, and a doubling could
-	 * show 3-4x. An embedder patching documents in a loop would set the
-	 * same. Whole-process runs (run.sh) still pay every fault. */
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
+	flush_buf = calloc(1, FLUSH_BYTES);
 	if (argc != 4) {
 		fprintf(stderr, "usage: driver DIR FAMILY REPS\n");
 		return 2;
@@ -206,7 +224,7 @@ int main(int argc, char **argv)
 	for (int d = 0; d < 3; d++) {
 		for (int r = 0; r < reps; r++) {
 			smp_doc *doc = NULL;
-			double t0 = now_ms();
+			double t0 = start_ms();
 			int e = smp_doc_parse(&doc, three[d]->buf, three[d]->len, NULL, &err);
 			t[r] = now_ms() - t0;
 			smp_doc_free(doc);
@@ -219,7 +237,7 @@ int main(int argc, char **argv)
 		for (int r = 0; r < reps; r++) {
 			char *text = NULL;
 			size_t len;
-			double t0 = now_ms();
+			double t0 = start_ms();
 			int e = smp_print(&text, &len, three[d]->root, NULL, &err);
 			t[r] = now_ms() - t0;
 			smp_free(text);
@@ -243,7 +261,7 @@ int main(int argc, char **argv)
 	/* three-way diff; the result applied to live must give expected3
 	 * (checked once, outside the timing) */
 	for (int r = 0; r < reps; r++) {
-		double t0 = now_ms();
+		double t0 = start_ms();
 		if (!is_list) {
 			smp_doc *p = NULL;
 			int e = smp_diff_three_way(&p, last.root, new.root, live.root, NULL, &err);
@@ -298,7 +316,7 @@ int main(int argc, char **argv)
 		const smp_value *vi = smp_value_at(live.root, "items");
 		const smp_value *ei = smp_value_at(expected.root, "items");
 		size_t n = is_list ? smp_value_len(vi) : 1;
-		double t0 = now_ms(), spent = 0;
+		double t0 = start_ms(), spent = 0;
 		for (size_t i = 0; i < n; i++) {
 			smp_doc *res = NULL;
 			const smp_value *target = is_list ? smp_list_get(vi, i) : live.root;
@@ -337,7 +355,7 @@ int main(int argc, char **argv)
 			fail("parse", &err);
 			goto out;
 		}
-		double t0 = now_ms();
+		double t0 = start_ms();
 		int e = smp_patch_apply_doc(&doc, patch.root, NULL, &err);
 		t[r] = now_ms() - t0;
 		if (e != SMP_OK) {
@@ -360,7 +378,7 @@ int main(int argc, char **argv)
 		const smp_value *ni = smp_value_at(new.root, "items");
 		const smp_value *ai = smp_value_at(expected3.root, "items");
 		size_t n = is_list ? smp_value_len(ni) : 1;
-		double t0 = now_ms(), spent = 0;
+		double t0 = start_ms(), spent = 0;
 		for (size_t i = 0; i < n; i++) {
 			smp_apply_result *res = NULL;
 			const smp_value *cfg = is_list ? smp_list_get(ni, i) : new.root;
@@ -411,5 +429,6 @@ out:
 	unload(&patch);
 	unload(&expected);
 	unload(&expected3);
+	free(flush_buf);
 	return rc;
 }
