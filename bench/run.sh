@@ -345,7 +345,8 @@ TABLES=$OUT/tables.md
 	echo
 	echo "### 3. Library calls alone (in-process, bench/driver.c)"
 	echo
-	echo "Medians of $DREPS repetitions, thread CPU milliseconds. parse3/print3: \`smp_doc_parse\` / \`smp_print\`"
+	echo "Medians of $DREPS repetitions (at least; small inputs more), thread CPU milliseconds, each"
+	echo "repetition started on cold memory and a cold cache. parse3/print3: \`smp_doc_parse\` / \`smp_print\`"
 	echo "(compact JSON) of last, new and live together; diff3: \`smp_diff_three_way\` (per object for"
 	echo "a List); ratio = diff3 / (parse3 + print3), target <= 2; patch: \`smp_patch_apply\`"
 	echo "(copies the target; every item of a List); patch in place: \`smp_patch_apply_doc\`, which"
@@ -446,11 +447,8 @@ TARGETS=$OUT/targets.md
 	echo "  $GROWTH_BAD step(s) above."
 	v2=PASS
 	[ "$LGROWTH_BAD" -gt 0 ] && v2=FAIL
-	echo "- **$v2** growth, library calls in-process (thread CPU time): largest $LGROWTH_MAX, $LGROWTH_BAD step(s)"
-	echo "  above 2.2. (Repeated in one process, glibc hands a large document's memory back to"
-	echo "  the kernel after each repetition and page-faults fresh memory for the next, while a"
-	echo "  small document's memory is reused; the cache (L2 here: $(lscpu 2>/dev/null | awk -F: '/L2 cache/ { gsub(/^ +/, "", $2); print $2 }')) adds to it."
-	echo "  No quadratic term: see table 4 and the history.)"
+	echo "- **$v2** growth, library calls in-process (thread CPU time; each call starts on cold memory"
+	echo "  and a cold cache, see bench/driver.c): largest $LGROWTH_MAX, $LGROWTH_BAD step(s) above 2.2."
 	worst=0
 	worst_key=-
 	for fam in $FAMILIES; do
