@@ -218,6 +218,14 @@ long smp_kindex_find(const smp_kindex *ix, const char *key, size_t klen);
  * when out of memory. */
 smp_value *smp_tree_copy(smp_arena *a, const smp_value *v);
 
+/* The same for a target about to be patched in place by `patch` (a map, or
+ * NULL for a full copy): where the patch has, at the same path of maps and
+ * in a small map (up to 8 keys) without directive keys, a scalar or null
+ * for a key, the
+ * target's value there is not copied but stands in as an empty node of its
+ * type (the merge replaces or deletes it unread). Only for that merge. */
+smp_value *smp_tree_copy_for_patch(smp_arena *a, const smp_value *v, const smp_value *patch);
+
 /* True when the first n keys of map are in strictly increasing byte order
  * (as Go and kubectl print maps; strictly: no key twice). */
 bool smp_keys_sorted(const smp_value *map, size_t n);

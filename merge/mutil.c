@@ -1106,22 +1106,39 @@ static const char *tc_key(tcopy *t, const char *key, size_t klen)
 	return k;
 }
 
+/* A patch map whose scalar values the merge will put in place of the
+ * target's: no directive keys (they all start with '$'). Only small ones
+ * (each key of the target map is looked for among them): the large values
+ * worth skipping sit under the few top-level keys (the last-applied
+ * annotation), not in maps of thousands of keys. */
+static bool tc_plain_patch(const smp_value *p)
+{
+	if (!p || p->type != SMP_MAP || p->u.map.len == 0 || p->u.map.len > 8)
+		return false;
+	for (size_t i = 0; i < p->u.map.len; i++)
+		if (p->u.map.items[i].klen && p->u.map.items[i].key[0] == '$')
+			return false;
+	return true;
+}
+
 /* Fills *d (already a copy of *s's struct) with copies of what s points
- * to. Returns false on allocation failure. */
-static bool tc_fill(tcopy *t, smp_value *d, const smp_value *s, unsigned depth)
+ * to. p: the strategic patch's map at the same place, or NULL (see
+ * smp_tree_copy_for_patch). Returns false on allocation failure. */
+static bool tc_fill(tcopy *t, smp_value *d, const smp_value *s, unsigned depth,
+                    const smp_value *p)
 {
 	size_t n;
 	smp_value *kids;
 
 	switch (s->type) {
 	case SMP_STRING: {
-		char *p = smp_arena_alloc(t->a, (size_t)s->u.s.len + 1);
-		if (!p)
+		char *str = smp_arena_alloc(t->a, (size_t)s->u.s.len + 1);
+		if (!str)
 			return false;
 		if (s->u.s.len)
-			memcpy(p, s->u.s.ptr, s->u.s.len);
-		p[s->u.s.len] = '\0';
-		d->u.s.ptr = p;
+			memcpy(str, s->u.s.ptr, s->u.s.len);
+		str[s->u.s.len] = '\0';
+		d->u.s.ptr = str;
 		return true;
 	}
 	case SMP_LIST:
@@ -1159,17 +1176,19 @@ static bool tc_fill(tcopy *t, smp_value *d, const smp_value *s, unsigned depth)
 				TC_PREFETCH(s->u.list.items[i + 4]);
 			kids[i] = *e;
 			items[i] = &kids[i];
-			if (!tc_fill(t, &kids[i], e, depth + 1))
+			if (!tc_fill(t, &kids[i], e, depth + 1, NULL))
 				return false;
 		}
 		d->u.list.items = items;
 		d->u.list.cap = d->u.list.len;
 	} else {
 		smp_member *items = smp_arena_alloc(t->a, n * sizeof(*items));
+		const smp_value *pm = tc_plain_patch(p) ? p : NULL;
 		if (!items)
 			return false;
 		for (size_t i = 0; i < n; i++) {
 			const smp_member *m = &s->u.map.items[i];
+			const smp_value *pv = NULL;
 			if (i + 2 < n)
 				TC_PREFETCH(s->u.map.items[i + 2].val);
 			items[i].key = tc_key(t, m->key, m->klen);
@@ -1178,7 +1197,29 @@ static bool tc_fill(tcopy *t, smp_value *d, const smp_value *s, unsigned depth)
 				return false;
 			kids[i] = *m->val;
 			items[i].val = &kids[i];
-			if (!tc_fill(t, &kids[i], m->val, depth + 1))
+			if (pm) {
+				ptrdiff_t j = smpv_map_find(pm, m->key, m->klen);
+				if (j >= 0)
+					pv = pm->u.map.items[j].val;
+			}
+			if (pv && pv->type != SMP_MAP && pv->type != SMP_LIST) {
+				/* The merge replaces (or, for null, deletes) this value
+				 * without reading more than its type: an empty node of
+				 * that type stands in for the copy. */
+				if (kids[i].type == SMP_STRING) {
+					kids[i].u.s.ptr = "";
+					kids[i].u.s.len = 0;
+				} else if (kids[i].type == SMP_LIST) {
+					kids[i].u.list.items = NULL;
+					kids[i].u.list.len = kids[i].u.list.cap = 0;
+				} else if (kids[i].type == SMP_MAP) {
+					kids[i].u.map.items = NULL;
+					kids[i].u.map.len = kids[i].u.map.cap = 0;
+				}
+				continue;
+			}
+			if (!tc_fill(t, &kids[i], m->val, depth + 1,
+			             pv && pv->type == SMP_MAP ? pv : NULL))
 				return false;
 		}
 		d->u.map.items = items;
@@ -1187,7 +1228,7 @@ static bool tc_fill(tcopy *t, smp_value *d, const smp_value *s, unsigned depth)
 	return true;
 }
 
-smp_value *smp_tree_copy(smp_arena *a, const smp_value *v)
+smp_value *smp_tree_copy_for_patch(smp_arena *a, const smp_value *v, const smp_value *patch)
 {
 	tcopy *t;
 	smp_value *r;
@@ -1202,8 +1243,13 @@ smp_value *smp_tree_copy(smp_arena *a, const smp_value *v)
 	}
 	t->a = a;
 	*r = *v;
-	if (!tc_fill(t, r, v, 0))
+	if (!tc_fill(t, r, v, 0, patch))
 		r = NULL;
 	free(t);
 	return r;
+}
+
+smp_value *smp_tree_copy(smp_arena *a, const smp_value *v)
+{
+	return smp_tree_copy_for_patch(a, v, NULL);
 }

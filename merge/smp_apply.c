@@ -1542,7 +1542,10 @@ static int sm_apply(smp_value **out, smp_arena *a, const smp_value *target, smp_
 	if (!target || target->type != SMP_MAP)
 		orig = smpv_map(a, 0);
 	else
-		orig = inplace ? inplace : smp_tree_copy(a, target);
+		orig = inplace ? inplace
+		       : general ? smpv_copy(a, target)
+		       : smp_tree_copy_for_patch(a, target, patch && patch->type == SMP_MAP ? patch
+		                                                                         : NULL);
 	if (!orig) {
 		rc = snomem(&c);
 		goto out;

@@ -337,6 +337,19 @@ static void gen(smp_value **target, smp_value **patch, unsigned pert)
 	put(t, "apiVersion", str("apps/v1"));
 	put(t, "kind", str("Deployment"));
 	put(meta, "name", str("web"));
+	/* scalars the patch replaces, deletes or changes the type of (the
+	 * copying apply does not copy what it will replace) */
+	if (pick(4)) {
+		smp_value *labels = smpv_map(A, 4), *ann = smpv_map(A, 1), *sub = smpv_map(A, 1);
+		put(sub, "x", smpv_int(A, 1));
+		put(labels, "a", str("1"));
+		put(labels, "b", str("2"));
+		put(labels, "c", pick(2) ? sub : str("3"));
+		put(labels, "e", smpv_list(A, 0));
+		put(meta, "labels", labels);
+		put(ann, "last-applied", str("{\"a\":\"long text\"}"));
+		put(meta, "annotations", ann);
+	}
 	if (pick(2))
 		put(meta, "finalizers", strings(pick(5), 6));
 	put(t, "metadata", meta);
@@ -370,6 +383,27 @@ static void gen(smp_value **target, smp_value **patch, unsigned pert)
 		if (pick(2))
 			put(pmeta, "$deleteFromPrimitiveList/finalizers", strings(1, 6));
 		put(p, "metadata", pmeta);
+	}
+	if (pick(2)) {
+		smp_value *pl = smpv_map(A, 4), *pa = smpv_map(A, 1);
+		static const char *const lk[] = {"a", "b", "c", "d", "e"};
+		for (unsigned i = 0, n = 1 + pick(4); i < n; i++) {
+			const char *k = lk[pick(5)];
+			if (smpv_map_get(pl, k))
+				continue;
+			switch (pick(4)) {
+			case 0: put(pl, k, smpv_null(A)); break;
+			case 1: put(pl, k, smpv_int(A, 7)); break;
+			case 2: put(pl, k, smpv_map(A, 0)); break;
+			default: put(pl, k, str("new")); break;
+			}
+		}
+		put(pa, "last-applied", pick(2) ? str("{}") : smpv_null(A));
+		put(pmeta, "labels", pl);
+		if (pick(2))
+			put(pmeta, "annotations", pa);
+		if (!smpv_map_get(p, "metadata"))
+			put(p, "metadata", pmeta);
 	}
 	patch_list(pps, &K_CONTAINERS, containers, pert, 0);
 	if (pick(2))
