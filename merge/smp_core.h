@@ -27,6 +27,8 @@ typedef struct sctx {
 	bool general;      /* fast paths off (tests compare both) */
 	unsigned fast;     /* lists a fast path handled (for those tests) */
 	smp_value *empty_map; /* diff: the empty nested patch (never written) */
+	const char *mkc_src, *mkc; /* diff: merge key mkc_src copied as mkc ... */
+	smp_arena *mkc_arena;      /* ... into this arena (mk_key) */
 	bool ref_copies;   /* diff: the patch being built is only read, by a merge
 	                    * that copies what it takes: reference the inputs'
 	                    * values instead of copying them */

@@ -36,28 +36,52 @@ static smp_value *dcopy(sctx *c, const smp_value *v)
 }
 
 /* Adds key to a patch being built: the keys come from one map, so they are
- * unique and need no lookup. */
+ * unique and need no lookup. A patch that is only read during the
+ * operation (ref_copies) references the input's key instead of a copy. */
 static int pset(sctx *c, smp_value *patch, const char *key, size_t klen, smp_value *v)
 {
 	if (!v)
 		return SMP_ENOMEM;
+	if (c->ref_copies)
+		return smpv_map_add(c->a, patch, key, klen, v) ? snomem(c) : 0;
 	return smpv_map_add_copy(c->a, patch, key, klen, v) ? snomem(c) : 0;
+}
+
+/* The merge key as a map key of the patch: one copy per arena and key
+ * (every element of a list gets it), or the schema's string itself in a
+ * patch that is only read during the operation. NULL when out of memory. */
+static const char *mk_key(sctx *c, const char *mk, size_t *len)
+{
+	*len = strlen(mk);
+	if (c->ref_copies)
+		return mk;
+	if (c->mkc_src != mk || c->mkc_arena != c->a) {
+		char *k = smp_arena_strndup(c->a, mk, *len);
+		if (!k)
+			return NULL;
+		c->mkc_src = mk;
+		c->mkc_arena = c->a;
+		c->mkc = k;
+	}
+	return c->mkc;
 }
 
 /* patchValue[mergeKey] = value: the sub-patch may hold the key already
  * (when the values differ only in type); one scan per list element. */
-static int pset_replace(sctx *c, smp_value *patch, const char *key, size_t klen, smp_value *v)
+static int pset_replace(sctx *c, smp_value *patch, const char *mk, smp_value *v)
 {
 	ptrdiff_t i;
+	size_t klen;
+	const char *key = mk_key(c, mk, &klen);
 
-	if (!v)
-		return SMP_ENOMEM;
+	if (!v || !key)
+		return snomem(c);
 	i = smpv_map_find(patch, key, klen);
 	if (i >= 0) {
 		patch->u.map.items[i].val = v;
 		return 0;
 	}
-	return pset(c, patch, key, klen, v);
+	return smpv_map_add(c->a, patch, key, klen, v) ? snomem(c) : 0;
 }
 
 static int pset_prefixed(sctx *c, smp_value *patch, const char *prefix, const char *key,
@@ -169,9 +193,11 @@ static int sort_by_mk(sctx *c, const smp_value *l, const char *mk, size_t **idx_
 static smp_value *delete_directive(sctx *c, const char *mk, const smp_value *mv)
 {
 	smp_value *m = smpv_map(c->a, 2), *cv = dcopy(c, mv), *d;
+	size_t klen;
+	const char *key = mk_key(c, mk, &klen);
 
 	d = smpv_str_ref(c->a, "delete", 6);
-	if (!m || !cv || !d || smpv_map_add_copy(c->a, m, mk, strlen(mk), cv) ||
+	if (!m || !cv || !d || !key || smpv_map_add(c->a, m, key, klen, cv) ||
 	    smpv_map_add(c->a, m, DIRECTIVE_MARKER, strlen(DIRECTIVE_MARKER), d)) {
 		snomem(c);
 		return NULL;
@@ -226,7 +252,7 @@ static int diff_lists_of_maps(sctx *c, vlist *patch, vlist *dels, const smp_valu
 			spop(c, pl);
 			if (pv->u.map.len > 0) {
 				apos[patch->n] = (long)mi_idx[mi];
-				if ((rc = pset_replace(c, pv, mk, strlen(mk), dcopy(c, mv))) ||
+				if ((rc = pset_replace(c, pv, mk, dcopy(c, mv))) ||
 				    (rc = vl_push(c, patch, pv)))
 					return rc;
 			}
@@ -370,7 +396,9 @@ static int diff_lists(sctx *c, vlist *add, vlist *del, smp_value **order,
 				smp_value *m = smpv_map(c->a, 1), *cv;
 				const smp_value *mv = mkv[i];
 				cv = mv ? dcopy(c, mv) : smpv_null(c->a);
-				if (!m || !cv || smpv_map_add_copy(c->a, m, mk, strlen(mk), cv) ||
+				size_t klen;
+				const char *key = mk_key(c, mk, &klen);
+				if (!m || !cv || !key || smpv_map_add(c->a, m, key, klen, cv) ||
 				    smpv_list_add(c->a, l, m))
 					return snomem(c);
 			}
