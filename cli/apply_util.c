@@ -180,14 +180,21 @@ static int bad_input(smp_error *err, const char *file, const smp_value *v, const
 	return SMP_EINVALOBJ;
 }
 
-bool cli_is_list(const smp_value *v)
+int cli_list_items(const smp_value *v, const smp_value **items)
 {
-	const char *kind = cli_str_at(v, "kind");
-	size_t n = kind ? strlen(kind) : 0;
-	const smp_value *items = smp_value_type(v) == SMP_MAP ? smp_map_get(v, "items") : NULL;
+	const smp_value *it;
 
-	/* kubectl flattens every *List kind that has items. */
-	return n >= 4 && strcmp(kind + n - 4, "List") == 0 && smp_value_type(items) == SMP_LIST;
+	*items = NULL;
+	/* kubectl's builder treats every decoded object with an items field
+	 * as a list, whatever its kind (List, ConfigMapList, even ConfigMap);
+	 * items: null is an empty list. */
+	if (smp_value_type(v) != SMP_MAP || smp_value_type(smp_map_get(v, "kind")) != SMP_STRING ||
+	    !(it = smp_map_get(v, "items")))
+		return 0;
+	if (smp_value_type(it) == SMP_NULL)
+		return 1;
+	*items = it;
+	return smp_value_type(it) == SMP_LIST ? 1 : -1;
 }
 
 static int add_value(cli_inputs *in, const smp_value *v, const char *file, bool expand,
@@ -215,10 +222,14 @@ static int add_value(cli_inputs *in, const smp_value *v, const char *file, bool 
 			snprintf(merr->file, sizeof(merr->file), "%s", file);
 		}
 	}
-	if (!merr && expand && cli_is_list(v)) {
-		const smp_value *items = smp_map_get(v, "items");
-		if (depth > 64)
-			return bad_input(err, file, v, "Lists nested too deeply");
+	const smp_value *items;
+	int list = merr || !expand ? 0 : cli_list_items(v, &items);
+	if (list < 0)
+		return bad_input(err, file, items, CLI_LIST_NOT_ITEMS);
+	if (list > 0) {
+		/* kubectl: "*unstructured.Unstructured is not a list". */
+		if (depth > 0)
+			return bad_input(err, file, v, CLI_LIST_NESTED);
 		for (size_t i = 0; i < smp_value_len(items); i++) {
 			int rc = add_value(in, smp_list_get(items, i), file, expand, depth + 1, err);
 			if (rc)

@@ -38,7 +38,8 @@ static const char *const help_text[] = {
 	"  -f, --filename PATH   configuration: a file, a directory (its .yaml, .yml\n"
 	"                        and .json files, in name order) or - for standard\n"
 	"                        input; repeatable. Multi-document streams and\n"
-	"                        `kind: List` are expanded.\n"
+	"                        lists (`kind: List`, any object with items) are\n"
+	"                        expanded; nothing to apply is an error.\n"
 	"  -R, --recursive       descend into subdirectories of directories given\n"
 	"                        with -f\n"
 	"      --live FILE|-     the live objects: a stream of objects or a List.\n"
@@ -568,6 +569,14 @@ int cmd_apply(int argc, char **argv)
 			code = cli_fail(&lj.err);
 			goto out;
 		}
+	}
+	/* As kubectl, also with --prune: nothing to apply is an error. */
+	if (configs.n == 0) {
+		memset(&err, 0, sizeof(err));
+		err.code = SMP_EINVALOBJ;
+		snprintf(err.message, sizeof(err.message), "no objects passed to apply");
+		code = cli_fail(&err);
+		goto out;
 	}
 
 	ao.schema = schema;

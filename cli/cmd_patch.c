@@ -168,16 +168,6 @@ static bool parse_type(const char *s, smp_patch_type *t)
 	return true;
 }
 
-/* kubectl's builder treats a decoded object with an `items` field as a
- * list: it patches the items instead (whatever the kind). Only Kubernetes
- * objects (with a kind) count here: a plain document is patched whole. */
-static const smp_value *items_of(const smp_value *v)
-{
-	if (smp_value_type(v) != SMP_MAP || smp_value_type(smp_map_get(v, "kind")) != SMP_STRING)
-		return NULL;
-	return smp_map_get(v, "items");
-}
-
 static int fail_value(int code, const char *file, const smp_value *v, const char *msg)
 {
 	smp_error err;
@@ -198,8 +188,9 @@ static int collect_objects(const smp_value ***objs, size_t *n, const smp_doc *td
 	*objs = NULL;
 	*n = 0;
 	for (size_t i = 0; i < smp_doc_count(tdoc); i++) {
-		const smp_value *root = smp_doc_root(tdoc, i), *items = items_of(root);
-		size_t count = items ? smp_value_len(items) : 1;
+		const smp_value *root = smp_doc_root(tdoc, i), *items;
+		int list = cli_list_items(root, &items);
+		size_t count = list > 0 ? smp_value_len(items) : 1;
 		smp_error err;
 
 		if (smp_value_type(root) == SMP_NULL)
@@ -213,8 +204,8 @@ static int collect_objects(const smp_value ***objs, size_t *n, const smp_doc *td
 				snprintf(err.file, sizeof(err.file), "%s", tfile);
 			return cli_fail(&err);
 		}
-		if (items && smp_value_type(items) != SMP_LIST)
-			return fail_value(SMP_EINVALOBJ, tfile, items, "items: expected a list of objects");
+		if (list < 0)
+			return fail_value(SMP_EINVALOBJ, tfile, items, CLI_LIST_NOT_ITEMS);
 		if (*n + count > cap) {
 			size_t ncap = (*n + count) * 2;
 			const smp_value **p = realloc(*objs, ncap * sizeof(**objs));
@@ -223,19 +214,18 @@ static int collect_objects(const smp_value ***objs, size_t *n, const smp_doc *td
 			*objs = p;
 			cap = ncap;
 		}
-		if (!items) {
+		if (list == 0) {
 			(*objs)[(*n)++] = root;
 			continue;
 		}
 		for (size_t j = 0; j < count; j++) {
 			const smp_value *it = smp_list_get(items, j);
+			const smp_value *sub;
 			if (smp_value_type(it) != SMP_MAP)
-				return fail_value(SMP_EINVALOBJ, tfile, it, "items: expected a list of objects");
+				return fail_value(SMP_EINVALOBJ, tfile, it, CLI_LIST_NOT_ITEMS);
 			/* kubectl: "*unstructured.Unstructured is not a list". */
-			if (smp_map_get(it, "items"))
-				return fail_value(SMP_EINVALOBJ, tfile, it,
-				                  "a list inside a list (an item with items) cannot be "
-				                  "patched, by kubectl either");
+			if (smp_map_get(it, "items") || cli_list_items(it, &sub))
+				return fail_value(SMP_EINVALOBJ, tfile, it, CLI_LIST_NESTED);
 			(*objs)[(*n)++] = it;
 		}
 	}
@@ -380,7 +370,8 @@ int cmd_patch(int argc, char **argv)
 		goto out;
 	}
 	target = smp_doc_root(tdoc, 0);
-	if (smp_doc_count(tdoc) != 1 || items_of(target)) {
+	const smp_value *titems;
+	if (smp_doc_count(tdoc) != 1 || cli_list_items(target, &titems)) {
 		rc = patch_many(tdoc, tfile, patch, pfile, &opts, &so, output);
 		goto out;
 	}
