@@ -28,6 +28,17 @@ static const char help_text[] =
 
 enum { OPT_SORT_KEYS = 256 };
 
+/* Reports a failed print. The only argument a printer refuses is a value
+ * JSON cannot hold (NaN, Inf): invalid input, as kubectl treats it. */
+static int print_failed(int prc, smp_error *err, const char *file)
+{
+	if (prc == SMP_EINVAL)
+		err->code = SMP_EPARSE;
+	if (!err->file[0])
+		snprintf(err->file, sizeof(err->file), "%s", strcmp(file, "-") == 0 ? "<stdin>" : file);
+	return cli_fail(err);
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -79,16 +90,7 @@ int cmd_convert(int argc, char **argv)
 		/* One document: streamed (a tree that cannot be printed fails
 		 * before the first byte). */
 		prc = cli_stream_value(smp_doc_root(doc, 0), po.output, po.sort_keys, &err);
-		if (prc == SMP_EIO) {
-			rc = CLI_INTERNAL;
-		} else if (prc) {
-			if (prc == SMP_EINVAL)
-				err.code = SMP_EPARSE;
-			if (!err.file[0])
-				snprintf(err.file, sizeof(err.file), "%s",
-				         strcmp(argv[optind], "-") == 0 ? "<stdin>" : argv[optind]);
-			rc = cli_fail(&err);
-		}
+		rc = prc == SMP_EIO ? CLI_INTERNAL : prc ? print_failed(prc, &err, argv[optind]) : rc;
 		goto out;
 	}
 	/* Several: every document is printed before anything is written. */
@@ -103,14 +105,7 @@ int cmd_convert(int argc, char **argv)
 	for (size_t i = 0; i < ntexts; i++) {
 		prc = smp_print(&texts[i], &lens[i], smp_doc_root(doc, i), &po, &err);
 		if (prc) {
-			/* The only argument a printer refuses is a value JSON cannot
-			 * hold (NaN, Inf): invalid input, as kubectl treats it. */
-			if (prc == SMP_EINVAL)
-				err.code = SMP_EPARSE;
-			if (!err.file[0])
-				snprintf(err.file, sizeof(err.file), "%s",
-				         strcmp(argv[optind], "-") == 0 ? "<stdin>" : argv[optind]);
-			rc = cli_fail(&err);
+			rc = print_failed(prc, &err, argv[optind]);
 			goto out;
 		}
 	}

@@ -526,10 +526,7 @@ static const smp_value *mk_scan(const smp_value *item, const char *mk, bool *dir
 		return NULL;
 	for (size_t i = 0; i < item->u.map.len; i++) {
 		const smp_member *e = &item->u.map.items[i];
-		size_t k = 0;
-		while (k < e->klen && mk[k] && e->key[k] == mk[k])
-			k++;
-		if (k == e->klen && mk[k] == '\0' && !r)
+		if (!r && mk_key_is(e, mk))
 			r = e->val; /* the first, as mk_value */
 		if (e->klen == sizeof(DIRECTIVE_MARKER) - 1 &&
 		    memcmp(e->key, DIRECTIVE_MARKER, e->klen) == 0)

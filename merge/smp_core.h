@@ -127,6 +127,18 @@ int err_list_types(sctx *c, const smp_value *l1, const smp_value *l2);
 int slice_elem_type(sctx *c, const smp_value *l1, const smp_value *l2, smp_type *kind);
 
 /* Value of key mk in map item (NULL when absent or not a map). */
+/* Whether map entry e's key is mk (NUL-terminated), compared in place (no
+ * strlen, no memcmp call: it runs for every list element). A NUL inside
+ * the key stops the loop early (mk has none), so such a key never matches. */
+static inline bool mk_key_is(const smp_member *e, const char *mk)
+{
+	size_t k = 0;
+
+	while (k < e->klen && mk[k] && e->key[k] == mk[k])
+		k++;
+	return k == e->klen && mk[k] == '\0';
+}
+
 const smp_value *mk_value(const smp_value *item, const char *mk);
 
 /* deduplicateScalars, exactly (order included), on an array in place;

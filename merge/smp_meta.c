@@ -251,19 +251,10 @@ const smp_value *mk_value(const smp_value *item, const char *mk)
 {
 	if (!item || item->type != SMP_MAP)
 		return NULL;
-	/* Called for every list element, often several times: compare in
-	 * place against the NUL-terminated mk (no strlen, no memcmp call).
-	 * A key equals mk when its klen bytes match and mk ends right there;
-	 * a NUL inside the key stops the loop early (mk has none), so such a
-	 * key never matches. */
-	for (size_t i = 0; i < item->u.map.len; i++) {
-		const smp_member *e = &item->u.map.items[i];
-		size_t k = 0;
-		while (k < e->klen && mk[k] && e->key[k] == mk[k])
-			k++;
-		if (k == e->klen && mk[k] == '\0')
-			return e->val;
-	}
+	/* Called for every list element, often several times. */
+	for (size_t i = 0; i < item->u.map.len; i++)
+		if (mk_key_is(&item->u.map.items[i], mk))
+			return item->u.map.items[i].val;
 	return NULL;
 }
 

@@ -15,17 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                               \
-	do {                                                                           \
-		if (!(cond)) {                                                         \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-			printf(__VA_ARGS__);                                           \
-			printf("\n");                                                  \
-			failures++;                                                    \
-		}                                                                      \
-	} while (0)
+#include "check.h"
 
 static smp_doc *parse(const char *text, size_t len, smp_format fmt, smp_error *err, int *rc)
 {

@@ -16,17 +16,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                               \
-	do {                                                                           \
-		if (!(cond)) {                                                         \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-			printf(__VA_ARGS__);                                           \
-			printf("\n");                                                  \
-			failures++;                                                    \
-		}                                                                      \
-	} while (0)
+#include "check.h"
 
 static double now(void)
 {

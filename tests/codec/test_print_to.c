@@ -17,17 +17,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int failures, compared;
+#include "check.h"
 
-#define CHECK(cond, ...)                                                               \
-	do {                                                                           \
-		if (!(cond)) {                                                         \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-			printf(__VA_ARGS__);                                           \
-			printf("\n");                                                  \
-			failures++;                                                    \
-		}                                                                      \
-	} while (0)
+static int compared;
 
 typedef struct sink {
 	smp_buf out;

@@ -17,19 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                               \
-	do {                                                                           \
-		if (!(cond)) {                                                         \
-			if (failures < 30) {                                           \
-				printf("FAIL %s:%d: ", __FILE__, __LINE__);            \
-				printf(__VA_ARGS__);                                   \
-				printf("\n");                                          \
-			}                                                              \
-			failures++;                                                    \
-		}                                                                      \
-	} while (0)
+#include "check.h"
 
 /* ---- reference reader: the two-pass byte-at-a-time algorithm ---- */
 

@@ -17,22 +17,14 @@
  * usage: merge_fastpath_test SEED COUNT
  */
 #include "merge/merge.h"
+#include "rng.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t st;
 static smp_arena *A;
 static int failures;
-
-static unsigned pick(unsigned n)
-{
-	st ^= st << 13;
-	st ^= st >> 7;
-	st ^= st << 17;
-	return n ? (unsigned)(st % n) : 0;
-}
 
 static smp_value *str(const char *s) { return smpv_str(A, s, strlen(s)); }
 

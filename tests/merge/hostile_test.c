@@ -10,22 +10,14 @@
  * usage: merge_hostile_test SEED COUNT
  */
 #include "merge/merge.h"
+#include "rng.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t st;
 static smp_arena *A;
 static int failures;
-
-static unsigned pick(unsigned n)
-{
-	st ^= st << 13;
-	st ^= st >> 7;
-	st ^= st << 17;
-	return n ? (unsigned)(st % n) : 0;
-}
 
 static const char *const keys[] = {
 	"$patch", "$retainKeys", "$setElementOrder/containers", "$setElementOrder/env",
