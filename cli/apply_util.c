@@ -226,10 +226,11 @@ static int add_value(cli_inputs *in, const smp_value *v, const char *file, bool 
 	int list = merr || !expand ? 0 : cli_list_items(v, &items);
 	if (list < 0)
 		return bad_input(err, file, items, CLI_LIST_NOT_ITEMS);
+	/* kubectl: "*unstructured.Unstructured is not a list" for any item of
+	 * a list that has items itself. */
+	if (depth > 0 && smp_map_get(v, "items"))
+		return bad_input(err, file, v, CLI_LIST_NESTED);
 	if (list > 0) {
-		/* kubectl: "*unstructured.Unstructured is not a list". */
-		if (depth > 0)
-			return bad_input(err, file, v, CLI_LIST_NESTED);
 		for (size_t i = 0; i < smp_value_len(items); i++) {
 			int rc = add_value(in, smp_list_get(items, i), file, expand, depth + 1, err);
 			if (rc)

@@ -77,10 +77,16 @@ int cli_bad_option(const char *cmd, int c, const char *opt)
 	return cli_usage(cmd, "unknown option '%s'", opt);
 }
 
+/* Whether cli_write has reported a failure (the program's output is
+ * written from one thread; this is the CLI, not the library). */
+static bool write_failed;
+
 bool cli_write(const char *buf, size_t len)
 {
 	if (len && fwrite(buf, 1, len, stdout) != len) {
-		fprintf(stderr, "smpatch: error: writing output: %s\n", strerror(errno));
+		if (!write_failed)
+			fprintf(stderr, "smpatch: error: writing output: %s\n", strerror(errno));
+		write_failed = true;
 		return false;
 	}
 	return true;
@@ -89,8 +95,7 @@ bool cli_write(const char *buf, size_t len)
 int cli_finish(int code)
 {
 	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
-		/* A failed write has been reported already (cli_write). */
-		if (code != CLI_INTERNAL)
+		if (!write_failed) /* else cli_write has said so */
 			fprintf(stderr, "smpatch: error: writing output: %s\n", strerror(errno));
 		return CLI_INTERNAL;
 	}
@@ -198,8 +203,16 @@ int cli_parse_files(smp_doc **docs, const char *const *files, size_t n, smp_erro
 	bool started[8] = {false};
 	int rc = 0;
 
-	if (n > 8)
-		n = 8;
+	if (n == 0)
+		return 0;
+	if (n > 8) {
+		memset(err, 0, sizeof(*err));
+		err->code = SMP_EINVAL;
+		snprintf(err->message, sizeof(err->message), "cli_parse_files: at most 8 files");
+		for (size_t i = 0; i < n; i++)
+			docs[i] = NULL;
+		return SMP_EINVAL;
+	}
 	for (size_t i = 0; i < n; i++) {
 		jobs[i].doc = NULL;
 		jobs[i].file = files[i];

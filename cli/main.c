@@ -49,8 +49,8 @@ static const struct command commands[] = {
  * die without a word (only async-signal-safe calls here). */
 static void on_sigbus(int sig)
 {
-	static const char msg[] =
-		"smpatch: error: an input file was truncated while it was being read\n";
+	static const char msg[] = "smpatch: error: bus error reading an input file (was it "
+	                          "truncated while it was being read?)\n";
 
 	(void)sig;
 	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {

@@ -270,7 +270,7 @@ typedef struct pframe {
 	size_t i, n;
 } pframe;
 
-static void newline_indent(smp_buf *b, size_t depth)
+static void newline_indent(smp_buf *b, pout *po, size_t depth)
 {
 	static const char nl[] = "\n                                                                ";
 	size_t n = 1 + 4 * depth;
@@ -280,8 +280,12 @@ static void newline_indent(smp_buf *b, size_t depth)
 		return;
 	}
 	put(b, nl, sizeof(nl) - 1);
-	for (n -= sizeof(nl) - 1; n > 64; n -= 64)
+	/* A deep tree's indentation alone can exceed a piece: hand it over
+	 * as it grows (smp_print_to's pieces stay within their bound). */
+	for (n -= sizeof(nl) - 1; n > 64; n -= 64) {
 		put(b, nl + 1, 64);
+		maybe_flush(po);
+	}
 	put(b, nl + 1, n);
 }
 
@@ -345,14 +349,14 @@ static int print_json(pout *po, const smp_value *root, bool indent, bool sort,
 			free(f->members);
 			depth--;
 			if (indent)
-				newline_indent(b, depth);
+				newline_indent(b, po, depth);
 			put1(b, map ? '}' : ']');
 			continue;
 		}
 		if (f->i)
 			put1(b, ',');
 		if (indent)
-			newline_indent(b, depth);
+			newline_indent(b, po, depth);
 		if (f->c->type == SMP_MAP) {
 			const smp_member *m =
 				f->members ? f->members[f->i] : &f->c->u.map.items[f->i];

@@ -642,7 +642,8 @@ static int fast_order(sctx *c, smp_value **out, const vlist *merged, const smp_v
 		*rc = snomem(c);
 		return FO_ORDERED;
 	}
-	memcpy(r->u.list.items, res, n * sizeof(*res));
+	if (n) /* an empty list has no items array */
+		memcpy(r->u.list.items, res, n * sizeof(*res));
 	r->u.list.len = n;
 	*out = r;
 	return FO_ORDERED;
