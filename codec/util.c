@@ -152,9 +152,18 @@ static int index_build(smp_keyset *ks, const smp_value *map, size_t want)
 	while (cap < 2 * want)
 		cap *= 2;
 	if (cap > ks->cap) {
-		slots = calloc(cap, sizeof(*slots));
+		/* Not calloc: fresh pages it leaves untouched read as the
+		 * shared zero page, and the first insert into each then takes a
+		 * copy-on-write fault that flushes the TLB of every core running
+		 * this process (another thread parsing the next file). Writing
+		 * the zeros first maps them directly. */
+		slots = malloc(cap * sizeof(*slots));
 		if (!slots)
 			return SMP_ENOMEM;
+		/* (Through a volatile pointer: compilers turn malloc + memset
+		 * into calloc.) */
+		void *(*volatile zero)(void *, int, size_t) = memset;
+		zero(slots, 0, cap * sizeof(*slots));
 		free(ks->slots);
 		ks->slots = slots;
 		ks->cap = cap;
