@@ -68,8 +68,8 @@ int cli_print_value(const smp_value *v, smp_output out, bool sort_keys, bool fir
 int cli_parse_file(smp_doc **doc, const char *path, smp_error *err);
 
 /* Parses files[0..n) (cli_parse_file; "-" is
- * stdin) into docs[i], side by side on up to n threads: the machine's other
- * cores read the second and third file while this one reads the first.
+ * stdin) into docs[i], side by side: one thread per core at most (this one
+ * included) takes the next file until none is left. At most 8 files.
  * Returns 0, or the SMP_E code of the first file (in order) that failed,
  * with its error in *err; every docs[i] is then NULL (nothing to free). */
 int cli_parse_files(smp_doc **docs, const char *const *files, size_t n, smp_error *err);

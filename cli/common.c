@@ -5,10 +5,12 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_exit_code(int code)
 {
@@ -187,12 +189,23 @@ typedef struct parse_job {
 	int rc;
 } parse_job;
 
-static void *parse_job_run(void *arg)
-{
-	parse_job *j = arg;
+/* The files to parse; each thread takes the next one not yet taken. */
+typedef struct parse_queue {
+	parse_job *jobs;
+	size_t n;
+	atomic_size_t next;
+} parse_queue;
 
-	memset(&j->err, 0, sizeof(j->err));
-	j->rc = cli_parse_file(&j->doc, j->file, &j->err);
+static void *parse_worker(void *arg)
+{
+	parse_queue *q = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&q->next, 1)) < q->n) {
+		parse_job *j = &q->jobs[i];
+		memset(&j->err, 0, sizeof(j->err));
+		j->rc = cli_parse_file(&j->doc, j->file, &j->err);
+	}
 	return NULL;
 }
 
@@ -200,7 +213,8 @@ int cli_parse_files(smp_doc **docs, const char *const *files, size_t n, smp_erro
 {
 	parse_job jobs[8];
 	pthread_t tid[8];
-	bool started[8] = {false};
+	size_t nthreads = 0;
+	parse_queue q;
 	int rc = 0;
 
 	if (n == 0)
@@ -219,17 +233,21 @@ int cli_parse_files(smp_doc **docs, const char *const *files, size_t n, smp_erro
 		jobs[i].rc = 0;
 		docs[i] = NULL;
 	}
-	/* The library is thread-safe and documents are independent; if a
-	 * thread cannot start, its file is read here afterwards. */
-	for (size_t i = 1; i < n; i++)
-		started[i] = pthread_create(&tid[i], NULL, parse_job_run, &jobs[i]) == 0;
-	parse_job_run(&jobs[0]);
-	for (size_t i = 1; i < n; i++) {
-		if (started[i])
-			pthread_join(tid[i], NULL);
-		else
-			parse_job_run(&jobs[i]);
-	}
+	q.jobs = jobs;
+	q.n = n;
+	atomic_init(&q.next, 0);
+	/* One thread per core at most (more would only take turns), this one
+	 * included; the library is thread-safe and the documents independent.
+	 * Should no thread start, this one parses every file. */
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t want = cores > 1 ? (size_t)cores - 1 : 0;
+	for (size_t i = 0; i < want && i + 1 < n; i++)
+		if (pthread_create(&tid[nthreads], NULL, parse_worker, &q) == 0)
+			nthreads++;
+	parse_worker(&q);
+	for (size_t i = 0; i < nthreads; i++)
+		pthread_join(tid[i], NULL);
+	/* The first failure in argument order is the one reported. */
 	for (size_t i = 0; i < n; i++) {
 		if (jobs[i].rc && !rc) {
 			rc = jobs[i].rc;
