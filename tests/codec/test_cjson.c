@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "corpus.h"
+
 static int failures, checked;
 
 /* Does cJSON's tree equal ours? Strings with NUL bytes are cut by cJSON,
@@ -189,27 +191,23 @@ static void check_file(const char *path)
 	free(buf);
 }
 
+/* Inputs and expected outputs alike. */
+static bool json_or_yaml(const char *name)
+{
+	return strstr(name, ".json") || strstr(name, ".yaml");
+}
+
+static bool walk_visit(const char *path, size_t size, void *ctx)
+{
+	(void)size;
+	(void)ctx;
+	check_file(path);
+	return true;
+}
+
 static void walk(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[4096];
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		struct stat st;
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (stat(path, &st) != 0)
-			continue;
-		if (S_ISDIR(st.st_mode))
-			walk(path);
-		else if (strstr(e->d_name, ".json") || strstr(e->d_name, ".yaml"))
-			check_file(path); /* inputs and expected outputs */
-	}
-	closedir(d);
+	corpus_walk(dir, json_or_yaml, walk_visit, NULL);
 }
 
 int main(int argc, char **argv)

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "corpus.h"
 
 static smp_doc *parse(const char *text, size_t len, smp_format fmt, smp_error *err, int *rc)
 {
@@ -586,31 +587,17 @@ static void roundtrip_file(const char *path)
 	free(buf);
 }
 
+static bool roundtrip_visit(const char *path, size_t size, void *ctx)
+{
+	(void)size;
+	(void)ctx;
+	roundtrip_file(path);
+	return true;
+}
+
 static void roundtrip_dir(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[4096];
-
-	if (!d) {
-		CHECK(0, "cannot open %s", dir);
-		return;
-	}
-	while ((e = readdir(d))) {
-		struct stat st;
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (stat(path, &st) != 0)
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			roundtrip_dir(path);
-		} else if (strncmp(e->d_name, "input.", 6) == 0 ||
-		           (strstr(e->d_name, ".yaml") && !strstr(e->d_name, "expected"))) {
-			roundtrip_file(path);
-		}
-	}
-	closedir(d);
+	CHECK(corpus_walk(dir, corpus_input, roundtrip_visit, NULL), "cannot open %s", dir);
 }
 
 int main(int argc, char **argv)

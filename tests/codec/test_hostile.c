@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "corpus.h"
 
 static double now(void)
 {
@@ -284,41 +285,33 @@ static unsigned long long next_rand(void)
 static char *corpus[512];
 static size_t corpus_len[512], ncorpus;
 
+static bool input_or_yaml(const char *name)
+{
+	return strncmp(name, "input.", 6) == 0 || strstr(name, ".yaml");
+}
+
+static bool load_visit(const char *path, size_t size, void *ctx)
+{
+	FILE *f = size <= 200000 ? fopen(path, "rb") : NULL;
+
+	(void)ctx;
+	if (!f)
+		return true;
+	char *b = malloc(size + 1);
+	if (b && fread(b, 1, size, f) == size) {
+		corpus[ncorpus] = b;
+		corpus_len[ncorpus++] = size;
+	} else {
+		free(b);
+	}
+	fclose(f);
+	return ncorpus < 512;
+}
+
 static void load_dir(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[4096];
-
-	if (!d)
-		return;
-	while ((e = readdir(d)) && ncorpus < 512) {
-		struct stat st;
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (stat(path, &st) != 0)
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			load_dir(path);
-		} else if (strncmp(e->d_name, "input.", 6) == 0 || strstr(e->d_name, ".yaml")) {
-			FILE *f = fopen(path, "rb");
-			if (!f || st.st_size > 200000) {
-				if (f)
-					fclose(f);
-				continue;
-			}
-			char *b = malloc((size_t)st.st_size + 1);
-			if (fread(b, 1, (size_t)st.st_size, f) == (size_t)st.st_size) {
-				corpus[ncorpus] = b;
-				corpus_len[ncorpus++] = (size_t)st.st_size;
-			} else {
-				free(b);
-			}
-			fclose(f);
-		}
-	}
-	closedir(d);
+	if (ncorpus < 512)
+		corpus_walk(dir, input_or_yaml, load_visit, NULL);
 }
 
 static void fuzz(int rounds)

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "corpus.h"
 
 static int compared;
 
@@ -131,30 +132,17 @@ static void corpus_file(const char *path)
 	free(buf);
 }
 
+static bool corpus_visit_file(const char *path, size_t size, void *ctx)
+{
+	(void)size;
+	(void)ctx;
+	corpus_file(path);
+	return true;
+}
+
 static void corpus_dir(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[4096];
-
-	if (!d) {
-		CHECK(0, "cannot open %s", dir);
-		return;
-	}
-	while ((e = readdir(d))) {
-		struct stat st;
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (stat(path, &st) != 0)
-			continue;
-		if (S_ISDIR(st.st_mode))
-			corpus_dir(path);
-		else if (strncmp(e->d_name, "input.", 6) == 0 ||
-		         (strstr(e->d_name, ".yaml") && !strstr(e->d_name, "expected")))
-			corpus_file(path);
-	}
-	closedir(d);
+	CHECK(corpus_walk(dir, corpus_input, corpus_visit_file, NULL), "cannot open %s", dir);
 }
 
 /* A big document: long strings full of escapes, deep and wide lists. */

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "corpus.h"
+
 #define MAXF 256
 #define THREADS 4
 
@@ -72,36 +74,28 @@ static void *worker(void *arg)
 	return (void *)bad;
 }
 
+static bool input_only(const char *name)
+{
+	return strncmp(name, "input.", 6) == 0;
+}
+
+static bool load_visit(const char *path, size_t size, void *ctx)
+{
+	FILE *f = fopen(path, "rb");
+
+	(void)ctx;
+	if (!f)
+		return true;
+	text[nfiles] = malloc(size + 1);
+	text_len[nfiles] = text[nfiles] ? fread(text[nfiles], 1, size, f) : 0;
+	fclose(f);
+	nfiles++;
+	return nfiles < MAXF;
+}
+
 static void load(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[4096];
-
-	if (!d)
-		return;
-	while ((e = readdir(d)) && nfiles < MAXF) {
-		struct stat st;
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (stat(path, &st) != 0)
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			load(path);
-			continue;
-		}
-		if (strncmp(e->d_name, "input.", 6) != 0)
-			continue;
-		FILE *f = fopen(path, "rb");
-		if (!f)
-			continue;
-		text[nfiles] = malloc((size_t)st.st_size + 1);
-		text_len[nfiles] = fread(text[nfiles], 1, (size_t)st.st_size, f);
-		fclose(f);
-		nfiles++;
-	}
-	closedir(d);
+	corpus_walk(dir, input_only, load_visit, NULL);
 }
 
 int main(int argc, char **argv)
