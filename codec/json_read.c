@@ -735,33 +735,27 @@ static int read_value(jr *r)
 			frame *f = &r->stack[r->depth - 1];
 			bool map = f->c->type == SMP_MAP;
 			skip_ws(r);
-			if (r->p < r->end && *r->p == ',') {
+			bool comma = r->p < r->end && *r->p == ',';
+			if (comma) {
 				r->p++;
-				if (r->pc->yaml_compat) {
-					/* YAML flow collections may end in a comma. */
+				/* YAML flow collections may end in a comma. */
+				if (r->pc->yaml_compat)
 					skip_ws(r);
-					if (r->p < r->end && *r->p == (map ? '}' : ']')) {
-						r->p++;
-						v = f->c;
-						if (smp_scratch_finish(&f->items, &r->doc->arena, v))
-							return oom(r);
-						r->depth--;
-						continue;
-					}
-				}
+			}
+			if (!(r->p < r->end && *r->p == (map ? '}' : ']')) ||
+			    (comma && !r->pc->yaml_compat)) {
+				if (!comma)
+					return unexpected(r, map ? "',' or '}'" : "',' or ']'");
 				if (map)
 					goto key;
 				break; /* next list element */
 			}
-			if (r->p < r->end && *r->p == (map ? '}' : ']')) {
-				r->p++;
-				v = f->c;
-				if (smp_scratch_finish(&f->items, &r->doc->arena, v))
-					return oom(r);
-				r->depth--;
-				continue;
-			}
-			return unexpected(r, map ? "',' or '}'" : "',' or ']'");
+			/* The container ends: it is the finished value now. */
+			r->p++;
+			v = f->c;
+			if (smp_scratch_finish(&f->items, &r->doc->arena, v))
+				return oom(r);
+			r->depth--;
 		}
 		continue;
 key:
