@@ -225,11 +225,13 @@ static int add_value(cli_inputs *in, const smp_value *v, const char *file, bool 
 	const smp_value *items;
 	int list = merr || !expand ? 0 : cli_list_items(v, &items);
 	if (list < 0)
-		return bad_input(err, file, items, CLI_LIST_NOT_ITEMS);
+		return bad_input(err, file, items, "items: expected a list of objects");
 	/* kubectl: "*unstructured.Unstructured is not a list" for any item of
 	 * a list that has items itself. */
 	if (depth > 0 && smp_map_get(v, "items"))
-		return bad_input(err, file, v, CLI_LIST_NESTED);
+		return bad_input(err, file, v,
+		                 "an item of a list is itself a list (it has items); kubectl "
+		                 "rejects it too");
 	if (list > 0) {
 		for (size_t i = 0; i < smp_value_len(items); i++) {
 			int rc = add_value(in, smp_list_get(items, i), file, expand, depth + 1, err);

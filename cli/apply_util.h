@@ -67,11 +67,8 @@ int cli_inputs_add_doc(cli_inputs *in, smp_doc *doc, const char *name, bool expa
  * has an items field, whatever its kind. 1 with *items its list (NULL for
  * items: null, an empty list), 0 when v is not a list, -1 when items is
  * not a list (*items points at it: an error). An item of a list that is
- * itself a list is an error too (CLI_LIST_NESTED), as in kubectl. */
+ * itself a list is an error too (cli_inputs_add_*), as in kubectl. */
 int cli_list_items(const smp_value *v, const smp_value **items);
-#define CLI_LIST_NOT_ITEMS "items: expected a list of objects"
-#define CLI_LIST_NESTED \
-	"an item of a list is itself a list (it has items); kubectl rejects it too"
 
 /* A hash index of live objects by (group, kind, namespace, name). */
 typedef struct cli_index {

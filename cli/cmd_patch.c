@@ -168,119 +168,68 @@ static bool parse_type(const char *s, smp_patch_type *t)
 	return true;
 }
 
-static int fail_value(int code, const char *file, const smp_value *v, const char *msg)
-{
-	smp_error err;
-
-	patch_cli_err(&err, code, file, "%s", msg);
-	err.line = smp_value_line(v);
-	err.column = smp_value_column(v);
-	return cli_fail(&err);
-}
-
-/* The objects of TARGET in order: each document, a list's items in its
- * place. Returns 0 or the exit code (the message printed). */
-static int collect_objects(const smp_value ***objs, size_t *n, const smp_doc *tdoc,
-                           const char *tfile)
-{
-	size_t cap = 0;
-
-	*objs = NULL;
-	*n = 0;
-	for (size_t i = 0; i < smp_doc_count(tdoc); i++) {
-		const smp_value *root = smp_doc_root(tdoc, i), *items;
-		int list = cli_list_items(root, &items);
-		size_t count = list > 0 ? smp_value_len(items) : 1;
-		smp_error err;
-
-		if (smp_value_type(root) == SMP_NULL)
-			continue;
-		/* kubectl decodes each document's metadata strictly (a List's
-		 * own, not its items'). */
-		if (smp_value_type(root) == SMP_MAP &&
-		    smp_value_type(smp_map_get(root, "kind")) == SMP_STRING &&
-		    smp_object_validate_meta(root, &err)) {
-			if (!err.file[0])
-				snprintf(err.file, sizeof(err.file), "%s", tfile);
-			return cli_fail(&err);
-		}
-		if (list < 0)
-			return fail_value(SMP_EINVALOBJ, tfile, items, CLI_LIST_NOT_ITEMS);
-		if (*n + count > cap) {
-			size_t ncap = (*n + count) * 2;
-			const smp_value **p = realloc(*objs, ncap * sizeof(**objs));
-			if (!p)
-				return fail_value(SMP_ENOMEM, NULL, NULL, "out of memory");
-			*objs = p;
-			cap = ncap;
-		}
-		if (list == 0) {
-			(*objs)[(*n)++] = root;
-			continue;
-		}
-		for (size_t j = 0; j < count; j++) {
-			const smp_value *it = smp_list_get(items, j);
-			const smp_value *sub;
-			if (smp_value_type(it) != SMP_MAP)
-				return fail_value(SMP_EINVALOBJ, tfile, it, CLI_LIST_NOT_ITEMS);
-			/* kubectl: "*unstructured.Unstructured is not a list". */
-			if (smp_map_get(it, "items") || cli_list_items(it, &sub))
-				return fail_value(SMP_EINVALOBJ, tfile, it, CLI_LIST_NESTED);
-			(*objs)[(*n)++] = it;
-		}
-	}
-	return 0;
-}
-
 /* A TARGET of several objects, or lists: each object patched on its own,
- * like `kubectl patch -f`, which prints one result after the other. Unlike
- * kubectl, which prints the objects that patched and then fails, nothing is
- * printed when one fails. */
-static int patch_many(const smp_doc *tdoc, const char *tfile, const smp_value *patch,
+ * like `kubectl patch -f`, which prints one result after the other. The
+ * objects are read as `apply` reads its configurations (cli_inputs:
+ * kubectl's list rule and metadata check). Unlike kubectl, which prints the
+ * objects that patched and then fails, nothing is printed when one fails.
+ * Takes ownership of tdoc. */
+static int patch_many(smp_doc *tdoc, const char *tfile, const smp_value *patch,
                       const char *pfile, smp_patch_options *opts, patch_schema_opts *so,
                       smp_output output)
 {
 	const char *tname = strcmp(tfile, "-") ? tfile : "<stdin>";
-	const smp_value **objs = NULL;
 	smp_doc **res = NULL;
-	size_t n = 0, i;
+	cli_inputs in;
 	smp_error err;
 	cli_buf b;
-	int rc;
+	size_t i;
+	int rc = CLI_OK;
 
+	cli_inputs_init(&in);
 	cli_buf_init(&b);
-	if ((rc = collect_objects(&objs, &n, tdoc, tname)))
-		goto out;
-	if (n == 0) {
-		rc = fail_value(SMP_EINVALOBJ, tname, NULL, "no objects passed to patch");
-		goto out;
-	}
-	if (!(res = calloc(n, sizeof(*res)))) {
-		rc = fail_value(SMP_ENOMEM, NULL, NULL, "out of memory");
+	in.check_meta = true;
+	memset(&err, 0, sizeof(err));
+	if (cli_inputs_add_doc(&in, tdoc, tname, true, &err)) {
+		rc = cli_fail(&err);
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
+	if (in.n == 0) {
+		patch_cli_err(&err, SMP_EINVALOBJ, tfile, "no objects passed to patch");
+		rc = cli_fail(&err);
+		goto out;
+	}
+	if (!(res = calloc(in.n, sizeof(*res)))) {
+		patch_cli_err(&err, SMP_ENOMEM, NULL, "out of memory");
+		rc = cli_fail(&err);
+		goto out;
+	}
+	for (i = 0; i < in.n; i++) {
+		const cli_obj *o = &in.items[i];
 		char ref[512];
 
+		if (o->meta_err) {
+			rc = cli_fail_meta(o);
+			goto out;
+		}
 		memset(&err, 0, sizeof(err));
 		if (opts->type == SMP_PATCH_STRATEGIC &&
-		    patch_cli_root(&opts->stype, so, &objs[i], 1, &err)) {
+		    patch_cli_root(&opts->stype, so, &o->v, 1, &err)) {
 			rc = cli_fail(&err);
 			goto out;
 		}
-		if (smp_patch_apply(&res[i], objs[i], patch, opts, &err)) {
-			smp_apply_object_ref(ref, sizeof(ref), objs[i]);
+		if (smp_patch_apply(&res[i], o->v, patch, opts, &err)) {
+			smp_apply_object_ref(ref, sizeof(ref), o->v);
 			if (ref[0])
 				cli_err_prefix(&err, ref);
-			if (!err.file[0])
+			if (!err.file[0] && err.code == SMP_EPATCH)
 				snprintf(err.file, sizeof(err.file), "%s",
-				         err.code != SMP_EPATCH ? tname
-				         : strcmp(pfile, "-") ? pfile : "<stdin>");
-			rc = cli_fail(&err);
+				         strcmp(pfile, "-") ? pfile : "<stdin>");
+			rc = cli_fail_at(&err, o);
 			goto out;
 		}
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < in.n; i++) {
 		if (i && output == SMP_OUT_YAML)
 			cli_buf_puts(&b, "---\n");
 		if (cli_buf_value(&b, smp_doc_root(res[i], 0), output, output != SMP_OUT_YAML,
@@ -291,17 +240,19 @@ static int patch_many(const smp_doc *tdoc, const char *tfile, const smp_value *p
 			goto out;
 		}
 	}
-	if (b.oom)
-		rc = fail_value(SMP_ENOMEM, NULL, NULL, "out of memory");
-	else if (!cli_write(b.ptr ? b.ptr : "", b.len))
+	if (b.oom) {
+		patch_cli_err(&err, SMP_ENOMEM, NULL, "out of memory");
+		rc = cli_fail(&err);
+	} else if (!cli_write(b.ptr ? b.ptr : "", b.len)) {
 		rc = CLI_INTERNAL;
+	}
 out:
 	if (res)
-		for (i = 0; i < n; i++)
+		for (i = 0; i < in.n; i++)
 			smp_doc_free(res[i]);
 	free(res);
-	free(objs);
 	cli_buf_release(&b);
+	cli_inputs_release(&in);
 	return rc;
 }
 
@@ -372,7 +323,9 @@ int cmd_patch(int argc, char **argv)
 	target = smp_doc_root(tdoc, 0);
 	const smp_value *titems;
 	if (smp_doc_count(tdoc) != 1 || cli_list_items(target, &titems)) {
-		rc = patch_many(tdoc, tfile, patch, pfile, &opts, &so, output);
+		smp_doc *t = tdoc;
+		tdoc = NULL;
+		rc = patch_many(t, tfile, patch, pfile, &opts, &so, output);
 		goto out;
 	}
 	/* kubectl reads the target into its Go type first (the patched
