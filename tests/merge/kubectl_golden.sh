@@ -35,10 +35,9 @@ same() { # A B LABEL
 
 for dir in "$root"/*/; do
 	name=$(basename "$dir")
-	[ -f "$dir/cmd" ] && [ -f "$dir/exit" ] || continue
-	code=$(cat "$dir/exit")
-	set --
-	while IFS= read -r line || [ -n "$line" ]; do set -- "$@" "$line"; done < "$dir/cmd"
+	[ -f "$dir/args" ] && [ -f "$dir/expected/code" ] || continue
+	code=$(cat "$dir/expected/code")
+	eval "set -- $(tr '\n' ' ' < "$dir/args")"
 	verb=$1
 	shift
 	current= files= ok=1
