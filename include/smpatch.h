@@ -562,6 +562,70 @@ SMP_API int smp_labels_validate(const smp_value *labels, const char *path,
                                 smp_error *err);
 
 /* ------------------------------------------------------------------------
+ * resource.Quantity (Kubernetes' apimachinery pkg/api/resource)
+ * ------------------------------------------------------------------------ */
+
+/* How a quantity is written; parsing keeps the format of its input. */
+typedef enum smp_quantity_format {
+	SMP_QUANTITY_DECIMAL_SI = 0,  /* 500m, 1, 12M: suffixes n u m k M G T P E */
+	SMP_QUANTITY_BINARY_SI,       /* 12Mi: Ki Mi Gi Ti Pi Ei (powers of 1024) */
+	SMP_QUANTITY_DECIMAL_EXPONENT /* 12e6, 1E-3 */
+} smp_quantity_format;
+
+/* A parsed quantity: immutable, so one may be read from several threads. */
+typedef struct smp_quantity smp_quantity;
+
+/* Parses `len` bytes of `text` as resource.ParseQuantity does: a signed
+ * number (`1`, `1.5`, `.5`, `1.`) and an optional suffix, decimal SI,
+ * binary SI or an exponent (`e3`, `E-3`, `e+6`). The value is exact,
+ * whatever its size, except that (as the reference does) a non-zero value
+ * finer than 1n is rounded away from zero to a whole nano, and a binary-SI
+ * value is capped at 2^63-1. The string it prints as
+ * (smp_quantity_string) is the one the API server stores: the input itself
+ * when the reference keeps it, else the canonical form (`0.5` -> `500m`,
+ * `1024Mi` -> `1Gi`, `1.5Gi` -> `1536Mi`, `1000m` -> `1`, `1e3` stays
+ * `1e3`). Errors: SMP_EINVALOBJ with the reference's message ("quantities
+ * must match the regular expression '...'", "unable to parse quantity's
+ * suffix", "unable to parse numeric part of quantity"); SMP_EINVAL for
+ * NULL arguments; SMP_ENOMEM. `text` need not be NUL-terminated and is not
+ * kept. Free `*out` with smp_quantity_free(). Thread-safe. */
+SMP_API int smp_quantity_parse(smp_quantity **out, const char *text, size_t len,
+                               smp_error *err);
+
+/* Parses a document value as the API server decodes a Quantity field: a
+ * string (surrounding Unicode white space removed), an integer or a float
+ * (their JSON text), null (zero); a boolean, list or map is the format
+ * error. On failure err->path is set to `path` (may be NULL) and
+ * err->line/column to the value's position, so the message names the
+ * field. Same errors and ownership as smp_quantity_parse(). */
+SMP_API int smp_quantity_from_value(smp_quantity **out, const smp_value *v,
+                                    const char *path, smp_error *err);
+
+/* Frees a quantity. NULL is fine. */
+SMP_API void smp_quantity_free(smp_quantity *q);
+
+/* The text the API server writes for `q` (see smp_quantity_parse),
+ * NUL-terminated, owned by `q`; `len` may be NULL. NULL for a NULL `q`. */
+SMP_API const char *smp_quantity_string(const smp_quantity *q, size_t *len);
+
+/* The format `q` is written in (a binary-SI value below 1 becomes decimal
+ * SI when parsed, as in the reference). DECIMAL_SI for NULL. */
+SMP_API smp_quantity_format smp_quantity_format_of(const smp_quantity *q);
+
+/* -1, 0 or 1 as `q` is negative, zero or positive (0 for NULL). */
+SMP_API int smp_quantity_sign(const smp_quantity *q);
+
+/* Compares by value (`1Gi` == `1024Mi`, `0.5` == `500m`): -1, 0 or 1. NULL
+ * counts as zero. */
+SMP_API int smp_quantity_cmp(const smp_quantity *a, const smp_quantity *b);
+
+/* The value divided by 10^scale and rounded away from zero, as the
+ * reference's ScaledValue (scale 0: Value(), -3: MilliValue()). Returns
+ * false when it does not fit an int64 (*out then saturates at
+ * INT64_MAX/INT64_MIN) or `out` is NULL. A NULL `q` is zero. */
+SMP_API bool smp_quantity_scaled_value(int64_t *out, const smp_quantity *q, int scale);
+
+/* ------------------------------------------------------------------------
  * The kubectl-apply workflow for one object
  * ------------------------------------------------------------------------ */
 
