@@ -69,6 +69,11 @@ typedef struct yr {
 	uint32_t base_line; /* line of the current chunk's start, 0-based */
 	const char *chunk;  /* the piece libyaml reads (maybe a rewritten copy) */
 	size_t chunk_len;
+	/* kubectl's line reader ends every line with '\n', the last one of a
+	 * file too: a piece that lacks it is read with one more (so a block
+	 * scalar at the end of a file keeps its final line break). */
+	bool add_nl;
+	size_t fed;         /* bytes of the piece given to libyaml so far */
 	int fix;            /* a libyaml/go-yaml difference to rewrite, FIX_* */
 	size_t fix_a, fix_b;
 	/* libyaml's mark.index counts characters, not bytes (and not a
@@ -789,6 +794,27 @@ static int check_finite(yr *r, const smp_value *root)
 	return rc;
 }
 
+/* libyaml's input: the piece, then the '\n' kubectl's line reader adds. */
+static int feed(void *data, unsigned char *buffer, size_t size, size_t *size_read)
+{
+	yr *r = data;
+	size_t total = r->chunk_len + (r->add_nl ? 1 : 0), n = total - r->fed;
+
+	if (n > size)
+		n = size;
+	if (r->fed < r->chunk_len) {
+		size_t m = r->chunk_len - r->fed < n ? r->chunk_len - r->fed : n;
+		memcpy(buffer, r->chunk + r->fed, m);
+		if (m < n)
+			buffer[m] = '\n';
+	} else if (n) {
+		buffer[0] = '\n';
+	}
+	r->fed += n;
+	*size_read = n;
+	return 1;
+}
+
 /* Reads the first document of r->chunk (one kubectl piece). */
 static int parse_piece(yr *r)
 {
@@ -798,7 +824,9 @@ static int parse_piece(yr *r)
 
 	if (!yaml_parser_initialize(&r->parser))
 		return oom(r);
-	yaml_parser_set_input_string(&r->parser, (const unsigned char *)r->chunk, r->chunk_len);
+	r->add_nl = r->chunk_len && r->chunk[r->chunk_len - 1] != '\n';
+	r->fed = 0;
+	yaml_parser_set_input(&r->parser, feed, r);
 	r->fix = FIX_NONE;
 	r->depth = 0;
 	r->cur_char = 0;
