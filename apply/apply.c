@@ -5,6 +5,7 @@
  * three-way patch, preconditions, conflicts and the annotation size limit.
  */
 #include "apply/apply_int.h"
+#include "codec/codec.h"
 #include "schema/schema.h"
 
 #include <stdio.h>
@@ -352,6 +353,48 @@ static void drop_nulls(smp_value *v, unsigned depth)
 	}
 }
 
+/* kubectl sends the configuration and the live object through Go's JSON
+ * (json.Marshal, then numbers read back as int64 where the text allows),
+ * so a float that Go prints as an integer (3.0 -> 3) becomes that integer
+ * and equals an applied 3. The annotation is read from its text as is. */
+static bool has_int_float(const smp_value *v, unsigned depth)
+{
+	int64_t iv;
+
+	if (depth > SMP_DEFAULT_MAX_DEPTH)
+		return false;
+	if (v->type == SMP_FLOAT)
+		return smp_float_is_int(v->u.f, &iv);
+	if (v->type == SMP_MAP) {
+		for (size_t i = 0; i < v->u.map.len; i++)
+			if (has_int_float(v->u.map.items[i].val, depth + 1))
+				return true;
+	} else if (v->type == SMP_LIST) {
+		for (size_t i = 0; i < v->u.list.len; i++)
+			if (has_int_float(v->u.list.items[i], depth + 1))
+				return true;
+	}
+	return false;
+}
+
+static void ints_from_floats(smp_value *v, unsigned depth)
+{
+	int64_t iv;
+
+	if (depth > SMP_DEFAULT_MAX_DEPTH)
+		return;
+	if (v->type == SMP_FLOAT && smp_float_is_int(v->u.f, &iv)) {
+		v->type = SMP_INT;
+		v->u.i = iv;
+	} else if (v->type == SMP_MAP) {
+		for (size_t i = 0; i < v->u.map.len; i++)
+			ints_from_floats(v->u.map.items[i].val, depth + 1);
+	} else if (v->type == SMP_LIST) {
+		for (size_t i = 0; i < v->u.list.len; i++)
+			ints_from_floats(v->u.list.items[i], depth + 1);
+	}
+}
+
 static size_t annotations_size(const smp_value *obj)
 {
 	const smp_value *ann = smpv_map_get(smpv_map_get(obj, "metadata"), "annotations");
@@ -579,6 +622,7 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 		goto out;
 	}
 	cfg = mod; /* names for messages: the annotation does not change them */
+	ints_from_floats(mod, 0);
 	if ((rc = set_namespace(a, mod, o, err)) || (rc = validate_labels(mod, err)))
 		goto fail_named;
 	if ((rc = encode_into(&res->enc, &enclen, a, mod, &ann, err)))
@@ -612,6 +656,15 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 			rc = smp_err_set(err, SMP_EINVALOBJ, NULL, 0, 0, NULL,
 			                 "the live object must be an object (a map)");
 			goto fail_named;
+		}
+		if (has_int_float(live, 0)) {
+			smp_value *lc = smpv_copy(a, live);
+			if (!lc) {
+				rc = oom(err);
+				goto out;
+			}
+			ints_from_floats(lc, 0);
+			live = lc;
 		}
 		lann = smpv_map_get(smpv_map_get(live, "metadata"), "annotations");
 		lav = lann && lann->type == SMP_MAP ? smpv_map_get(lann, LA) : NULL;

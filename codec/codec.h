@@ -172,6 +172,8 @@ int smp_base64_decode(char *out, size_t *outlen, const char *s, size_t n);
  * an int when Go's text of it is an integer that fits int64. SMP_EINVAL for
  * NaN and infinities (json.Marshal refuses them), SMP_ENOMEM. */
 int smp_float_to_value(smp_arena *a, double f, smp_value **out);
+/* Whether that round trip makes f an integer (*out: its value). */
+bool smp_float_is_int(double f, int64_t *out);
 
 /* strtod and printf follow LC_NUMERIC; an application may have set a
  * locale with a decimal comma. These switch the calling thread to the C

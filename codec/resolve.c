@@ -483,32 +483,33 @@ int smp_base64_decode(char *out, size_t *outlen, const char *s, size_t n)
 
 /* ---- the JSON round trip ---- */
 
-int smp_float_to_value(smp_arena *a, double f, smp_value **out)
+bool smp_float_is_int(double f, int64_t *out)
 {
 	char txt[40];
 	size_t n;
+
+	if (isnan(f) || isinf(f) || f != floor(f))
+		return false;
+	/* kubectl writes the float as JSON and reads it back: when Go's text
+	 * has no '.' or exponent and fits int64, it becomes an integer. Below
+	 * 2^53 an integral double's shortest text is the integer itself;
+	 * above, the text may end in zeros, so take the value from the text. */
+	if (fabs(f) < 9007199254740992.0) {
+		*out = (int64_t)f;
+		return true;
+	}
+	n = smp_format_float(txt, f);
+	return !memchr(txt, '.', n) && !memchr(txt, 'e', n) &&
+	       go_parse_int(txt, n, 10, out) == PARSE_OK;
+}
+
+int smp_float_to_value(smp_arena *a, double f, smp_value **out)
+{
 	int64_t iv;
 
 	*out = NULL;
 	if (isnan(f) || isinf(f))
 		return SMP_EINVAL;
-	/* kubectl writes the float as JSON and reads it back: when Go's text
-	 * has no '.' or exponent and fits int64, it becomes an integer. Below
-	 * 2^53 an integral double's shortest text is the integer itself;
-	 * above, the text may end in zeros, so take the value from the text. */
-	if (f != floor(f)) {
-		*out = smpv_float(a, f);
-		return *out ? 0 : SMP_ENOMEM;
-	}
-	if (fabs(f) < 9007199254740992.0) {
-		*out = smpv_int(a, (int64_t)f);
-		return *out ? 0 : SMP_ENOMEM;
-	}
-	n = smp_format_float(txt, f);
-	if (!memchr(txt, '.', n) && !memchr(txt, 'e', n) &&
-	    go_parse_int(txt, n, 10, &iv) == PARSE_OK)
-		*out = smpv_int(a, iv);
-	else
-		*out = smpv_float(a, f);
+	*out = smp_float_is_int(f, &iv) ? smpv_int(a, iv) : smpv_float(a, f);
 	return *out ? 0 : SMP_ENOMEM;
 }

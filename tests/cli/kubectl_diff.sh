@@ -15,7 +15,7 @@
 #   three  live.yaml last.yaml config.yaml:
 #       P = smpatch diff -o json --current live last config; then
 #       smpatch patch live P  must equal  kubectl patch --local -f live P.
-#   apply  config.yaml [live.yaml] [args]: kubectl apply runs against
+#   apply  config.yaml (or config.json) [live.yaml] [args]: kubectl apply runs against
 #       FAKE_APISERVER (a loopback stand-in serving live.yaml, recording the
 #       request); the request kubectl sends (PATCH body and content type, or
 #       the POST body of a create, or nothing when unchanged) must equal
@@ -192,6 +192,8 @@ for name in "$@"; do
 		fi
 		args=
 		[ -f "$dir/args" ] && args=$(cat "$dir/args")
+		config=$dir/config.yaml
+		[ -f "$dir/config.json" ] && config=$dir/config.json
 		rm -f "$tmp/state/live.json" "$tmp/state/request.json" "$tmp/state/request.type"
 		live=
 		if [ -f "$dir/live.yaml" ]; then
@@ -199,11 +201,11 @@ for name in "$@"; do
 			"$smpatch" convert -o json "$dir/live.yaml" > "$tmp/state/live.json"
 		fi
 		# shellcheck disable=SC2086
-		kubectl --server="$url" --cache-dir="$tmp/cache" apply -f "$dir/config.yaml" \
+		kubectl --server="$url" --cache-dir="$tmp/cache" apply -f "$config" \
 			--validate=false $args > "$tmp/k.out" 2> "$tmp/k.err"
 		krc=$?
 		# shellcheck disable=SC2086
-		"$smpatch" apply -f "$dir/config.yaml" $live -o patch $args > "$tmp/s.line" 2> "$tmp/s.err"
+		"$smpatch" apply -f "$config" $live -o patch $args > "$tmp/s.line" 2> "$tmp/s.err"
 		src=$?
 		if [ $krc -ne 0 ] || [ $src -ne 0 ]; then
 			compare "$name" $src $krc
