@@ -5,6 +5,7 @@
 #ifndef SMP_CLI_H
 #define SMP_CLI_H
 
+#include "args.h"
 #include "smpatch.h"
 
 #include <stdbool.h>
@@ -34,10 +35,6 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 #endif
 	;
 
-/* The usage error for what getopt_long returned for `opt` (':' = missing
- * value, anything else = unknown option); returns CLI_USAGE. */
-int cli_bad_option(const char *cmd, int c, const char *opt);
-
 /* Writes all of buf to stdout; false (after a message) on failure. */
 bool cli_write(const char *buf, size_t len);
 
@@ -48,7 +45,7 @@ int cli_finish(int code);
 /* Parses an output format name ("json", "yaml"); false when unknown. */
 bool cli_parse_output(const char *name, smp_output *out);
 
-/* Parses "true"/"false" for --flag=VALUE options. */
+/* Parses a boolean option value as kubectl does (cli_args_parse_bool). */
 bool cli_parse_bool(const char *s, bool *out);
 
 /* Prints v to stdout as it is made (smp_print_to): JSON indented with Go's
@@ -74,6 +71,28 @@ int cli_parse_file(smp_doc **doc, const char *path, smp_error *err);
  * with its error in *err; every docs[i] is then NULL (nothing to free). */
 int cli_parse_files(smp_doc **docs, const char *const *files, size_t n, smp_error *err);
 
+/* A command: what main() dispatches and completion (complete.c) reads. */
+typedef struct cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const cli_option *opts;   /* its options (NULL: none) */
+	/* Completion of its arguments, per position, ';'-separated, the last
+	 * repeating: words ("view set"), "@file", "@dir", "@command", or empty
+	 * (nothing to offer). */
+	const char *args;
+} cli_command;
+
+/* Every command, in the order of `smpatch --help`; ends with a NULL name. */
+extern const cli_command cli_commands[];
+
+/* The commands' option tables (in their cmd_*.c). */
+extern const cli_option cli_convert_options[];
+extern const cli_option cli_diff_options[];
+extern const cli_option cli_explain_options[];
+extern const cli_option cli_patch_options[];
+extern const cli_option cli_last_applied_options[];
+extern const cli_option cli_apply_options[];
+
 /* The subcommands. argv[0] is the subcommand name. */
 int cmd_convert(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
@@ -81,5 +100,9 @@ int cmd_diff(int argc, char **argv);
 int cmd_patch(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_last_applied(int argc, char **argv);
+/* `smpatch completion bash|zsh` and the hidden `smpatch __complete WORDS`
+ * the scripts call (complete.c). */
+int cmd_completion(int argc, char **argv);
+int cmd_complete(int argc, char **argv);
 
 #endif

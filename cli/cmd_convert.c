@@ -6,7 +6,6 @@
  */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +25,13 @@ static const char help_text[] =
 	"\n"
 	"Exit codes: 0 ok, 2 usage, 3 invalid input, 5 internal error.\n";
 
-enum { OPT_SORT_KEYS = 256 };
+enum { OPT_OUTPUT = 1, OPT_SORT_KEYS };
+
+const cli_option cli_convert_options[] = {
+	{"output", 'o', CLI_ARG_VALUE, OPT_OUTPUT, "yaml json", NULL},
+	{"sort-keys", 0, CLI_ARG_BOOL, OPT_SORT_KEYS, NULL, NULL},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
 
 /* Reports a failed print. The only argument a printer refuses is a value
  * JSON cannot hold (NaN, Inf): invalid input, as kubectl treats it. */
@@ -41,47 +46,46 @@ static int print_failed(int prc, smp_error *err, const char *file)
 
 int cmd_convert(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"sort-keys", no_argument, NULL, OPT_SORT_KEYS},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
 	smp_error err;
 	smp_doc *doc = NULL;
 	char **texts = NULL;
 	size_t *lens = NULL, ntexts = 0;
+	const char *file = NULL;
+	cli_args a;
 	int c, rc = CLI_OK;
 
 	po.output = SMP_OUT_YAML;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	cli_args_init(&a, argc, argv, cli_convert_options);
+	while ((c = cli_args_next(&a)) != CLI_ARGS_END) {
 		switch (c) {
-		case 'o':
-			if (!cli_parse_output(optarg, &po.output))
+		case OPT_OUTPUT:
+			if (!cli_parse_output(a.value, &po.output))
 				return cli_usage(argv[0], "unknown output format '%s' (json or yaml)",
-				                 optarg);
+				                 a.value);
 			break;
 		case OPT_SORT_KEYS:
-			po.sort_keys = true;
+			po.sort_keys = a.on;
 			break;
-		case 'h':
+		case CLI_ARGS_POSITIONAL:
+			if (file)
+				return cli_usage(argv[0], "too many arguments");
+			file = a.value;
+			break;
+		case CLI_ARGS_HELP:
 			fputs(help_text, stdout);
 			return CLI_OK;
 		default:
-			return cli_bad_option(argv[0], c, argv[optind - 1]);
+			return CLI_USAGE;
 		}
 	}
-	if (optind != argc - 1)
-		return cli_usage(argv[0], optind == argc ? "missing FILE (use - for standard input)"
-		                                         : "too many arguments");
+	if (!file)
+		return cli_usage(argv[0], "missing FILE (use - for standard input)");
 	/* kubectl -o json escapes <, > and & the way Go's json.Marshal does. */
 	po.go_escape = po.output != SMP_OUT_YAML;
 
 	memset(&err, 0, sizeof(err));
-	int prc = cli_parse_file(&doc, argv[optind], &err);
+	int prc = cli_parse_file(&doc, file, &err);
 	if (prc) {
 		rc = cli_fail(&err);
 		goto out;
@@ -90,7 +94,7 @@ int cmd_convert(int argc, char **argv)
 		/* One document: streamed (a tree that cannot be printed fails
 		 * before the first byte). */
 		prc = cli_stream_value(smp_doc_root(doc, 0), po.output, po.sort_keys, &err);
-		rc = prc == SMP_EIO ? CLI_INTERNAL : prc ? print_failed(prc, &err, argv[optind]) : rc;
+		rc = prc == SMP_EIO ? CLI_INTERNAL : prc ? print_failed(prc, &err, file) : rc;
 		goto out;
 	}
 	/* Several: every document is printed before anything is written. */
@@ -105,7 +109,7 @@ int cmd_convert(int argc, char **argv)
 	for (size_t i = 0; i < ntexts; i++) {
 		prc = smp_print(&texts[i], &lens[i], smp_doc_root(doc, i), &po, &err);
 		if (prc) {
-			rc = print_failed(prc, &err, argv[optind]);
+			rc = print_failed(prc, &err, file);
 			goto out;
 		}
 	}

@@ -5,7 +5,6 @@
  */
 #include "patch_cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,21 +38,24 @@ static const char help_text[] =
 	"is not, 2 usage, 3 invalid input, 4 conflict or failed precondition (apiVersion,\n"
 	"kind or metadata.name changed), 5 internal error.\n";
 
-enum { OPT_OPENAPI = 256, OPT_DEFINITION, OPT_CURRENT, OPT_OVERWRITE, OPT_EXIT_CODE };
+enum {
+	OPT_TYPE = 1, OPT_OPENAPI, OPT_DEFINITION, OPT_CURRENT, OPT_OVERWRITE, OPT_EXIT_CODE,
+	OPT_OUTPUT
+};
+
+const cli_option cli_diff_options[] = {
+	{"type", 't', CLI_ARG_VALUE, OPT_TYPE, "strategic merge", NULL},
+	{"current", 0, CLI_ARG_VALUE, OPT_CURRENT, "@file", NULL},
+	{"overwrite", 0, CLI_ARG_BOOL, OPT_OVERWRITE, NULL, NULL},
+	{"openapi", 0, CLI_ARG_VALUE, OPT_OPENAPI, "@file", NULL},
+	{"definition", 0, CLI_ARG_VALUE, OPT_DEFINITION, NULL, NULL},
+	{"exit-code", 0, CLI_ARG_BOOL, OPT_EXIT_CODE, NULL, NULL},
+	{"output", 'o', CLI_ARG_VALUE, OPT_OUTPUT, "yaml json", NULL},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
 
 int cmd_diff(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"type", required_argument, NULL, 't'},
-		{"current", required_argument, NULL, OPT_CURRENT},
-		{"overwrite", required_argument, NULL, OPT_OVERWRITE},
-		{"openapi", required_argument, NULL, OPT_OPENAPI},
-		{"definition", required_argument, NULL, OPT_DEFINITION},
-		{"exit-code", no_argument, NULL, OPT_EXIT_CODE},
-		{"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	patch_schema_opts so = {NULL, NULL, NULL};
 	smp_patch_options opts = SMP_PATCH_OPTIONS_INIT;
 	smp_output output = SMP_OUT_YAML;
@@ -64,60 +66,65 @@ int cmd_diff(int argc, char **argv)
 	smp_error err;
 	char *text = NULL;
 	size_t len = 0;
-	int c, rc = CLI_OK, stdin_uses = 0;
+	const char *pos[3];
+	int c, npos = 0, rc = CLI_OK, stdin_uses = 0;
+	cli_args a;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:o:h", longopts, NULL)) != -1) {
+	cli_args_init(&a, argc, argv, cli_diff_options);
+	while ((c = cli_args_next(&a)) != CLI_ARGS_END) {
 		switch (c) {
-		case 't':
-			if (strcmp(optarg, "strategic") == 0)
+		case OPT_TYPE:
+			if (strcmp(a.value, "strategic") == 0)
 				opts.type = SMP_PATCH_STRATEGIC;
-			else if (strcmp(optarg, "merge") == 0)
+			else if (strcmp(a.value, "merge") == 0)
 				opts.type = SMP_PATCH_MERGE;
 			else
 				return cli_usage(argv[0], "unknown patch type '%s' (strategic or merge)",
-				                 optarg);
+				                 a.value);
 			break;
 		case OPT_CURRENT:
-			cfile = optarg;
+			cfile = a.value;
 			break;
 		case OPT_OVERWRITE:
-			if (!cli_parse_bool(optarg, &opts.overwrite))
-				return cli_usage(argv[0], "--overwrite takes true or false, not '%s'", optarg);
+			opts.overwrite = a.on;
 			overwrite_given = true;
 			break;
 		case OPT_OPENAPI:
-			so.openapi = optarg;
+			so.openapi = a.value;
 			break;
 		case OPT_DEFINITION:
-			so.definition = optarg;
+			so.definition = a.value;
 			break;
 		case OPT_EXIT_CODE:
-			exit_code = true;
+			exit_code = a.on;
 			break;
-		case 'o':
-			if (!cli_parse_output(optarg, &output))
-				return cli_usage(argv[0], "unknown output format '%s' (json or yaml)", optarg);
+		case OPT_OUTPUT:
+			if (!cli_parse_output(a.value, &output))
+				return cli_usage(argv[0], "unknown output format '%s' (json or yaml)",
+				                 a.value);
 			break;
-		case 'h':
+		case CLI_ARGS_POSITIONAL:
+			if (npos == 2)
+				return cli_usage(argv[0], "too many arguments");
+			pos[npos++] = a.value;
+			break;
+		case CLI_ARGS_HELP:
 			fputs(help_text, stdout);
 			return CLI_OK;
 		default:
-			return cli_bad_option(argv[0], c, argv[optind - 1]);
+			return CLI_USAGE;
 		}
 	}
-	if (argc - optind != 2)
-		return cli_usage(argv[0], argc - optind < 2 ? "missing ORIGINAL and MODIFIED files"
-		                                            : "too many arguments");
+	if (npos != 2)
+		return cli_usage(argv[0], "missing ORIGINAL and MODIFIED files");
 	if (overwrite_given && !cfile)
 		return cli_usage(argv[0], "--overwrite needs --current (it is a three-way option)");
-	stdin_uses = !strcmp(argv[optind], "-") + !strcmp(argv[optind + 1], "-") +
+	stdin_uses = !strcmp(pos[0], "-") + !strcmp(pos[1], "-") +
 	             (cfile && !strcmp(cfile, "-"));
 	if (stdin_uses > 1)
 		return cli_usage(argv[0], "only one file can be standard input");
 	{
-		const char *files[3] = {argv[optind], argv[optind + 1], cfile};
+		const char *files[3] = {pos[0], pos[1], cfile};
 		smp_doc *docs[3] = {NULL, NULL, NULL};
 		const smp_value *roots[3] = {NULL, NULL, NULL};
 		c = patch_cli_load(docs, roots, files, cfile ? 3 : 2, &err);

@@ -4,7 +4,6 @@
  */
 #include "cli.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,7 +35,14 @@ static const char help_text[] =
 	"Exit codes: 0 ok, 2 usage, 3 unknown kind or field or bad schema file,\n"
 	"5 internal error.\n";
 
-enum { OPT_OPENAPI = 256, OPT_SCHEMA };
+enum { OPT_OPENAPI = 1, OPT_SCHEMA, OPT_OUTPUT };
+
+const cli_option cli_explain_options[] = {
+	{"openapi", 0, CLI_ARG_VALUE, OPT_OPENAPI, "@file", NULL},
+	{"schema", 0, CLI_ARG_VALUE, OPT_SCHEMA, "@file", NULL},
+	{"output", 'o', CLI_ARG_VALUE, OPT_OUTPUT, "text json", NULL},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
 
 /* Strategy bits in the order the OpenAPI extension writes them. */
 static void strategy_text(char *buf, size_t size, unsigned bits)
@@ -210,55 +216,51 @@ static void print_text(const char *api_version, const char *kind, const smp_fiel
 
 int cmd_explain(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"openapi", required_argument, NULL, OPT_OPENAPI},
-		{"schema", required_argument, NULL, OPT_SCHEMA},
-		{"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *file = NULL, *api_version, *kind, *path;
+	const char *file = NULL, *api_version, *kind, *path, *pos[3];
 	const smp_schema *schema = smp_schema_builtin();
 	smp_schema *loaded = NULL;
 	const smp_stype *type = NULL;
 	smp_field_info fi;
 	smp_error err;
 	bool json = false, known = false, ns;
-	int c, rc = CLI_OK;
+	int c, npos = 0, rc = CLI_OK;
+	cli_args a;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:h", longopts, NULL)) != -1) {
+	cli_args_init(&a, argc, argv, cli_explain_options);
+	while ((c = cli_args_next(&a)) != CLI_ARGS_END) {
 		switch (c) {
 		case OPT_OPENAPI:
 		case OPT_SCHEMA:
 			if (file)
 				return cli_usage(argv[0], "give one schema file: --openapi or --schema, once");
-			file = optarg;
+			file = a.value;
 			break;
-		case 'o':
-			if (strcmp(optarg, "json") == 0)
+		case OPT_OUTPUT:
+			if (strcmp(a.value, "json") == 0)
 				json = true;
-			else if (strcmp(optarg, "text") == 0)
+			else if (strcmp(a.value, "text") == 0)
 				json = false;
 			else
 				return cli_usage(argv[0], "unknown output format '%s' (text or json)",
-				                 optarg);
+				                 a.value);
 			break;
-		case 'h':
+		case CLI_ARGS_POSITIONAL:
+			if (npos == 3)
+				return cli_usage(argv[0], "too many arguments");
+			pos[npos++] = a.value;
+			break;
+		case CLI_ARGS_HELP:
 			fputs(help_text, stdout);
 			return CLI_OK;
 		default:
-			return cli_bad_option(argv[0], c, argv[optind - 1]);
+			return CLI_USAGE;
 		}
 	}
-	if (argc - optind < 2)
-		return cli_usage(argv[0], "missing %s", argc - optind ? "KIND" : "APIVERSION and KIND");
-	if (argc - optind > 3)
-		return cli_usage(argv[0], "too many arguments");
-	api_version = argv[optind];
-	kind = argv[optind + 1];
-	path = argc - optind == 3 ? argv[optind + 2] : "";
+	if (npos < 2)
+		return cli_usage(argv[0], "missing %s", npos ? "KIND" : "APIVERSION and KIND");
+	api_version = pos[0];
+	kind = pos[1];
+	path = npos == 3 ? pos[2] : "";
 
 	memset(&err, 0, sizeof(err));
 	if (file) {

@@ -46,6 +46,22 @@ static const char help_text[] =
 	"Exit codes: 0 success, 2 usage, 3 invalid input (no annotation, object\n"
 	"missing from --live, unreadable files), 5 internal error.\n";
 
+enum {
+	OPT_FILENAME = 1, OPT_RECURSIVE, OPT_LIVE, OPT_CREATE, OPT_NAMESPACE, OPT_OUTPUT,
+	OPT_MANAGED
+};
+
+const cli_option cli_last_applied_options[] = {
+	{"filename", 'f', CLI_ARG_VALUE, OPT_FILENAME, "@file", NULL},
+	{"recursive", 'R', CLI_ARG_BOOL, OPT_RECURSIVE, NULL, NULL},
+	{"live", 0, CLI_ARG_VALUE, OPT_LIVE, "@file", NULL},
+	{"create-annotation", 0, CLI_ARG_BOOL, OPT_CREATE, NULL, NULL},
+	{"namespace", 'n', CLI_ARG_VALUE, OPT_NAMESPACE, NULL, NULL},
+	{"output", 'o', CLI_ARG_VALUE, OPT_OUTPUT, "yaml json", NULL},
+	{"show-managed-fields", 0, CLI_ARG_BOOL, OPT_MANAGED, NULL, NULL},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
+
 /* json.Indent(dst, src, "", "  ") of a valid JSON text. */
 static void indent_json(cli_buf *out, const char *s, size_t n)
 {
@@ -240,7 +256,8 @@ int cmd_last_applied(int argc, char **argv)
 	bool recursive = false, create = false, json = false, managed = false;
 	cli_buf out, status;
 	smp_error err;
-	int code = CLI_OK, rc;
+	cli_args a;
+	int code = CLI_OK, rc, k;
 
 	cli_inputs_init(&objs);
 	cli_inputs_init(&lives);
@@ -253,73 +270,51 @@ int cmd_last_applied(int argc, char **argv)
 		code = CLI_INTERNAL;
 		goto out;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *val = NULL;
-		char optbuf[64];
-		const char *opt = cli_opt(argv, i, optbuf, sizeof(optbuf), &val);
-
-		if (!opt) {
-			if (!mode && (strcmp(argv[i], "view") == 0 || strcmp(argv[i], "set") == 0)) {
-				mode = argv[i];
-				continue;
+	cli_args_init(&a, argc, argv, cli_last_applied_options);
+	while ((k = cli_args_next(&a)) != CLI_ARGS_END) {
+		switch (k) {
+		case CLI_ARGS_POSITIONAL:
+			if (!mode && (strcmp(a.value, "view") == 0 || strcmp(a.value, "set") == 0)) {
+				mode = a.value;
+				break;
 			}
-			code = cli_usage("last-applied", "unexpected argument '%s'", argv[i]);
+			code = cli_usage("last-applied", "unexpected argument '%s'", a.value);
 			goto out;
-		}
-		if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
+		case CLI_ARGS_HELP:
 			fputs(help_text, stdout);
 			goto out;
-		}
-		if (strcmp(opt, "-R") == 0 || strcmp(opt, "--recursive") == 0) {
-			recursive = true;
-			continue;
-		}
-		if (strcmp(opt, "--show-managed-fields") == 0) {
-			if (val && !cli_parse_bool(val, &managed)) {
-				code = cli_usage("last-applied", "invalid value for "
-				                 "--show-managed-fields: '%s'", val);
-				goto out;
-			}
-			if (!val)
-				managed = true;
-			continue;
-		}
-		if (strcmp(opt, "--create-annotation") == 0) {
-			if (val && !cli_parse_bool(val, &create)) {
-				code = cli_usage("last-applied", "invalid value for "
-				                 "--create-annotation: '%s'", val);
-				goto out;
-			}
-			if (!val)
-				create = true;
-			continue;
-		}
-		if (!val) {
-			if (i + 1 >= argc) {
-				code = cli_usage("last-applied", "option '%s' needs a value", opt);
-				goto out;
-			}
-			val = argv[++i];
-		}
-		if (strcmp(opt, "-f") == 0 || strcmp(opt, "--filename") == 0) {
-			files[nfiles++] = val;
-		} else if (strcmp(opt, "--live") == 0) {
-			live_path = val;
-		} else if (strcmp(opt, "-n") == 0 || strcmp(opt, "--namespace") == 0) {
-			ao.default_namespace = val;
+		case OPT_RECURSIVE:
+			recursive = a.on;
+			break;
+		case OPT_MANAGED:
+			managed = a.on;
+			break;
+		case OPT_CREATE:
+			create = a.on;
+			break;
+		case OPT_FILENAME:
+			files[nfiles++] = a.value;
+			break;
+		case OPT_LIVE:
+			live_path = a.value;
+			break;
+		case OPT_NAMESPACE:
+			ao.default_namespace = a.value;
 			ao.enforce_namespace = true;
-		} else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0) {
-			if (strcmp(val, "json") == 0) {
+			break;
+		case OPT_OUTPUT:
+			if (strcmp(a.value, "json") == 0) {
 				json = true;
-			} else if (strcmp(val, "yaml") == 0) {
+			} else if (strcmp(a.value, "yaml") == 0) {
 				json = false;
 			} else {
 				code = cli_usage("last-applied", "unknown output format '%s' (yaml, "
-				                 "json)", val);
+				                 "json)", a.value);
 				goto out;
 			}
-		} else {
-			code = cli_usage("last-applied", "unknown option '%s'", opt);
+			break;
+		default:
+			code = CLI_USAGE;
 			goto out;
 		}
 	}

@@ -9,7 +9,6 @@
 #include "patch_cli.h"
 #include "apply_util.h"
 
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +38,15 @@ static const char help_text[] =
 	"Exit codes: 0 ok, 2 usage, 3 invalid input or patch (the message names the\n"
 	"field path), 5 internal error.\n";
 
-enum { OPT_OPENAPI = 256, OPT_DEFINITION };
+enum { OPT_TYPE = 1, OPT_OPENAPI, OPT_DEFINITION, OPT_OUTPUT };
+
+const cli_option cli_patch_options[] = {
+	{"type", 't', CLI_ARG_VALUE, OPT_TYPE, "strategic merge json", NULL},
+	{"openapi", 0, CLI_ARG_VALUE, OPT_OPENAPI, "@file", NULL},
+	{"definition", 0, CLI_ARG_VALUE, OPT_DEFINITION, NULL, NULL},
+	{"output", 'o', CLI_ARG_VALUE, OPT_OUTPUT, "yaml json", NULL},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
 
 /* ---- shared with cmd_diff.c ---- */
 
@@ -258,54 +265,49 @@ out:
 
 int cmd_patch(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"type", required_argument, NULL, 't'},
-		{"openapi", required_argument, NULL, OPT_OPENAPI},
-		{"definition", required_argument, NULL, OPT_DEFINITION},
-		{"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	patch_schema_opts so = {NULL, NULL, NULL};
 	smp_patch_options opts = SMP_PATCH_OPTIONS_INIT;
 	smp_output output = SMP_OUT_YAML;
 	smp_doc *tdoc = NULL, *pdoc = NULL, *res = NULL;
 	const smp_value *target, *patch;
-	const char *tfile, *pfile;
+	const char *tfile = NULL, *pfile = NULL;
 	smp_error err;
+	cli_args a;
 	int c, rc = CLI_OK;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:o:h", longopts, NULL)) != -1) {
+	cli_args_init(&a, argc, argv, cli_patch_options);
+	while ((c = cli_args_next(&a)) != CLI_ARGS_END) {
 		switch (c) {
-		case 't':
-			if (!parse_type(optarg, &opts.type))
+		case OPT_TYPE:
+			if (!parse_type(a.value, &opts.type))
 				return cli_usage(argv[0], "unknown patch type '%s' (strategic, merge or json)",
-				                 optarg);
+				                 a.value);
 			break;
 		case OPT_OPENAPI:
-			so.openapi = optarg;
+			so.openapi = a.value;
 			break;
 		case OPT_DEFINITION:
-			so.definition = optarg;
+			so.definition = a.value;
 			break;
-		case 'o':
-			if (!cli_parse_output(optarg, &output))
-				return cli_usage(argv[0], "unknown output format '%s' (json or yaml)", optarg);
+		case OPT_OUTPUT:
+			if (!cli_parse_output(a.value, &output))
+				return cli_usage(argv[0], "unknown output format '%s' (json or yaml)",
+				                 a.value);
 			break;
-		case 'h':
+		case CLI_ARGS_POSITIONAL:
+			if (pfile)
+				return cli_usage(argv[0], "too many arguments");
+			*(tfile ? &pfile : &tfile) = a.value;
+			break;
+		case CLI_ARGS_HELP:
 			fputs(help_text, stdout);
 			return CLI_OK;
 		default:
-			return cli_bad_option(argv[0], c, argv[optind - 1]);
+			return CLI_USAGE;
 		}
 	}
-	if (argc - optind != 2)
-		return cli_usage(argv[0], argc - optind < 2 ? "missing TARGET and PATCH files"
-		                                            : "too many arguments");
-	tfile = argv[optind];
-	pfile = argv[optind + 1];
+	if (!pfile)
+		return cli_usage(argv[0], "missing TARGET and PATCH files");
 	if (strcmp(tfile, "-") == 0 && strcmp(pfile, "-") == 0)
 		return cli_usage(argv[0], "only one of TARGET and PATCH can be standard input");
 	memset(&err, 0, sizeof(err));

@@ -72,13 +72,6 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
-int cli_bad_option(const char *cmd, int c, const char *opt)
-{
-	if (c == ':')
-		return cli_usage(cmd, "option '%s' needs a value", opt);
-	return cli_usage(cmd, "unknown option '%s'", opt);
-}
-
 /* Whether cli_write has reported a failure (the program's output is
  * written from one thread; this is the CLI, not the library). */
 static bool write_failed;
@@ -117,13 +110,7 @@ bool cli_parse_output(const char *name, smp_output *out)
 
 bool cli_parse_bool(const char *s, bool *out)
 {
-	if (strcmp(s, "true") == 0)
-		*out = true;
-	else if (strcmp(s, "false") == 0)
-		*out = false;
-	else
-		return false;
-	return true;
+	return cli_args_parse_bool(s, out);
 }
 
 int cli_print_value(const smp_value *v, smp_output out, bool sort_keys, bool first,
