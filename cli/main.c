@@ -21,6 +21,7 @@ static const char usage_text[] =
 	"  explain       the patch metadata the engine uses for a field\n"
 	"  convert       read YAML/JSON and print it as JSON or YAML\n"
 	"  last-applied  view or set the last-applied-configuration annotation\n"
+	"  completion    shell completion script for bash or zsh\n"
 	"  version       print the version\n"
 	"  help          this help, or a command's: smpatch help COMMAND\n"
 	"\n"
@@ -58,6 +59,7 @@ const cli_command cli_commands[] = {
 	{"explain", cmd_explain, cli_explain_options, ""},
 	{"convert", cmd_convert, cli_convert_options, "@file"},
 	{"last-applied", cmd_last_applied, cli_last_applied_options, "view set;"},
+	{"completion", cmd_completion, NULL, "bash zsh;"},
 	{"version", cmd_version, NULL, ""},
 	{"help", cmd_help, NULL, "@command;"},
 	{NULL, NULL, NULL, NULL},
@@ -166,6 +168,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(name, "--version") == 0)
 		name = "version";
+	if (strcmp(name, "__complete") == 0) /* the completion scripts' helper */
+		return cli_finish(cmd_complete(argc - 1, argv + 1));
 	const cli_command *c = find_command(name);
 	if (!c)
 		return unknown_command(name);
