@@ -11,7 +11,7 @@ PREFIX     ?= /usr/local
 DEBS       := build-essential cmake pkg-config libyaml-dev libcjson-dev clang valgrind
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-asan run test test-fast bench schema install clean golden-update
+.PHONY: all deps build build-asan run test test-fast bench schema install clean golden-update fuzz
 
 all: build
 
@@ -72,5 +72,20 @@ bench: build
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
+# libFuzzer campaign (docs/TESTING.md): each target for FUZZ_SECONDS, one
+# after the other, failing on any finding. clang instruments the library for
+# coverage (fuzzer-no-link) and both for ASan+UBSan.
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= codec patch diff selector jsonpatch schema
+
+$(FUZZ_BUILD)/CMakeCache.txt:
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O2" \
+	  -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -DSMP_SANITIZE=ON -DSMP_FUZZ=ON $(CMAKE_ARGS)
+
+fuzz: deps $(FUZZ_BUILD)/CMakeCache.txt
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(foreach t,$(FUZZ_TARGETS),fuzz_$(t)_libfuzzer)
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

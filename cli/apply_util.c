@@ -570,8 +570,17 @@ int cli_load_schemas(smp_schema **out, const char *openapi, const char **schemas
 			break;
 		}
 		cli_buf_puts(&all, "---\n");
-		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		while (all.len <= SMP_DEFAULT_MAX_BYTES && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
 			cli_buf_put(&all, chunk, n);
+		if (all.len > SMP_DEFAULT_MAX_BYTES) {
+			/* The files together are one input: the same limit. */
+			memset(err, 0, sizeof(*err));
+			err->code = rc = SMP_ELIMIT;
+			snprintf(err->file, sizeof(err->file), "%s", schemas[i]);
+			snprintf(err->message, sizeof(err->message),
+			         "schema files are more than the limit of %zu bytes",
+			         (size_t)SMP_DEFAULT_MAX_BYTES);
+		}
 		cli_buf_puts(&all, "\n");
 		if (f != stdin)
 			fclose(f);

@@ -205,16 +205,22 @@ static int parse(smp_doc **out, const char *buf, size_t len, const smp_parse_opt
 	return rc;
 }
 
-/* Reads all of f; NULL on failure (errno set). A regular file's buffer
- * is sized to the file at once (one more byte shows that it did not grow). */
+/* Reads all of f, holding at most max + 1 bytes: NULL on failure (errno
+ * set), or with *too_big when there is more than max (the stream is left
+ * unread past that). A regular file's buffer is sized to the file at once
+ * (one more byte shows that it did not grow). */
 static char *slurp(FILE *f, size_t max, size_t *len, bool *too_big)
 {
 	struct stat st;
 	size_t cap = 65536, n = 0;
 
+	if (max > SIZE_MAX - 1)
+		max = SIZE_MAX - 1;
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uintmax_t)st.st_size < max)
+	    (uintmax_t)st.st_size <= max)
 		cap = (size_t)st.st_size + 1;
+	if (cap > max)
+		cap = max + 1;
 	char *buf = malloc(cap);
 
 	*too_big = false;
@@ -222,18 +228,21 @@ static char *slurp(FILE *f, size_t max, size_t *len, bool *too_big)
 		return NULL;
 	for (;;) {
 		if (n == cap) {
-			if (cap > max) {
+			if (n > max) {
 				*too_big = true;
 				free(buf);
 				return NULL;
 			}
-			char *nb = realloc(buf, cap * 2);
+			/* Doubling, but never past max + 1: a stream cut at the
+			 * limit must not make the buffer twice the limit. */
+			size_t ncap = cap > max / 2 ? max + 1 : cap * 2;
+			char *nb = realloc(buf, ncap);
 			if (!nb) {
 				free(buf);
 				return NULL;
 			}
 			buf = nb;
-			cap *= 2;
+			cap = ncap;
 		}
 		size_t got = fread(buf + n, 1, cap - n, f);
 		n += got;
@@ -316,6 +325,16 @@ int smp_doc_parse_file(smp_doc **out, const char *path, const smp_parse_options 
 	if (!is_stdin && o.map_file && parse_mapped(out, f, &o, max, err, &rc)) {
 		fclose(f);
 		return rc;
+	}
+	struct stat st;
+	off_t at = is_stdin ? ftello(f) : 0; /* stdin may be read from mid-file */
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uintmax_t)(st.st_size - (at > 0 ? at : 0)) > max) {
+		/* Refused before reading a byte. */
+		if (!is_stdin)
+			fclose(f);
+		return smp_err_set(err, SMP_ELIMIT, o.filename, 0, 0, NULL,
+		                   "input is more than the limit of %zu bytes", max);
 	}
 	buf = slurp(f, max, &len, &too_big);
 	int e = errno;

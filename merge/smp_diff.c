@@ -406,6 +406,16 @@ static int diff_lists(sctx *c, vlist *add, vlist *del, smp_value **order,
 		}
 		return 0;
 	}
+	if (*mk && !smpv_equal(orig, mod)) {
+		/* The schema merges this list by key, but its items are not maps.
+		 * The reference's diff takes them for scalars and emits a patch
+		 * that its own apply (and ours) refuses; refuse it here instead,
+		 * with an error naming the list. */
+		return sfail(c, SMP_EPATCH,
+		             "cannot diff: the list is merged by the key \"%s\" but holds a %s, "
+		             "not a map",
+		             mk, smp_go_type_name(orig->u.list.items[0]));
+	}
 	vlist sorted;
 	if ((rc = diff_lists_of_scalars(c, add, del, &sorted, orig, mod, o)))
 		return rc;

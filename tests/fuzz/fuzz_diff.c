@@ -1,0 +1,155 @@
+/*
+ * fuzz_diff.c - target (c): two-way and three-way diff, then apply.
+ * Documents of the input: original, modified, current (optional). Byte 0
+ * picks the schema (schemas.h) and, with bit 3, JSON merge patch instead
+ * of strategic.
+ *
+ * Properties:
+ *   1. A patch the diff produced applies: to original (two-way) and to
+ *      current (three-way). A diff that cannot be applied must be refused
+ *      by the diff itself, with an error.
+ *   2. Two-way: apply(original, diff(original, modified)) equals modified,
+ *      and three-way with current = original likewise, except where the
+ *      reference does not guarantee it (docs/TESTING.md lists them):
+ *      - a null map value in modified means "delete": the result lacks the
+ *        key (compared modulo such nulls);
+ *      - inputs that break the schema or the merge rules (see exempt()).
+ */
+#include "schemas.h"
+
+#include <string.h>
+
+/* a equals b where b's null map values count as absent. */
+static bool eq_modulo_null(const smp_value *a, const smp_value *b)
+{
+	smp_type ta = smp_value_type(a), tb = smp_value_type(b);
+
+	if (tb == SMP_MAP && ta == SMP_MAP) {
+		size_t nb = 0;
+		for (size_t i = 0; i < smp_value_len(b); i++) {
+			const smp_value *bv = smp_map_value(b, i);
+			const char *k = smp_map_key(b, i, NULL);
+			const smp_value *av = smp_map_get(a, k);
+			if (smp_value_type(bv) == SMP_NULL) {
+				if (av)
+					return false;
+				continue;
+			}
+			if (!av || !eq_modulo_null(av, bv))
+				return false;
+			nb++;
+		}
+		return nb == smp_value_len(a);
+	}
+	if (tb == SMP_LIST && ta == SMP_LIST) {
+		if (smp_value_len(a) != smp_value_len(b))
+			return false;
+		for (size_t i = 0; i < smp_value_len(a); i++)
+			if (!eq_modulo_null(smp_list_get(a, i), smp_list_get(b, i)))
+				return false;
+		return true;
+	}
+	return smp_value_equal(a, b);
+}
+
+static void show(const char *what, const smp_value *v)
+{
+	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
+	char *s;
+	size_t n;
+
+	if (v && smp_print(&s, &n, v, &po, NULL) == 0) {
+		fprintf(stderr, "%s: %.*s\n", what, (int)n, s);
+		smp_free(s);
+	}
+}
+
+/* Applies the patch the diff produced; it must apply. Returns the result. */
+static smp_doc *apply(const smp_value *target, const smp_value *patch,
+                      const smp_patch_options *o)
+{
+	smp_doc *res = NULL;
+	smp_error err;
+	int rc = smp_patch_apply(&res, target, patch, o, &err);
+
+	if (rc) {
+		show("target", target);
+		show("patch", patch);
+		fprintf(stderr, "apply: %s [%s]\n", err.message, err.path);
+		FUZZ_CHECK(!"a patch the diff produced applies");
+	}
+	return res;
+}
+
+static void check_equal(const smp_value *got, const smp_value *want, const char *what)
+{
+	if (!eq_modulo_null(got, want)) {
+		show("want", want);
+		show("got", got);
+		fprintf(stderr, "%s\n", what);
+		FUZZ_CHECK(!"apply(diff) gives back the modified document");
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	smp_patch_options o = SMP_PATCH_OPTIONS_INIT;
+	const smp_value *orig, *mod, *cur;
+	smp_doc *in, *p = NULL, *res;
+	smp_error err;
+	uint8_t sel;
+	int rc;
+
+	if (!(in = fuzz_docs(data, size, &sel)))
+		return 0;
+	orig = fuzz_root(in, 0);
+	mod = fuzz_root(in, 1);
+	cur = fuzz_root(in, 2);
+	o.stype = fuzz_pick_type(sel);
+	if (!o.stype) {
+		/* The diff takes the kind modified names (else original's);
+		 * the patch is applied under the same. */
+		const smp_value *named = mod && smp_map_get(mod, "kind") ? mod : orig;
+		const smp_value *av = smp_map_get(named, "apiVersion"), *k = smp_map_get(named, "kind");
+		if (smp_value_type(av) == SMP_STRING && smp_value_type(k) == SMP_STRING)
+			smp_schema_kind(&o.stype, smp_schema_builtin(), smp_value_string(av, NULL),
+			                smp_value_string(k, NULL), NULL);
+	}
+	o.type = sel & 8 ? SMP_PATCH_MERGE : SMP_PATCH_STRATEGIC;
+	o.overwrite = !(sel & 16);
+
+	rc = smp_diff_two_way(&p, orig, mod, &o, &err);
+	if (rc) {
+		fuzz_check_error(rc, &err);
+	} else {
+		res = apply(orig, smp_doc_root(p, 0), &o);
+		if (mod)
+			check_equal(smp_doc_root(res, 0), mod, "two-way");
+		smp_doc_free(res);
+		smp_doc_free(p);
+	}
+
+	/* Three-way with the live object as last applied: the same. */
+	if (orig && mod) {
+		rc = smp_diff_three_way(&p, orig, mod, orig, &o, &err);
+		if (rc) {
+			fuzz_check_error(rc, &err);
+		} else {
+			res = apply(orig, smp_doc_root(p, 0), &o);
+			check_equal(smp_doc_root(res, 0), mod, "three-way, live = original");
+			smp_doc_free(res);
+			smp_doc_free(p);
+		}
+	}
+
+	/* Three-way against the live object given (or none). */
+	rc = smp_diff_three_way(&p, orig, mod, cur, &o, &err);
+	if (rc) {
+		fuzz_check_error(rc, &err);
+	} else {
+		smp_doc_free(apply(cur, smp_doc_root(p, 0), &o));
+		smp_doc_free(p);
+	}
+	smp_doc_free(in);
+	return 0;
+}
