@@ -26,6 +26,7 @@ struct smp_quantity {
 	const char *digits;         /* '0'..'9', in this allocation */
 	size_t slen;
 	const char *str;            /* what the API server writes */
+	bool int64_amount;          /* the reference holds it as int64 * 10^exp */
 };
 
 #define Q_ERR_FORMAT "quantities must match the regular expression " \
@@ -420,6 +421,7 @@ static int q_make(smp_quantity **out, int sign, const qdig *d, int64_t exp,
 	q->sign = d->n ? sign : 0;
 	q->exp = d->n ? exp : 0;
 	q->format = format;
+	q->int64_amount = false;
 	*out = q;
 	return SMP_OK;
 }
@@ -515,10 +517,15 @@ static int q_parse(smp_quantity **out, const char *s, size_t len, char *work,
 						d.p[i] = digs[nd - 1 - i];
 					d.n = nd;
 					exp = scale;
+					int rc;
 					if (keep)
-						return q_make(out, sign, &d, exp, format, s, len, err);
-					return q_finish(out, sign, &d, exp, format,
-					                work + len + 2 * Q_HEAD + 64, err);
+						rc = q_make(out, sign, &d, exp, format, s, len, err);
+					else
+						rc = q_finish(out, sign, &d, exp, format,
+						              work + len + 2 * Q_HEAD + 64, err);
+					if (rc == SMP_OK)
+						(*out)->int64_amount = true;
+					return rc;
 				}
 			}
 		}
@@ -689,6 +696,43 @@ int smp_quantity_from_value(smp_quantity **out, const smp_value *v, const char *
 		if (path)
 			snprintf(err->path, sizeof(err->path), "%s", path);
 	}
+	return rc;
+}
+
+int smp_quantity_round_up(smp_quantity **out, const smp_quantity *q, int scale,
+                          smp_error *err)
+{
+	char *work;
+	qdig d;
+	int64_t exp;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!out || !q)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_quantity_round_up: NULL argument");
+	work = malloc(2 * (q->ndigits + q->slen + 2 * Q_HEAD + 64) + 64);
+	if (!work)
+		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+	d.base = work;
+	d.p = work + Q_HEAD;
+	memcpy(d.p, q->digits, q->ndigits);
+	d.n = q->ndigits;
+	exp = q->exp;
+	if (q->sign == 0 || exp >= scale) {
+		/* Nothing to round: an int64 amount keeps even its text. */
+		rc = q_make(out, q->sign, &d, exp, q->format, q->str, q->slen, err);
+		if (rc == SMP_OK)
+			(*out)->int64_amount = q->int64_amount;
+	} else {
+		qd_round_up(&d, &exp, scale);
+		rc = q_finish(out, q->sign, &d, exp, q->format,
+		              work + q->ndigits + q->slen + 2 * Q_HEAD + 64, err);
+		if (rc == SMP_OK)
+			(*out)->int64_amount = q->int64_amount;
+	}
+	free(work);
 	return rc;
 }
 

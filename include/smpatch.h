@@ -601,6 +601,15 @@ SMP_API int smp_quantity_parse(smp_quantity **out, const char *text, size_t len,
 SMP_API int smp_quantity_from_value(smp_quantity **out, const smp_value *v,
                                     const char *path, smp_error *err);
 
+/* The reference's RoundUp(scale): `q` rounded away from zero to a multiple
+ * of 10^scale, in a new quantity (the API server rounds every value of a
+ * ResourceList to scale -3: `1.2345` -> `1235m`, `5n` -> `1m`). A value
+ * already that coarse is unchanged, its text included; a rounded one gets
+ * the canonical text of its format. Free `*out` with smp_quantity_free().
+ * SMP_EINVAL for NULL arguments, SMP_ENOMEM. Thread-safe. */
+SMP_API int smp_quantity_round_up(smp_quantity **out, const smp_quantity *q, int scale,
+                                  smp_error *err);
+
 /* Frees a quantity. NULL is fine. */
 SMP_API void smp_quantity_free(smp_quantity *q);
 
@@ -624,6 +633,204 @@ SMP_API int smp_quantity_cmp(const smp_quantity *a, const smp_quantity *b);
  * false when it does not fit an int64 (*out then saturates at
  * INT64_MAX/INT64_MIN) or `out` is NULL. A NULL `q` is zero. */
 SMP_API bool smp_quantity_scaled_value(int64_t *out, const smp_quantity *q, int scale);
+
+/* ------------------------------------------------------------------------
+ * The stored form: what the API server writes for an object
+ * ------------------------------------------------------------------------ */
+
+/* smp_stored_options.flags */
+enum {
+	SMP_STORED_NO_DEFAULTS = 1u << 0,  /* leave out the server's defaults */
+	SMP_STORED_NO_QUANTITIES = 1u << 1, /* leave quantities as they are written */
+	SMP_STORED_KEEP_UNKNOWN = 1u << 2   /* keep fields the kind's type does not have */
+};
+
+typedef struct smp_stored_options {
+	unsigned version; /* SMP_STORED_OPTIONS_VERSION */
+	unsigned flags;   /* SMP_STORED_* */
+} smp_stored_options;
+
+#define SMP_STORED_OPTIONS_VERSION 1
+#define SMP_STORED_OPTIONS_INIT { SMP_STORED_OPTIONS_VERSION, 0 }
+
+/* The object `obj` as the API server stores it (what `kubectl apply
+ * --dry-run=server` and `kubectl diff` show), as the single root of a new
+ * document `*out`, for kinds of the built-in tables (the kinds the server
+ * has Go types for): the defaults its defaulting functions set on the
+ * kinds listed in docs/STORED.md (Pod templates in every workload kind,
+ * Service, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob,
+ * NetworkPolicy, PVC, Secret, Namespace, HPA, RBAC bindings, ...), and
+ * every resource.Quantity field in the text the server writes
+ * (smp_quantity_string; ResourceLists of core/v1 types, such as container
+ * resources, rounded up to milli as the server does); fields the kind's
+ * type does not have are dropped, as decoding into the server's Go types
+ * drops them (unless SMP_STORED_KEEP_UNKNOWN). Other kinds (custom
+ * resources) come back unchanged. Nothing is validated beyond the
+ * quantities: a bad one is SMP_EINVALOBJ with the server's message
+ * ("Deployment in version \"v1\" cannot be handled as a Deployment:
+ * quantities must match ..."), err->path naming the field
+ * ("spec.template.spec.containers[name=web].resources.limits.cpu") and
+ * err->line/column its position. SMP_EINVAL when `obj` is not a map or the
+ * options are bad, SMP_ENOMEM. `obj` is only read; free `*out` with
+ * smp_doc_free(). Thread-safe. */
+SMP_API int smp_stored_form(smp_doc **out, const smp_value *obj,
+                            const smp_stored_options *opts, smp_error *err);
+
+/* ------------------------------------------------------------------------
+ * Field validation (kubectl --validate, the server's fieldValidation)
+ * ------------------------------------------------------------------------ */
+
+/* kubectl's --validate values. */
+typedef enum smp_validate_mode {
+	SMP_VALIDATE_STRICT = 0, /* unknown fields fail (kubectl's default) */
+	SMP_VALIDATE_WARN,       /* unknown fields are warnings */
+	SMP_VALIDATE_IGNORE      /* unknown fields are dropped silently */
+} smp_validate_mode;
+
+/* What smp_validate_object() found. Owns its strings. */
+typedef struct smp_validation smp_validation;
+
+/* Checks `obj` as the API server decodes it with strict field validation:
+ * every field the kind's type does not have is a problem with the
+ * server's text `unknown field "spec.template.spec.containers[0].foo"`
+ * (the JSON path, list items by index), unless the type preserves unknown
+ * fields; a value of the wrong JSON type is a decoding problem with Go's
+ * text (`json: cannot unmarshal string into Go struct field
+ * DeploymentSpec.spec.replicas of type int32`, the Go type derived from
+ * the schema), as is a bad quantity (smp_quantity_parse's message); only
+ * the first decoding problem is kept, as the decoder keeps it. Keys are
+ * visited in sorted order, the order of the JSON kubectl sends. The type
+ * is the kind's in `schema` (an OpenAPI document or CRDs; may be NULL),
+ * else in the built-in tables; a kind neither has gives no problems.
+ * `*out` (free with smp_validation_free) may hold no problems. SMP_EINVAL
+ * when `obj` is not a map, SMP_ENOMEM. Only reads; thread-safe. */
+SMP_API int smp_validate_object(smp_validation **out, const smp_value *obj,
+                                const smp_schema *schema, smp_error *err);
+
+/* Number of problems; 0 for NULL. */
+SMP_API size_t smp_validation_count(const smp_validation *v);
+
+/* Problem i: its text (`unknown field "spec.foo"`, which is also the text
+ * of kubectl's `Warning:` line), its JSON path, and whether it is a
+ * decoding (type) problem, which fails in every mode. NULL/false when i
+ * is out of range. Owned by `v`. */
+SMP_API const char *smp_validation_text(const smp_validation *v, size_t i);
+SMP_API const char *smp_validation_path(const smp_validation *v, size_t i);
+SMP_API bool smp_validation_is_type_error(const smp_validation *v, size_t i);
+
+/* The error the server answers in `mode`: SMP_EINVALOBJ with its message,
+ * `<Kind> in version "<version>" cannot be handled as a <Kind>: ` followed
+ * by the first decoding problem, or (STRICT only) `strict decoding error: `
+ * and every unknown field joined by ", "; err->path, line and column name
+ * the first problem. SMP_OK when the mode lets the object through (WARN
+ * and IGNORE without decoding problems: the caller prints WARN's
+ * `Warning: <text>` lines itself). */
+SMP_API int smp_validation_error(const smp_validation *v, smp_validate_mode mode,
+                                 smp_error *err);
+
+/* Frees the result. NULL is fine. */
+SMP_API void smp_validation_free(smp_validation *v);
+
+/* ------------------------------------------------------------------------
+ * metav1.Status for failures, DeleteOptions for prunes
+ * ------------------------------------------------------------------------ */
+
+/* The metav1.Status the API server would answer for the failure `e` about
+ * `obj` (may be NULL), as the single root of a new document: kind Status,
+ * apiVersion v1, metadata {}, status Failure, message, reason, details,
+ * code, in the server's field order. The reason follows e->code:
+ * SMP_EINVALOBJ for a field (err->path set, the message "<path>: <detail>")
+ * is 422 Invalid (message `Deployment.apps "web" is invalid: <path>:
+ * <detail>`, details {name, group, kind, causes: [{reason (the CauseType,
+ * e.g. FieldValueInvalid), message, field}]}); a decoding failure (`...
+ * cannot be handled as a ...`) and other input errors are 400 BadRequest
+ * (no details); SMP_ECONFLICT and SMP_EPRECOND are 409 Conflict (`Operation
+ * cannot be fulfilled on deployments.apps "web": ...`, details {name,
+ * group, kind: the resource}); SMP_ELIMIT is 413 RequestEntityTooLarge;
+ * SMP_ENOMEM and SMP_EINTERNAL are 500 InternalError. A leading
+ * "<object ref>: " in the message is left out. Free `*out` with
+ * smp_doc_free(). SMP_EINVAL for NULL `out`/`e`, SMP_ENOMEM. Thread-safe. */
+SMP_API int smp_status_from_error(smp_doc **out, const smp_error *e, const smp_value *obj,
+                                  smp_error *err);
+
+/* kubectl's --cascade. */
+typedef enum smp_propagation {
+	SMP_PROPAGATION_BACKGROUND = 0, /* --cascade=background (the default) */
+	SMP_PROPAGATION_FOREGROUND,     /* --cascade=foreground */
+	SMP_PROPAGATION_ORPHAN          /* --cascade=orphan */
+} smp_propagation;
+
+typedef struct smp_delete_options {
+	unsigned version;             /* SMP_DELETE_OPTIONS_VERSION */
+	smp_propagation propagation;  /* propagationPolicy */
+	int64_t grace_period_seconds; /* --grace-period; -1 = not sent (default) */
+} smp_delete_options;
+
+#define SMP_DELETE_OPTIONS_VERSION 1
+#define SMP_DELETE_OPTIONS_INIT { SMP_DELETE_OPTIONS_VERSION, SMP_PROPAGATION_BACKGROUND, -1 }
+
+/* The DeleteOptions body for deleting (pruning) `live`, as the single root
+ * of a new document: {"kind":"DeleteOptions","apiVersion":"v1",
+ * ["gracePeriodSeconds":N,] ["preconditions":{"uid":U[,
+ * "resourceVersion":R]},] "propagationPolicy":"Background"}. The
+ * preconditions (the live object's metadata.uid and resourceVersion) are
+ * what kubectl does not send: with them the server refuses to delete an
+ * object recreated or changed since the live state was read. A live object
+ * without a uid gets none, and `*preconditions` (may be NULL) is false so
+ * that the caller can warn. SMP_EINVAL for bad options, SMP_ENOMEM. Free
+ * `*out` with smp_doc_free(). Thread-safe. */
+SMP_API int smp_delete_options_build(smp_doc **out, bool *preconditions,
+                                     const smp_value *live, const smp_delete_options *opts,
+                                     smp_error *err);
+
+/* Lists merged by a key that hold two items with the same key value
+ * (Service ports 53/TCP and 53/UDP share `port`; two env vars or
+ * containers with one name): client-side apply's strategic merge patch
+ * cannot tell such items apart, and the next apply merges them into one.
+ * The result is the single root of a new document: a list of warning
+ * texts (without "Warning: "), one per later duplicate, each naming the
+ * list's path, both items' indexes, the key and the two items, e.g.
+ * `spec.ports: items 0 and 1 have the same port 53 ({...} and {...}): ...`.
+ * The types come from `schema` (may be NULL), then the built-in tables;
+ * kinds neither knows give none. Free `*out` with smp_doc_free().
+ * SMP_EINVAL, SMP_ENOMEM. Only reads; thread-safe. */
+SMP_API int smp_duplicate_merge_keys(smp_doc **out, const smp_value *obj,
+                                     const smp_schema *schema, smp_error *err);
+
+/* ------------------------------------------------------------------------
+ * Keyed changes between two versions of an object
+ * ------------------------------------------------------------------------ */
+
+/* smp_changes_options.flags */
+enum {
+	SMP_CHANGES_NO_MASK = 1u << 0 /* show Secret values (masked by default) */
+};
+
+typedef struct smp_changes_options {
+	unsigned version;          /* SMP_CHANGES_OPTIONS_VERSION */
+	const smp_schema *schema;  /* merge keys: this schema's kind first, then the
+	                              built-in tables; NULL = built-in only */
+	unsigned flags;            /* SMP_CHANGES_* */
+} smp_changes_options;
+
+#define SMP_CHANGES_OPTIONS_VERSION 1
+#define SMP_CHANGES_OPTIONS_INIT { SMP_CHANGES_OPTIONS_VERSION, NULL, 0 }
+
+/* Every changed field from `before` to `after` (either may be NULL: the
+ * object is new, or removed), as the single root of a new document: a list
+ * of maps {"path", "op": "add"|"remove"|"replace", "from" (not for add),
+ * "to" (not for remove)}, in sorted key order. Paths are dotted
+ * (`spec.replicas`); a key with '.', '[', ']', '"' or '\' is written
+ * `["app.kubernetes.io/name"]`; items of a list merged by key are
+ * `[name=web]`, of a primitive list merged by value `[=value]`, of any
+ * other list (atomic, or items without distinct keys) `[3]`. A new or
+ * removed object is one entry with path "". Values under `data` and
+ * `stringData` of a v1 Secret are "***" unless SMP_CHANGES_NO_MASK. The
+ * number of entries is the number of changed fields (`"changes": N` of
+ * `smpatch apply -o patch`). Free `*out` with smp_doc_free(). SMP_EINVAL
+ * for bad options, SMP_ENOMEM. Only reads; thread-safe. */
+SMP_API int smp_changes(smp_doc **out, const smp_value *before, const smp_value *after,
+                        const smp_changes_options *opts, smp_error *err);
 
 /* ------------------------------------------------------------------------
  * The kubectl-apply workflow for one object

@@ -344,6 +344,32 @@ static void test_scaled(void)
 	}
 }
 
+/* RoundUp(-3), as SetDefaults_ResourceList applies it. */
+static void test_round_up(void)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{"1.2345", "1235m"}, {"5n", "1m"},       {"100m", "100m"},
+		{"+1", "+1"},        {"1.500k", "1.500k"}, {"0.0000000001", "1m"},
+		{"-1.2345", "-1235m"}, {"1Ki", "1Ki"},    {"0.5Ki", "512"},
+		{".000000001Ki", "1m"}, {"1e-9", "1e-3"}, {"0", "0"},
+		{"1000m", "1"},      {"1.5Gi", "1536Mi"}, {"0.1m", "1m"},
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		smp_quantity *q = parse(t[i].in), *r = NULL;
+		smp_error err;
+		if (q && smp_quantity_round_up(&r, q, -3, &err) == 0)
+			CHECK(strcmp(smp_quantity_string(r, NULL), t[i].out) == 0,
+			      "round_up(%s) = %s, want %s", t[i].in,
+			      smp_quantity_string(r, NULL), t[i].out);
+		else
+			CHECK(0, "round_up(%s) failed", t[i].in);
+		smp_quantity_free(q);
+		smp_quantity_free(r);
+	}
+}
+
 static void test_values(void)
 {
 	static const struct {
@@ -400,6 +426,7 @@ int main(void)
 	test_errors();
 	test_cmp();
 	test_scaled();
+	test_round_up();
 	test_values();
 	if (failures) {
 		fprintf(stderr, "%d failure(s)\n", failures);

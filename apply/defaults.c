@@ -1,0 +1,1206 @@
+/*
+ * defaults.c - the object as the API server stores it: the defaults its
+ * defaulting functions set on built-in kinds (pkg/apis/<group>/v1/
+ * defaults.go and the generated zz_generated.defaults.go that calls them on
+ * every nested struct), and every resource.Quantity in the text the server
+ * writes (ResourceLists of core types also rounded up to milli, as
+ * SetDefaults_ResourceList does). docs/STORED.md lists every default.
+ *
+ * Custom resources are stored as they are sent: the server neither
+ * defaults (without a structural schema default) nor re-encodes them.
+ */
+#include "apply_int.h"
+#include "schema/schema.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct dctx {
+	smp_arena *a;
+	smp_error *err;
+	const char *kind;        /* for the server's decoding message */
+	const char *version;     /* "v1": the server names the version only */
+	char path[SMP_ERROR_PATH_MAX];
+	size_t plen;             /* current length of path */
+	bool truncated;
+	bool prune_unknown;      /* drop fields the type does not have */
+} dctx;
+
+/* ---- small tree helpers ---- */
+
+static smp_value *get(smp_value *map, const char *key)
+{
+	return smp_value_type(map) == SMP_MAP ? smpv_map_get(map, key) : NULL;
+}
+
+/* Absent or null: what a Go pointer or zero value decodes from. */
+static bool unset(const smp_value *v)
+{
+	return !v || v->type == SMP_NULL;
+}
+
+static bool unset_str(const smp_value *v)
+{
+	return unset(v) || (v->type == SMP_STRING && v->u.s.len == 0);
+}
+
+static bool unset_num(const smp_value *v)
+{
+	return unset(v) || (v->type == SMP_INT && v->u.i == 0);
+}
+
+/* Sets map[key] = val, replacing an existing entry. */
+static int put(dctx *c, smp_value *map, const char *key, smp_value *val)
+{
+	ptrdiff_t i;
+
+	if (!val)
+		return SMP_ENOMEM;
+	i = smpv_map_find(map, key, strlen(key));
+	if (i >= 0) {
+		map->u.map.items[i].val = val;
+		return SMP_OK;
+	}
+	return smpv_map_add(c->a, map, key, strlen(key), val);
+}
+
+static int def_str(dctx *c, smp_value *map, const char *key, const char *s)
+{
+	if (smp_value_type(map) != SMP_MAP || !unset_str(get(map, key)))
+		return SMP_OK;
+	return put(c, map, key, smpv_str_ref(c->a, s, strlen(s)));
+}
+
+/* A *string whose default is "": written as "" when nil. */
+static int def_empty(dctx *c, smp_value *map, const char *key)
+{
+	if (smp_value_type(map) != SMP_MAP || !unset(get(map, key)))
+		return SMP_OK;
+	return put(c, map, key, smpv_str_ref(c->a, "", 0));
+}
+
+static int def_int(dctx *c, smp_value *map, const char *key, int64_t i)
+{
+	if (smp_value_type(map) != SMP_MAP || !unset(get(map, key)))
+		return SMP_OK;
+	return put(c, map, key, smpv_int(c->a, i));
+}
+
+/* For int fields that are not pointers: 0 counts as unset. */
+static int def_int0(dctx *c, smp_value *map, const char *key, int64_t i)
+{
+	if (smp_value_type(map) != SMP_MAP || !unset_num(get(map, key)))
+		return SMP_OK;
+	return put(c, map, key, smpv_int(c->a, i));
+}
+
+static int def_bool(dctx *c, smp_value *map, const char *key, bool b)
+{
+	if (smp_value_type(map) != SMP_MAP || !unset(get(map, key)))
+		return SMP_OK;
+	return put(c, map, key, smpv_bool(c->a, b));
+}
+
+/* map[key] as a map, created ({}) when absent or null; NULL when it holds
+ * something else (left alone: validation reports it) or on ENOMEM (*rc). */
+static smp_value *ensure_map(dctx *c, smp_value *map, const char *key, int *rc)
+{
+	smp_value *v;
+
+	*rc = SMP_OK;
+	if (smp_value_type(map) != SMP_MAP)
+		return NULL;
+	v = get(map, key);
+	if (smp_value_type(v) == SMP_MAP)
+		return v;
+	if (!unset(v))
+		return NULL;
+	v = smpv_map(c->a, 4);
+	if ((*rc = put(c, map, key, v)) != SMP_OK)
+		return NULL;
+	return v;
+}
+
+#define TRY(x)                              \
+	do {                                \
+		int rc_ = (x);              \
+		if (rc_ != SMP_OK)          \
+			return rc_;         \
+	} while (0)
+
+/* Calls fn on each map element of map[key] (a list). */
+static int each(dctx *c, smp_value *map, const char *key,
+                int (*fn)(dctx *, smp_value *))
+{
+	smp_value *l = get(map, key);
+
+	if (smp_value_type(l) != SMP_LIST)
+		return SMP_OK;
+	for (uint32_t i = 0; i < l->u.list.len; i++)
+		if (smp_value_type(l->u.list.items[i]) == SMP_MAP)
+			TRY(fn(c, l->u.list.items[i]));
+	return SMP_OK;
+}
+
+/* ---- core/v1 ---- */
+
+/* parsers.ParseImageName's tag: "latest" when the reference names neither
+ * tag nor digest; "" when it does not parse (the pull policy is then
+ * IfNotPresent, as the reference ignores the error). */
+static bool image_is_latest(const char *img, size_t n)
+{
+	const char *at = memchr(img, '@', n);
+	size_t name_end = at ? (size_t)(at - img) : n;
+	size_t slash = 0, colon = 0;
+	bool has_slash = false, has_colon = false;
+
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < name_end; i++) {
+		if (img[i] == '/') {
+			slash = i;
+			has_slash = true;
+			has_colon = false;
+		} else if (img[i] == ':') {
+			colon = i;
+			has_colon = true;
+		}
+	}
+	/* The path after the domain must be lower case (docker reference
+	 * grammar); a first component with '.', ':' or "localhost" is the
+	 * domain, which may use upper case. */
+	{
+		size_t first_end = 0;
+		bool domain = false;
+		while (first_end < name_end && img[first_end] != '/')
+			first_end++;
+		if (has_slash) {
+			for (size_t i = 0; i < first_end; i++)
+				if (img[i] == '.' || img[i] == ':')
+					domain = true;
+			if (first_end == 9 && memcmp(img, "localhost", 9) == 0)
+				domain = true;
+		}
+		size_t from = domain ? first_end + 1 : 0;
+		size_t to = has_colon ? colon : name_end;
+		if (from >= to)
+			return false;
+		for (size_t i = from; i < to; i++) {
+			char ch = img[i];
+			if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+			      ch == '.' || ch == '_' || ch == '-' || ch == '/'))
+				return false;
+		}
+	}
+	(void)slash;
+	if (has_colon) {
+		const char *tag = img + colon + 1;
+		size_t tl = name_end - colon - 1;
+		if (tl == 0 || tl > 128)
+			return false;
+		for (size_t i = 0; i < tl; i++) {
+			char ch = tag[i];
+			if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			      (ch >= '0' && ch <= '9') || ch == '_' ||
+			      (i > 0 && (ch == '.' || ch == '-'))))
+				return false;
+		}
+		return tl == 6 && memcmp(tag, "latest", 6) == 0;
+	}
+	return at == NULL;
+}
+
+static int field_ref(dctx *c, smp_value *holder)
+{
+	smp_value *fr = get(holder, "fieldRef");
+
+	return smp_value_type(fr) == SMP_MAP ? def_str(c, fr, "apiVersion", "v1") : SMP_OK;
+}
+
+static int env_var(dctx *c, smp_value *env)
+{
+	smp_value *vf = get(env, "valueFrom");
+
+	return smp_value_type(vf) == SMP_MAP ? field_ref(c, vf) : SMP_OK;
+}
+
+static int http_get(dctx *c, smp_value *handler)
+{
+	smp_value *h = get(handler, "httpGet");
+
+	if (smp_value_type(h) != SMP_MAP)
+		return SMP_OK;
+	TRY(def_str(c, h, "path", "/"));
+	return def_str(c, h, "scheme", "HTTP");
+}
+
+static int probe(dctx *c, smp_value *p)
+{
+	smp_value *g;
+
+	if (smp_value_type(p) != SMP_MAP)
+		return SMP_OK;
+	TRY(def_int0(c, p, "timeoutSeconds", 1));
+	TRY(def_int0(c, p, "periodSeconds", 10));
+	TRY(def_int0(c, p, "successThreshold", 1));
+	TRY(def_int0(c, p, "failureThreshold", 3));
+	g = get(p, "grpc");
+	if (smp_value_type(g) == SMP_MAP)
+		TRY(def_empty(c, g, "service"));
+	return http_get(c, p);
+}
+
+static int container_port(dctx *c, smp_value *p)
+{
+	return def_str(c, p, "protocol", "TCP");
+}
+
+static int container(dctx *c, smp_value *ct)
+{
+	smp_value *img = get(ct, "image"), *lc;
+	int rc;
+
+	if (unset_str(get(ct, "imagePullPolicy"))) {
+		size_t n = 0;
+		const char *s = smp_value_string(img, &n);
+		TRY(put(c, ct, "imagePullPolicy",
+		        smpv_str_ref(c->a, s && image_is_latest(s, n) ? "Always" : "IfNotPresent",
+		                     s && image_is_latest(s, n) ? 6 : 12)));
+	}
+	TRY(def_str(c, ct, "terminationMessagePath", "/dev/termination-log"));
+	TRY(def_str(c, ct, "terminationMessagePolicy", "File"));
+	TRY(each(c, ct, "ports", container_port));
+	TRY(each(c, ct, "env", env_var));
+	TRY(probe(c, get(ct, "livenessProbe")));
+	TRY(probe(c, get(ct, "readinessProbe")));
+	TRY(probe(c, get(ct, "startupProbe")));
+	lc = get(ct, "lifecycle");
+	if (smp_value_type(lc) == SMP_MAP) {
+		smp_value *h = get(lc, "postStart");
+		if (smp_value_type(h) == SMP_MAP)
+			TRY(http_get(c, h));
+		h = get(lc, "preStop");
+		if (smp_value_type(h) == SMP_MAP)
+			TRY(http_get(c, h));
+	}
+	/* ResourceRequirements is a struct (not a pointer) in Container:
+	 * the server always writes it, as {} when empty. */
+	ensure_map(c, ct, "resources", &rc);
+	return rc;
+}
+
+static int pvc_spec(dctx *c, smp_value *spec)
+{
+	return smp_value_type(spec) == SMP_MAP ? def_str(c, spec, "volumeMode", "Filesystem")
+	                                       : SMP_OK;
+}
+
+static int downward_items(dctx *c, smp_value *src)
+{
+	return each(c, src, "items", field_ref);
+}
+
+static int projection(dctx *c, smp_value *src)
+{
+	smp_value *d = get(src, "downwardAPI"), *t = get(src, "serviceAccountToken");
+
+	if (smp_value_type(d) == SMP_MAP)
+		TRY(downward_items(c, d));
+	if (smp_value_type(t) == SMP_MAP)
+		TRY(def_int(c, t, "expirationSeconds", 3600));
+	return SMP_OK;
+}
+
+/* Volume source defaults shared by Volume and PersistentVolumeSource. */
+static int volume_sources(dctx *c, smp_value *v)
+{
+	smp_value *s;
+
+	if ((s = get(v, "hostPath")) && s->type == SMP_MAP)
+		TRY(def_empty(c, s, "type"));
+	if ((s = get(v, "iscsi")) && s->type == SMP_MAP)
+		TRY(def_str(c, s, "iscsiInterface", "default"));
+	if ((s = get(v, "rbd")) && s->type == SMP_MAP) {
+		TRY(def_str(c, s, "pool", "rbd"));
+		TRY(def_str(c, s, "user", "admin"));
+		TRY(def_str(c, s, "keyring", "/etc/ceph/keyring"));
+	}
+	if ((s = get(v, "azureDisk")) && s->type == SMP_MAP) {
+		TRY(def_str(c, s, "cachingMode", "ReadWrite"));
+		TRY(def_str(c, s, "fsType", "ext4"));
+		TRY(def_bool(c, s, "readOnly", false));
+		TRY(def_str(c, s, "kind", "Shared"));
+	}
+	if ((s = get(v, "scaleIO")) && s->type == SMP_MAP) {
+		TRY(def_str(c, s, "storageMode", "ThinProvisioned"));
+		TRY(def_str(c, s, "fsType", "xfs"));
+	}
+	return SMP_OK;
+}
+
+static const char *const volume_source_keys[] = {
+	"hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo",
+	"secret", "nfs", "iscsi", "glusterfs", "persistentVolumeClaim", "rbd",
+	"flexVolume", "cinder", "cephfs", "flocker", "downwardAPI", "fc", "azureFile",
+	"configMap", "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk",
+	"projected", "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral",
+	"image",
+};
+
+static int volume(dctx *c, smp_value *v)
+{
+	smp_value *s;
+	bool any = false;
+	int rc;
+
+	for (size_t i = 0; i < sizeof(volume_source_keys) / sizeof(volume_source_keys[0]); i++)
+		if (!unset(get(v, volume_source_keys[i])))
+			any = true;
+	if (!any) {
+		/* SetDefaults_Volume: a volume without a source is an emptyDir. */
+		ensure_map(c, v, "emptyDir", &rc);
+		TRY(rc);
+	}
+	TRY(volume_sources(c, v));
+	if ((s = get(v, "secret")) && s->type == SMP_MAP)
+		TRY(def_int(c, s, "defaultMode", 0644));
+	if ((s = get(v, "configMap")) && s->type == SMP_MAP)
+		TRY(def_int(c, s, "defaultMode", 0644));
+	if ((s = get(v, "downwardAPI")) && s->type == SMP_MAP) {
+		TRY(def_int(c, s, "defaultMode", 0644));
+		TRY(downward_items(c, s));
+	}
+	if ((s = get(v, "projected")) && s->type == SMP_MAP) {
+		TRY(def_int(c, s, "defaultMode", 0644));
+		TRY(each(c, s, "sources", projection));
+	}
+	if ((s = get(v, "ephemeral")) && s->type == SMP_MAP) {
+		smp_value *t = get(s, "volumeClaimTemplate");
+		if (smp_value_type(t) == SMP_MAP)
+			TRY(pvc_spec(c, get(t, "spec")));
+	}
+	return SMP_OK;
+}
+
+/* SetDefaults_PodSpec and everything the generated defaulters reach below
+ * a PodSpec (volumes, containers, probes, ...). */
+static int pod_spec(dctx *c, smp_value *spec)
+{
+	int rc;
+
+	if (smp_value_type(spec) != SMP_MAP)
+		return SMP_OK;
+	TRY(def_str(c, spec, "dnsPolicy", "ClusterFirst"));
+	TRY(def_str(c, spec, "restartPolicy", "Always"));
+	ensure_map(c, spec, "securityContext", &rc);
+	TRY(rc);
+	TRY(def_int(c, spec, "terminationGracePeriodSeconds", 30));
+	TRY(def_str(c, spec, "schedulerName", "default-scheduler"));
+	TRY(each(c, spec, "volumes", volume));
+	TRY(each(c, spec, "initContainers", container));
+	TRY(each(c, spec, "containers", container));
+	TRY(each(c, spec, "ephemeralContainers", container));
+	return SMP_OK;
+}
+
+static int pod_template(dctx *c, smp_value *holder)
+{
+	smp_value *t = get(holder, "template");
+
+	return smp_value_type(t) == SMP_MAP ? pod_spec(c, get(t, "spec")) : SMP_OK;
+}
+
+/* SetDefaults_Pod: requests from limits, enableServiceLinks, host ports. */
+static int requests_from_limits(dctx *c, smp_value *ct)
+{
+	smp_value *res = get(ct, "resources"), *lim, *req;
+	int rc;
+
+	lim = get(res, "limits");
+	if (smp_value_type(lim) != SMP_MAP)
+		return SMP_OK;
+	req = ensure_map(c, res, "requests", &rc);
+	TRY(rc);
+	if (!req)
+		return SMP_OK;
+	for (uint32_t i = 0; i < lim->u.map.len; i++) {
+		const smp_member *m = &lim->u.map.items[i];
+		if (smpv_map_find(req, m->key, m->klen) < 0)
+			TRY(smpv_map_add(c->a, req, m->key, m->klen, smpv_copy(c->a, m->val)));
+	}
+	return SMP_OK;
+}
+
+static int host_port(dctx *c, smp_value *p)
+{
+	smp_value *cp = get(p, "containerPort");
+
+	if (unset_num(get(p, "hostPort")) && smp_value_type(cp) == SMP_INT)
+		return put(c, p, "hostPort", smpv_int(c->a, cp->u.i));
+	return SMP_OK;
+}
+
+static int host_ports(dctx *c, smp_value *ct)
+{
+	return each(c, ct, "ports", host_port);
+}
+
+static int pod(dctx *c, smp_value *obj)
+{
+	smp_value *spec = get(obj, "spec"), *hn;
+
+	if (smp_value_type(spec) != SMP_MAP)
+		return SMP_OK;
+	TRY(each(c, spec, "containers", requests_from_limits));
+	TRY(each(c, spec, "initContainers", requests_from_limits));
+	TRY(def_bool(c, spec, "enableServiceLinks", true));
+	hn = get(spec, "hostNetwork");
+	if (smp_value_type(hn) == SMP_BOOL && hn->u.b) {
+		TRY(each(c, spec, "containers", host_ports));
+		TRY(each(c, spec, "initContainers", host_ports));
+	}
+	return pod_spec(c, spec);
+}
+
+static int service_port(dctx *c, smp_value *p)
+{
+	smp_value *tp = get(p, "targetPort"), *port = get(p, "port");
+
+	TRY(def_str(c, p, "protocol", "TCP"));
+	/* targetPort 0 or "" (or absent) becomes the port number. */
+	if ((unset(tp) || (tp->type == SMP_INT && tp->u.i == 0) ||
+	     (tp->type == SMP_STRING && tp->u.s.len == 0)) &&
+	    smp_value_type(port) == SMP_INT)
+		TRY(put(c, p, "targetPort", smpv_int(c->a, port->u.i)));
+	return SMP_OK;
+}
+
+static int service(dctx *c, smp_value *obj)
+{
+	smp_value *spec = get(obj, "spec"), *t, *sa;
+	size_t tl = 0;
+	const char *type;
+	int rc;
+
+	if (smp_value_type(spec) != SMP_MAP)
+		return SMP_OK;
+	TRY(def_str(c, spec, "sessionAffinity", "None"));
+	sa = get(spec, "sessionAffinity");
+	if (smpv_is_str(sa, "None")) {
+		ptrdiff_t i = smpv_map_find(spec, "sessionAffinityConfig", 21);
+		if (i >= 0)
+			smpv_map_remove(spec, (size_t)i);
+	} else if (smpv_is_str(sa, "ClientIP")) {
+		smp_value *cfg = get(spec, "sessionAffinityConfig");
+		smp_value *cip = get(cfg, "clientIP");
+		if (unset(get(cip, "timeoutSeconds"))) {
+			smp_value *ncfg = smpv_map(c->a, 1), *ncip = smpv_map(c->a, 1);
+			if (!ncfg || !ncip)
+				return SMP_ENOMEM;
+			TRY(put(c, ncip, "timeoutSeconds", smpv_int(c->a, 10800)));
+			TRY(put(c, ncfg, "clientIP", ncip));
+			TRY(put(c, spec, "sessionAffinityConfig", ncfg));
+		}
+	}
+	TRY(def_str(c, spec, "type", "ClusterIP"));
+	TRY(each(c, spec, "ports", service_port));
+	t = get(spec, "type");
+	type = smp_value_string(t, &tl);
+	if (!type)
+		type = "";
+	if (strcmp(type, "NodePort") == 0 || strcmp(type, "LoadBalancer") == 0 ||
+	    (strcmp(type, "ClusterIP") == 0 && smp_value_len(get(spec, "externalIPs")) > 0))
+		TRY(def_str(c, spec, "externalTrafficPolicy", "Cluster"));
+	if (strcmp(type, "NodePort") == 0 || strcmp(type, "LoadBalancer") == 0 ||
+	    strcmp(type, "ClusterIP") == 0)
+		TRY(def_str(c, spec, "internalTrafficPolicy", "Cluster"));
+	if (strcmp(type, "LoadBalancer") == 0)
+		TRY(def_bool(c, spec, "allocateLoadBalancerNodePorts", true));
+	(void)rc;
+	return SMP_OK;
+}
+
+static int endpoint_subset(dctx *c, smp_value *ss)
+{
+	return each(c, ss, "ports", container_port);
+}
+
+static int endpoints(dctx *c, smp_value *obj)
+{
+	return each(c, obj, "subsets", endpoint_subset);
+}
+
+static int limit_range_item(dctx *c, smp_value *it);
+
+static int limit_range(dctx *c, smp_value *obj)
+{
+	return each(c, get(obj, "spec"), "limits", limit_range_item);
+}
+
+static int limit_range_item(dctx *c, smp_value *it)
+{
+	smp_value *def, *defreq, *src;
+	int rc;
+
+	if (!smpv_is_str(get(it, "type"), "Container"))
+		return SMP_OK;
+	def = ensure_map(c, it, "default", &rc);
+	TRY(rc);
+	defreq = ensure_map(c, it, "defaultRequest", &rc);
+	TRY(rc);
+	if (!def || !defreq)
+		return SMP_OK;
+	/* default from max; defaultRequest from default, then from min. */
+	const struct {
+		const char *from;
+		smp_value *to;
+	} steps[] = {{"max", def}, {"default", defreq}, {"min", defreq}};
+	for (size_t s = 0; s < 3; s++) {
+		src = get(it, steps[s].from);
+		if (smp_value_type(src) != SMP_MAP)
+			continue;
+		for (uint32_t i = 0; i < src->u.map.len; i++) {
+			const smp_member *m = &src->u.map.items[i];
+			if (smpv_map_find(steps[s].to, m->key, m->klen) < 0)
+				TRY(smpv_map_add(c->a, steps[s].to, m->key, m->klen,
+				                 smpv_copy(c->a, m->val)));
+		}
+	}
+	/* Empty maps are omitted when the server writes the object. */
+	for (int k = 0; k < 2; k++) {
+		const char *key = k ? "defaultRequest" : "default";
+		smp_value *m = get(it, key);
+		if (smp_value_type(m) == SMP_MAP && m->u.map.len == 0)
+			smpv_map_remove(it, (size_t)smpv_map_find(it, key, strlen(key)));
+	}
+	return SMP_OK;
+}
+
+static int status_phase(dctx *c, smp_value *obj, const char *phase)
+{
+	int rc;
+	smp_value *st = ensure_map(c, obj, "status", &rc);
+
+	TRY(rc);
+	return st ? def_str(c, st, "phase", phase) : SMP_OK;
+}
+
+static int pvc(dctx *c, smp_value *obj)
+{
+	TRY(status_phase(c, obj, "Pending"));
+	return pvc_spec(c, get(obj, "spec"));
+}
+
+static int namespace_(dctx *c, smp_value *obj)
+{
+	smp_value *md = get(obj, "metadata"), *name = get(md, "name"), *labels;
+	int rc;
+
+	if (smp_value_type(name) == SMP_STRING && name->u.s.len > 0) {
+		labels = ensure_map(c, md, "labels", &rc);
+		TRY(rc);
+		if (labels)
+			TRY(put(c, labels, "kubernetes.io/metadata.name",
+			        smpv_str_ref(c->a, name->u.s.ptr, name->u.s.len)));
+	}
+	return status_phase(c, obj, "Active");
+}
+
+static int persistent_volume(dctx *c, smp_value *obj)
+{
+	smp_value *spec = get(obj, "spec");
+
+	TRY(status_phase(c, obj, "Pending"));
+	if (smp_value_type(spec) != SMP_MAP)
+		return SMP_OK;
+	TRY(def_str(c, spec, "persistentVolumeReclaimPolicy", "Retain"));
+	TRY(def_str(c, spec, "volumeMode", "Filesystem"));
+	return volume_sources(c, spec);
+}
+
+/* ReplicationController: selector and labels from the template's labels. */
+static int replication_controller(dctx *c, smp_value *obj)
+{
+	smp_value *spec = get(obj, "spec"), *t, *labels, *md;
+	int rc;
+
+	if (smp_value_type(spec) != SMP_MAP)
+		return SMP_OK;
+	t = get(spec, "template");
+	labels = get(get(t, "metadata"), "labels");
+	if (smp_value_type(labels) == SMP_MAP) {
+		if (smp_value_len(get(spec, "selector")) == 0)
+			TRY(put(c, spec, "selector", smpv_copy(c->a, labels)));
+		md = ensure_map(c, obj, "metadata", &rc);
+		TRY(rc);
+		if (md && smp_value_len(get(md, "labels")) == 0)
+			TRY(put(c, md, "labels", smpv_copy(c->a, labels)));
+	}
+	TRY(def_int(c, spec, "replicas", 1));
+	return pod_template(c, spec);
+}
+
+/* ---- apps/v1 ---- */
+
+static int deployment(dctx *c, smp_value *obj)
+{
+	smp_value *spec = get(obj, "spec"), *st, *ru;
+	int rc;
+
+	if (smp_value_type(spec) != SMP_MAP)
+		return SMP_OK;
+	TRY(def_int(c, spec, "replicas", 1));
+	st = ensure_map(c, spec, "strategy", &rc);
+	TRY(rc);
+	if (st) {
+		TRY(def_str(c, st, "type", "RollingUpdate"));
+		if (smpv_is_str(get(st, "type"), "RollingUpdate")) {
+			ru = ensure_map(c, st, "rollingUpdate", &rc);
+			TRY(rc);
+			if (ru) {
+				if (unset(get(ru, "maxUnavailable")))
+					TRY(put(c, ru, "maxUnavailable", smpv_str_ref(c->a, "25%", 3)));
+				if (unset(get(ru, "maxSurge")))
+					TRY(put(c, ru, "maxSurge", smpv_str_ref(c->a, "25%", 3)));
+			}
+		}
+	}
+	TRY(def_int(c, spec, "revisionHistoryLimit", 10));
+	TRY(def_int(c, spec, "progressDeadlineSeconds", 600));
+	return pod_template(c, spec);
+}
+
+static int daemon_set(dctx *c, smp_value *obj)
+{
+	smp_value *spec = get(obj, "spec"), *us, *ru;
+	int rc;
+
+	if (smp_value_type(spec) != SMP_MAP)
+		return SMP_OK;
+	us = ensure_map(c, spec, "updateStrategy", &rc);
+	TRY(rc);
+	if (us) {
+		TRY(def_str(c, us, "type", "RollingUpdate"));
+		if (smpv_is_str(get(us, "type"), "RollingUpdate")) {
+			ru = ensure_map(c, us, "rollingUpdate", &rc);
+			TRY(rc);
+			if (ru) {
+				TRY(def_int(c, ru, "maxUnavailable", 1));
+				TRY(def_int(c, ru, "maxSurge", 0));
+			}
+		}
+	}
+	TRY(def_int(c, spec, "revisionHistoryLimit", 10));
+	return pod_template(c, spec);
+}
+
+static int claim_template(dctx *c, smp_value *t)
+{
+	TRY(status_phase(c, t, "Pending"));
+	return pvc_spec(c, get(t, "spec"));
+}
+
+static int stateful_set(dctx *c, smp_value *obj)
+{
+	smp_value *spec = get(obj, "spec"), *us, *ru, *pol;
+	int rc;
+
+	if (smp_value_type(spec) != SMP_MAP)
+		return SMP_OK;
+	TRY(def_str(c, spec, "podManagementPolicy", "OrderedReady"));
+	us = ensure_map(c, spec, "updateStrategy", &rc);
+	TRY(rc);
+	if (us && unset_str(get(us, "type"))) {
+		TRY(def_str(c, us, "type", "RollingUpdate"));
+		ensure_map(c, us, "rollingUpdate", &rc);
+		TRY(rc);
+	}
+	ru = get(us, "rollingUpdate");
+	if (smpv_is_str(get(us, "type"), "RollingUpdate") && smp_value_type(ru) == SMP_MAP)
+		TRY(def_int(c, ru, "partition", 0));
+	pol = ensure_map(c, spec, "persistentVolumeClaimRetentionPolicy", &rc);
+	TRY(rc);
+	if (pol) {
+		TRY(def_str(c, pol, "whenDeleted", "Retain"));
+		TRY(def_str(c, pol, "whenScaled", "Retain"));
+	}
+	TRY(def_int(c, spec, "replicas", 1));
+	TRY(def_int(c, spec, "revisionHistoryLimit", 10));
+	TRY(each(c, spec, "volumeClaimTemplates", claim_template));
+	return pod_template(c, spec);
+}
+
+static int replica_set(dctx *c, smp_value *obj)
+{
+	smp_value *spec = get(obj, "spec");
+
+	if (smp_value_type(spec) != SMP_MAP)
+		return SMP_OK;
+	TRY(def_int(c, spec, "replicas", 1));
+	return pod_template(c, spec);
+}
+
+/* ---- batch/v1 ---- */
+
+static int pod_condition_pattern(dctx *c, smp_value *p)
+{
+	return def_str(c, p, "status", "True");
+}
+
+static int failure_rule(dctx *c, smp_value *r)
+{
+	return each(c, r, "onPodConditions", pod_condition_pattern);
+}
+
+static int job(dctx *c, smp_value *obj)
+{
+	smp_value *spec = get(obj, "spec"), *labels, *md, *pfp;
+	int rc;
+
+	if (smp_value_type(spec) != SMP_MAP)
+		return SMP_OK;
+	if (unset(get(spec, "completions")) && unset(get(spec, "parallelism"))) {
+		TRY(def_int(c, spec, "completions", 1));
+		TRY(def_int(c, spec, "parallelism", 1));
+	}
+	TRY(def_int(c, spec, "parallelism", 1));
+	TRY(def_int(c, spec, "backoffLimit",
+	            unset(get(spec, "backoffLimitPerIndex")) ? 6 : 2147483647));
+	labels = get(get(get(spec, "template"), "metadata"), "labels");
+	md = ensure_map(c, obj, "metadata", &rc);
+	TRY(rc);
+	if (smp_value_type(labels) == SMP_MAP && md && smp_value_len(get(md, "labels")) == 0)
+		TRY(put(c, md, "labels", smpv_copy(c->a, labels)));
+	TRY(def_str(c, spec, "completionMode", "NonIndexed"));
+	TRY(def_bool(c, spec, "suspend", false));
+	pfp = get(spec, "podFailurePolicy");
+	if (smp_value_type(pfp) == SMP_MAP)
+		TRY(each(c, pfp, "rules", failure_rule));
+	TRY(def_str(c, spec, "podReplacementPolicy",
+	            unset(pfp) ? "TerminatingOrFailed" : "Failed"));
+	TRY(def_bool(c, spec, "manualSelector", false));
+	return pod_template(c, spec);
+}
+
+static int cron_job(dctx *c, smp_value *obj)
+{
+	smp_value *spec = get(obj, "spec"), *jt;
+
+	if (smp_value_type(spec) != SMP_MAP)
+		return SMP_OK;
+	TRY(def_str(c, spec, "concurrencyPolicy", "Allow"));
+	TRY(def_bool(c, spec, "suspend", false));
+	TRY(def_int(c, spec, "successfulJobsHistoryLimit", 3));
+	TRY(def_int(c, spec, "failedJobsHistoryLimit", 1));
+	jt = get(spec, "jobTemplate");
+	return smp_value_type(jt) == SMP_MAP ? pod_template(c, get(jt, "spec")) : SMP_OK;
+}
+
+/* ---- networking/v1, rbac/v1, autoscaling/v2 ---- */
+
+static int np_port(dctx *c, smp_value *p)
+{
+	return def_str(c, p, "protocol", "TCP");
+}
+
+static int np_rule(dctx *c, smp_value *r)
+{
+	return each(c, r, "ports", np_port);
+}
+
+static int network_policy(dctx *c, smp_value *obj)
+{
+	smp_value *spec = get(obj, "spec"), *pt;
+
+	if (smp_value_type(spec) != SMP_MAP)
+		return SMP_OK;
+	TRY(each(c, spec, "ingress", np_rule));
+	TRY(each(c, spec, "egress", np_rule));
+	if (smp_value_len(get(spec, "policyTypes")) == 0) {
+		pt = smpv_list(c->a, 2);
+		if (!pt)
+			return SMP_ENOMEM;
+		TRY(smpv_list_add(c->a, pt, smpv_str_ref(c->a, "Ingress", 7)));
+		if (smp_value_len(get(spec, "egress")) > 0)
+			TRY(smpv_list_add(c->a, pt, smpv_str_ref(c->a, "Egress", 6)));
+		TRY(put(c, spec, "policyTypes", pt));
+	}
+	return SMP_OK;
+}
+
+static int ingress_class(dctx *c, smp_value *obj)
+{
+	smp_value *p = get(get(obj, "spec"), "parameters");
+
+	return smp_value_type(p) == SMP_MAP ? def_str(c, p, "scope", "Cluster") : SMP_OK;
+}
+
+static int rbac_subject(dctx *c, smp_value *s)
+{
+	smp_value *k = get(s, "kind");
+
+	if (smpv_is_str(k, "User") || smpv_is_str(k, "Group"))
+		return def_str(c, s, "apiGroup", "rbac.authorization.k8s.io");
+	return SMP_OK;
+}
+
+static int role_binding(dctx *c, smp_value *obj)
+{
+	smp_value *rr = get(obj, "roleRef");
+
+	if (smp_value_type(rr) == SMP_MAP)
+		TRY(def_str(c, rr, "apiGroup", "rbac.authorization.k8s.io"));
+	return each(c, obj, "subjects", rbac_subject);
+}
+
+static int hpa_policy(dctx *c, smp_value *rules, bool up)
+{
+	smp_value *pols;
+
+	if (smp_value_type(rules) != SMP_MAP)
+		return SMP_OK;
+	TRY(def_int(c, rules, "stabilizationWindowSeconds", up ? 0 : 300));
+	TRY(def_str(c, rules, "selectPolicy", "Max"));
+	if (!unset(get(rules, "policies")))
+		return SMP_OK;
+	pols = smpv_list(c->a, 2);
+	if (!pols)
+		return SMP_ENOMEM;
+	for (int i = 0; i < (up ? 2 : 1); i++) {
+		smp_value *p = smpv_map(c->a, 3);
+		bool pods = up && i == 0;
+		if (!p)
+			return SMP_ENOMEM;
+		TRY(put(c, p, "type", smpv_str_ref(c->a, pods ? "Pods" : "Percent",
+		                                   pods ? 4 : 7)));
+		TRY(put(c, p, "value", smpv_int(c->a, pods ? 4 : 100)));
+		TRY(put(c, p, "periodSeconds", smpv_int(c->a, 15)));
+		TRY(smpv_list_add(c->a, pols, p));
+	}
+	return put(c, rules, "policies", pols);
+}
+
+static int hpa(dctx *c, smp_value *obj)
+{
+	smp_value *spec = get(obj, "spec"), *b;
+	int rc;
+
+	if (smp_value_type(spec) != SMP_MAP)
+		return SMP_OK;
+	TRY(def_int(c, spec, "minReplicas", 1));
+	if (smp_value_len(get(spec, "metrics")) == 0) {
+		smp_value *l = smpv_list(c->a, 1), *m = smpv_map(c->a, 2),
+		          *r = smpv_map(c->a, 2), *t = smpv_map(c->a, 2);
+		if (!l || !m || !r || !t)
+			return SMP_ENOMEM;
+		TRY(put(c, t, "type", smpv_str_ref(c->a, "Utilization", 11)));
+		TRY(put(c, t, "averageUtilization", smpv_int(c->a, 80)));
+		TRY(put(c, r, "name", smpv_str_ref(c->a, "cpu", 3)));
+		TRY(put(c, r, "target", t));
+		TRY(put(c, m, "type", smpv_str_ref(c->a, "Resource", 8)));
+		TRY(put(c, m, "resource", r));
+		TRY(smpv_list_add(c->a, l, m));
+		TRY(put(c, spec, "metrics", l));
+	}
+	b = get(spec, "behavior");
+	if (smp_value_type(b) == SMP_MAP) {
+		TRY(hpa_policy(c, ensure_map(c, b, "scaleUp", &rc), true));
+		TRY(rc);
+		TRY(hpa_policy(c, ensure_map(c, b, "scaleDown", &rc), false));
+		TRY(rc);
+	}
+	return SMP_OK;
+}
+
+static int secret(dctx *c, smp_value *obj)
+{
+	return def_str(c, obj, "type", "Opaque");
+}
+
+static int pod_template_kind(dctx *c, smp_value *obj)
+{
+	return pod_template(c, obj);
+}
+
+/* ---- the table of kinds ---- */
+
+static const struct {
+	const char *group, *version, *kind;
+	int (*fn)(dctx *, smp_value *);
+} kinds[] = {
+	{"", "v1", "Pod", pod},
+	{"", "v1", "PodTemplate", pod_template_kind},
+	{"", "v1", "ReplicationController", replication_controller},
+	{"", "v1", "Service", service},
+	{"", "v1", "Secret", secret},
+	{"", "v1", "Endpoints", endpoints},
+	{"", "v1", "LimitRange", limit_range},
+	{"", "v1", "Namespace", namespace_},
+	{"", "v1", "PersistentVolume", persistent_volume},
+	{"", "v1", "PersistentVolumeClaim", pvc},
+	{"apps", "v1", "Deployment", deployment},
+	{"apps", "v1", "DaemonSet", daemon_set},
+	{"apps", "v1", "StatefulSet", stateful_set},
+	{"apps", "v1", "ReplicaSet", replica_set},
+	{"batch", "v1", "Job", job},
+	{"batch", "v1", "CronJob", cron_job},
+	{"networking.k8s.io", "v1", "NetworkPolicy", network_policy},
+	{"networking.k8s.io", "v1", "IngressClass", ingress_class},
+	{"rbac.authorization.k8s.io", "v1", "RoleBinding", role_binding},
+	{"rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", role_binding},
+	{"autoscaling", "v2", "HorizontalPodAutoscaler", hpa},
+};
+
+static int kind_defaults(dctx *c, smp_value *obj, const char *group, size_t glen,
+                         const char *version, size_t vlen, const char *kind)
+{
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (strlen(kinds[i].group) != glen || memcmp(kinds[i].group, group, glen) ||
+		    strlen(kinds[i].version) != vlen ||
+		    memcmp(kinds[i].version, version, vlen) || strcmp(kinds[i].kind, kind))
+			continue;
+		return kinds[i].fn(c, obj);
+	}
+	return SMP_OK;
+}
+
+/* ---- quantities ---- */
+
+static size_t path_push(dctx *c, const char *fmt, const char *s, size_t n, long idx)
+{
+	size_t old = c->plen;
+	int w;
+
+	if (c->truncated)
+		return old;
+	if (s)
+		w = snprintf(c->path + c->plen, sizeof(c->path) - c->plen, fmt,
+		             c->plen ? "." : "", (int)n, s);
+	else
+		w = snprintf(c->path + c->plen, sizeof(c->path) - c->plen, fmt, idx);
+	if (w < 0 || (size_t)w >= sizeof(c->path) - c->plen) {
+		c->path[old] = '\0';
+		c->truncated = true;
+		return old;
+	}
+	c->plen += (size_t)w;
+	return old;
+}
+
+static void path_pop(dctx *c, size_t old)
+{
+	if (c->truncated && old >= c->plen)
+		c->truncated = false;
+	c->plen = old;
+	c->path[old] = '\0';
+}
+
+static bool is_quantity(const smp_stype *t)
+{
+	return t && t->kind == SMP_SKIND_PRIMITIVE && t->format &&
+	       strcmp(t->format, "quantity") == 0;
+}
+
+static int canon_quantity(dctx *c, smp_value *holder, size_t idx, bool round)
+{
+	smp_member *m = &holder->u.map.items[idx];
+	smp_quantity *q = NULL, *r = NULL;
+	smp_error e;
+	const char *s;
+	size_t n;
+	int rc;
+
+	rc = smp_quantity_from_value(&q, m->val, c->path, &e);
+	if (rc == SMP_OK && round) {
+		rc = smp_quantity_round_up(&r, q, -3, &e);
+		smp_quantity_free(q);
+		q = r;
+	}
+	if (rc != SMP_OK) {
+		if (rc == SMP_ENOMEM)
+			return smp_err_set(c->err, rc, NULL, 0, 0, NULL, "out of memory");
+		return smp_err_set(c->err, rc, NULL, smp_value_line(m->val),
+		                   smp_value_column(m->val), c->path,
+		                   "%s in version \"%s\" cannot be handled as a %s: %s", c->kind,
+		                   c->version, c->kind, e.message);
+	}
+	s = smp_quantity_string(q, &n);
+	if (!(m->val->type == SMP_STRING && m->val->u.s.len == n &&
+	      memcmp(m->val->u.s.ptr, s, n) == 0)) {
+		m->val = smpv_str(c->a, s, n);
+		if (!m->val)
+			rc = SMP_ENOMEM;
+	}
+	smp_quantity_free(q);
+	return rc;
+}
+
+/* Walks `v` with its type; `round`: a map of quantities that is a field
+ * of a core/v1 type (a ResourceList, which SetDefaults_ResourceList rounds
+ * up to milli). Depth is bounded by the document's own (the codec's limit)
+ * and cyclic types only recurse as far as the data goes. */
+static int walk(dctx *c, smp_value *v, const smp_stype *t, const char *owner,
+                const char *merge_key)
+{
+	if (!t || !v)
+		return SMP_OK;
+	switch (t->kind) {
+	case SMP_SKIND_OBJECT:
+		if (v->type != SMP_MAP)
+			return SMP_OK;
+		for (uint32_t i = 0; i < v->u.map.len; i++) {
+			smp_member *m = &v->u.map.items[i];
+			const smp_sfield *f = smp_stype_field(t, m->key, m->klen);
+			size_t old;
+			int rc = SMP_OK;
+			if (!f) {
+				/* Decoding into the Go types drops unknown fields
+				 * (--validate=ignore lets them through to here). */
+				if (c->prune_unknown && !(t->flags & SMP_SFLAG_PRESERVE_UNKNOWN)) {
+					smpv_map_remove(v, i);
+					i--;
+				}
+				continue;
+			}
+			old = path_push(c, "%s%.*s", m->key, m->klen, 0);
+			if (is_quantity(f->type)) {
+				if (m->val->type == SMP_NULL) {
+					/* A nil *Quantity is not written. */
+					smpv_map_remove(v, i);
+					i--;
+				} else {
+					rc = canon_quantity(c, v, i, false);
+				}
+			} else if (f->type->kind == SMP_SKIND_MAP && is_quantity(f->type->elem) &&
+			           m->val->type == SMP_MAP) {
+				bool round = t->name && strncmp(t->name, "io.k8s.api.core.v1.", 19) == 0;
+				for (uint32_t j = 0; j < m->val->u.map.len && rc == SMP_OK; j++) {
+					smp_member *e = &m->val->u.map.items[j];
+					size_t o2 = path_push(c, "%s%.*s", e->key, e->klen, 0);
+					rc = canon_quantity(c, m->val, j, round);
+					path_pop(c, o2);
+				}
+			} else {
+				rc = walk(c, m->val, f->type, t->name ? t->name : owner,
+				          f->merge_key);
+			}
+			path_pop(c, old);
+			if (rc)
+				return rc;
+		}
+		return SMP_OK;
+	case SMP_SKIND_LIST:
+		if (v->type != SMP_LIST)
+			return SMP_OK;
+		for (uint32_t i = 0; i < v->u.list.len; i++) {
+			smp_value *it = v->u.list.items[i];
+			smp_value *k = merge_key ? get(it, merge_key) : NULL;
+			size_t old = c->plen;
+			int rc;
+			if (k && (k->type == SMP_STRING || k->type == SMP_INT)) {
+				char kb[32];
+				const char *ks = k->type == SMP_STRING ? k->u.s.ptr : kb;
+				size_t kl = k->type == SMP_STRING
+				                    ? k->u.s.len
+				                    : (size_t)snprintf(kb, sizeof(kb), "%lld",
+				                                       (long long)k->u.i);
+				char seg[64];
+				int w = snprintf(seg, sizeof(seg), "[%s=", merge_key);
+				if (w > 0 && (size_t)w < sizeof(seg) &&
+				    c->plen + (size_t)w + kl + 1 < sizeof(c->path) && !c->truncated) {
+					memcpy(c->path + c->plen, seg, (size_t)w);
+					memcpy(c->path + c->plen + w, ks, kl);
+					c->path[c->plen + w + kl] = ']';
+					c->plen += (size_t)w + kl + 1;
+					c->path[c->plen] = '\0';
+				}
+			} else {
+				path_push(c, "[%ld]", NULL, 0, (long)i);
+			}
+			rc = walk(c, it, t->elem, owner, NULL);
+			path_pop(c, old);
+			if (rc)
+				return rc;
+		}
+		return SMP_OK;
+	case SMP_SKIND_MAP:
+		if (v->type != SMP_MAP || !t->elem || t->elem->kind == SMP_SKIND_ANY)
+			return SMP_OK;
+		for (uint32_t i = 0; i < v->u.map.len; i++) {
+			smp_member *m = &v->u.map.items[i];
+			size_t old = path_push(c, "%s%.*s", m->key, m->klen, 0);
+			int rc = walk(c, m->val, t->elem, owner, NULL);
+			path_pop(c, old);
+			if (rc)
+				return rc;
+		}
+		return SMP_OK;
+	default:
+		return SMP_OK;
+	}
+}
+
+int smp_stored_form(smp_doc **out, const smp_value *obj, const smp_stored_options *opts,
+                    smp_error *err)
+{
+	smp_stored_options o = SMP_STORED_OPTIONS_INIT;
+	const char *av, *kind, *group, *version;
+	size_t glen, vlen;
+	const smp_gvk_entry *e;
+	smp_doc *doc;
+	smp_value *root;
+	dctx c;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!out || smp_value_type(obj) != SMP_MAP)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_stored_form: the object must be a map");
+	if (opts) {
+		if (opts->version < 1 || opts->version > SMP_STORED_OPTIONS_VERSION)
+			return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+			                   "smp_stored_form: unknown options version %u",
+			                   opts->version);
+		o = *opts;
+	}
+	doc = smp_doc_alloc();
+	if (!doc)
+		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+	root = smpv_copy(&doc->arena, obj);
+	if (!root || smp_doc_push_root(doc, root)) {
+		smp_doc_free(doc);
+		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+	}
+	av = smp_value_string(smp_map_get(obj, "apiVersion"), NULL);
+	kind = smp_value_string(smp_map_get(obj, "kind"), NULL);
+	/* Only kinds the server has Go types for (the built-in ones) are
+	 * defaulted and re-encoded. */
+	e = av && kind ? smp_schema_find_kind(&smp_builtin_schema, av, kind, true) : NULL;
+	if (!e) {
+		*out = doc;
+		return SMP_OK;
+	}
+	memset(&c, 0, sizeof(c));
+	c.a = &doc->arena;
+	c.err = err;
+	c.kind = kind;
+	smp_split_api_version(av, &group, &glen, &version, &vlen);
+	/* version points into av, which ends right after it */
+	c.version = version;
+	c.prune_unknown = !(o.flags & SMP_STORED_KEEP_UNKNOWN);
+	rc = SMP_OK;
+	if (!(o.flags & SMP_STORED_NO_DEFAULTS))
+		rc = kind_defaults(&c, root, group, glen, version, vlen, kind);
+	if (rc == SMP_OK && !(o.flags & SMP_STORED_NO_QUANTITIES))
+		rc = walk(&c, root, e->type, NULL, NULL);
+	if (rc != SMP_OK) {
+		if (rc == SMP_ENOMEM)
+			smp_err_set(err, rc, NULL, 0, 0, NULL, "out of memory");
+		smp_doc_free(doc);
+		return rc;
+	}
+	*out = doc;
+	return SMP_OK;
+}

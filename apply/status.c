@@ -1,0 +1,214 @@
+/*
+ * status.c - the metav1.Status the API server answers for a failure, built
+ * from an smp_error and the object it concerns (k8s.io/apimachinery
+ * pkg/api/errors: NewBadRequest, NewInvalid, NewConflict,
+ * NewRequestEntityTooLargeError, NewInternalError).
+ */
+#include "apply_int.h"
+#include "schema/schema.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* snprintf that truncates silently: messages are cut at the buffer size,
+ * as smp_error's own are. */
+static void fmt(char *buf, size_t size, const char *f, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+static void fmt(char *buf, size_t size, const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	vsnprintf(buf, size, f, ap);
+	va_end(ap);
+}
+
+typedef struct sb {
+	smp_arena *a;
+	int rc;
+} sb;
+
+static smp_value *s_str(sb *b, const char *s, size_t n)
+{
+	smp_value *v = smpv_str(b->a, s, n);
+
+	if (!v)
+		b->rc = SMP_ENOMEM;
+	return v;
+}
+
+static void s_put(sb *b, smp_value *map, const char *key, smp_value *v)
+{
+	if (b->rc || !map || !v) {
+		b->rc = b->rc ? b->rc : SMP_ENOMEM;
+		return;
+	}
+	if (smpv_map_add(b->a, map, key, strlen(key), v))
+		b->rc = SMP_ENOMEM;
+}
+
+static void s_puts(sb *b, smp_value *map, const char *key, const char *s)
+{
+	if (s && *s)
+		s_put(b, map, key, s_str(b, s, strlen(s)));
+}
+
+/* The CauseType of a field error's text (field.ErrorType.String()). */
+static const char *cause_type(const char *detail)
+{
+	static const struct {
+		const char *prefix, *type;
+	} t[] = {
+		{"Invalid value:", "FieldValueInvalid"},
+		{"Too long:", "FieldValueTooLong"},
+		{"Too many:", "FieldValueTooMany"},
+		{"Required value", "FieldValueRequired"},
+		{"Unsupported value:", "FieldValueNotSupported"},
+		{"Duplicate value:", "FieldValueDuplicate"},
+		{"Forbidden:", "FieldValueForbidden"},
+		{"Not found:", "FieldValueNotFound"},
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (strncmp(detail, t[i].prefix, strlen(t[i].prefix)) == 0)
+			return t[i].type;
+	return "FieldValueInvalid";
+}
+
+int smp_status_from_error(smp_doc **out, const smp_error *e, const smp_value *obj,
+                          smp_error *err)
+{
+	char ref[512], gk[320], msg[SMP_ERROR_MESSAGE_MAX + 600];
+	const char *m, *kind, *name, *av, *group = "", *reason, *detail = NULL;
+	size_t glen = 0, vlen, rl;
+	const char *version;
+	smp_doc *doc;
+	smp_value *st, *details = NULL;
+	int code;
+	sb b;
+
+	if (out)
+		*out = NULL;
+	if (!out || !e)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
+		                   "smp_status_from_error: NULL argument");
+	kind = smp_value_string(smp_value_at(obj, "kind"), NULL);
+	name = smp_value_string(smp_value_at(obj, "metadata.name"), NULL);
+	av = smp_value_string(smp_value_at(obj, "apiVersion"), NULL);
+	if (av) {
+		smp_split_api_version(av, &group, &glen, &version, &vlen);
+	}
+	fmt(gk, sizeof(gk), "%s%s%.*s", kind ? kind : "", glen ? "." : "", (int)glen, group);
+	/* smpatch's messages start with the object ("deployment.apps/web: "). */
+	m = e->message;
+	rl = obj ? smp_apply_object_ref(ref, sizeof(ref), obj) : 0;
+	if (rl && strncmp(m, ref, rl) == 0 && m[rl] == ':' && m[rl + 1] == ' ')
+		m += rl + 2;
+
+	switch (e->code) {
+	case SMP_EINVALOBJ:
+		if (strstr(m, " cannot be handled as a ") || !e->path[0]) {
+			code = 400;
+			reason = "BadRequest";
+			fmt(msg, sizeof(msg), "%s", m);
+			break;
+		}
+		/* A field error: "<path>: <detail>" somewhere in the text. */
+		code = 422;
+		reason = "Invalid";
+		{
+			char pfx[SMP_ERROR_PATH_MAX + 3];
+			const char *at;
+			fmt(pfx, sizeof(pfx), "%s: ", e->path);
+			at = strstr(m, pfx);
+			detail = at ? at + strlen(pfx) : m;
+		}
+		fmt(msg, sizeof(msg), "%s \"%s\" is invalid: %s: %s", gk, name ? name : "",
+		         e->path, detail);
+		break;
+	case SMP_ECONFLICT:
+	case SMP_EPRECOND: {
+		const char *res = av && kind ? smp_schema_kind_resource(smp_schema_builtin(), av, kind)
+		                             : NULL;
+		char rbuf[256];
+		if (!res) {
+			/* kubectl's guess: the lower-case kind plus "s". */
+			size_t i = 0;
+			for (; kind && kind[i] && i < sizeof(rbuf) - 2; i++)
+				rbuf[i] = (char)(kind[i] >= 'A' && kind[i] <= 'Z' ? kind[i] + 32 : kind[i]);
+			rbuf[i++] = 's';
+			rbuf[i] = '\0';
+			res = rbuf;
+		}
+		code = 409;
+		reason = "Conflict";
+		fmt(msg, sizeof(msg), "Operation cannot be fulfilled on %s%s%.*s \"%s\": %s", res,
+		         glen ? "." : "", (int)glen, group, name ? name : "", m);
+		fmt(gk, sizeof(gk), "%s", res);
+		break;
+	}
+	case SMP_ELIMIT:
+		code = 413;
+		reason = "RequestEntityTooLarge";
+		fmt(msg, sizeof(msg), "Request entity too large: %s", m);
+		break;
+	case SMP_ENOMEM:
+	case SMP_EINTERNAL:
+		code = 500;
+		reason = "InternalError";
+		fmt(msg, sizeof(msg), "Internal error occurred: %s", m);
+		break;
+	default:
+		code = 400;
+		reason = "BadRequest";
+		fmt(msg, sizeof(msg), "%s", m);
+		break;
+	}
+
+	doc = smp_doc_alloc();
+	if (!doc)
+		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+	b.a = &doc->arena;
+	b.rc = SMP_OK;
+	st = smpv_map(b.a, 8);
+	s_puts(&b, st, "kind", "Status");
+	s_puts(&b, st, "apiVersion", "v1");
+	s_put(&b, st, "metadata", smpv_map(b.a, 0));
+	s_puts(&b, st, "status", "Failure");
+	s_puts(&b, st, "message", msg);
+	s_puts(&b, st, "reason", reason);
+	if (code == 422 || code == 409 || code == 500) {
+		details = smpv_map(b.a, 4);
+		if (code != 500)
+			s_puts(&b, details, "name", name);
+		if (code != 500) {
+			char g[256];
+			fmt(g, sizeof(g), "%.*s", (int)glen, group);
+			s_puts(&b, details, "group", g);
+			/* Invalid names the kind, Conflict the resource. */
+			s_puts(&b, details, "kind", code == 422 ? kind : gk);
+		}
+		if (code == 422 || code == 500) {
+			smp_value *causes = smpv_list(b.a, 1), *cause = smpv_map(b.a, 3);
+			if (code == 422)
+				s_puts(&b, cause, "reason", cause_type(detail));
+			s_puts(&b, cause, "message", code == 422 ? detail : m);
+			if (code == 422)
+				s_puts(&b, cause, "field", e->path);
+			if (!b.rc && (!causes || !cause || smpv_list_add(b.a, causes, cause)))
+				b.rc = SMP_ENOMEM;
+			s_put(&b, details, "causes", causes);
+		}
+		s_put(&b, st, "details", details);
+	}
+	s_put(&b, st, "code", smpv_int(b.a, code));
+	if (b.rc || smp_doc_push_root(doc, st)) {
+		smp_doc_free(doc);
+		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+	}
+	*out = doc;
+	return SMP_OK;
+}
