@@ -74,9 +74,14 @@ if(_smp_obj_libs MATCHES "PkgConfig::CJSON")
   string(APPEND SMP_PC_REQUIRES_PRIVATE " libcjson")
 endif()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/smpatch.pc.in
-  ${CMAKE_BINARY_DIR}/smpatch.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/smpatch.pc
+  ${CMAKE_BINARY_DIR}/pkgconfig-install/smpatch.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/pkgconfig-install/smpatch.pc
   DESTINATION ${SMP_PKGCONFIG_DIR} COMPONENT dev)
+# The build tree's own smpatch.pc serves the library uninstalled
+# (PKG_CONFIG_PATH=build): the source tree's header, the build tree's
+# libraries, a run path to them.
+configure_file(${CMAKE_CURRENT_LIST_DIR}/smpatch-uninstalled.pc.in
+  ${CMAKE_BINARY_DIR}/smpatch.pc @ONLY)
 
 install(EXPORT smpatchTargets NAMESPACE smpatch::
   DESTINATION ${SMP_CMAKE_DIR} COMPONENT dev)

@@ -92,13 +92,13 @@ for kind in shared static; do
 	fi
 	for ex in $examples; do
 		if [ $kind = shared ]; then
-			readelf -d "$d/$ex" | grep -q 'NEEDED.*\[libsmpatch.so.0\]' ||
+			readelf -d "$d/bin/$ex" | grep -q 'NEEDED.*\[libsmpatch.so.0\]' ||
 				bad "$ex (pkg-config) does not need libsmpatch.so.0"
 		else
-			readelf -d "$d/$ex" | grep -q 'libsmpatch' &&
+			readelf -d "$d/bin/$ex" | grep -q 'libsmpatch' &&
 				bad "$ex (pkg-config, static) links libsmpatch dynamically"
 		fi
-		check_run "$d/$ex" $ex "pkg-config, $kind"
+		check_run "$d/bin/$ex" $ex "pkg-config, $kind"
 	done
 done
 

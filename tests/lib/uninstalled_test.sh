@@ -1,0 +1,61 @@
+#!/bin/sh
+# uninstalled_test.sh BUILD_DIR SOURCE_DIR EXPECTED_DIR [SANITIZER_FLAGS]
+# The build tree's smpatch.pc serves uninstalled: examples/ builds against
+# the build tree through pkg-config (PKG_CONFIG_PATH=BUILD_DIR, with
+# examples/Makefile as a user runs it), shared and static, and the programs
+# run without LD_LIBRARY_PATH (from the source tree: the run path finds
+# the library), printing EXPECTED/NAME.out for the arguments of
+# EXPECTED/NAME.args if any.
+build=$1 src=$2 expected=$3 san=$4
+command -v pkg-config >/dev/null || { echo "SKIP: pkg-config not installed"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+export PKG_CONFIG_PATH="$build"
+unset LD_LIBRARY_PATH
+
+pc=$(pkg-config --cflags --libs smpatch) || { bad "pkg-config smpatch failed"; exit 1; }
+case $pc in *"-I$src/include"*) ;; *) bad "pkg-config --cflags lacks -I$src/include: $pc" ;; esac
+[ "$(pkg-config --modversion smpatch)" = "$("$build/smpatch" --version | cut -d' ' -f2)" ] ||
+	bad "pkg-config --modversion differs from smpatch --version"
+case $(pkg-config --static --libs smpatch) in *-lyaml*) ;; *) bad "--static --libs lacks -lyaml" ;; esac
+
+examples=$(sed -n 's/^EXAMPLES *:= *//p' "$src/examples/Makefile")
+[ -n "$examples" ] || { bad "no EXAMPLES in examples/Makefile"; exit 1; }
+for kind in shared static; do
+	d=$tmp/$kind
+	mkdir -p "$d"
+	cp "$src"/examples/*.c "$src/examples/Makefile" "$d/"
+	if [ $kind = static ]; then st=1; else st=0; fi
+	if ! make -s -C "$d" CC="${CC:-cc}" CFLAGS="-O2 -Wall -Wextra -Werror $san" \
+		LDFLAGS="$san" STATIC=$st >"$tmp/make.log" 2>&1; then
+		cat "$tmp/make.log"
+		bad "PKG_CONFIG_PATH=BUILD make -C examples ($kind) failed"
+		continue
+	fi
+	for ex in $examples; do
+		if [ $kind = shared ]; then
+			readelf -d "$d/bin/$ex" | grep -q 'NEEDED.*\[libsmpatch.so.0\]' ||
+				bad "$ex ($kind) does not need libsmpatch.so.0"
+			readelf -d "$d/bin/$ex" | grep -E 'R(UN)?PATH' | grep -qF "[$build]" ||
+				bad "$ex ($kind) has no run path to $build"
+		else
+			readelf -d "$d/bin/$ex" | grep -q libsmpatch && bad "$ex ($kind) links libsmpatch dynamically"
+		fi
+		[ -f "$expected/$ex.out" ] || continue # built only
+		# arguments (paths in the source tree) from EXPECTED/NAME.args
+		args=$(cat "$expected/$ex.args" 2>/dev/null)
+		# shellcheck disable=SC2086
+		(cd "$src" && "$d/bin/$ex" $args) >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		if [ $rc != 0 ]; then
+			cat "$tmp/err"
+			bad "$ex ($kind) exited $rc"
+		elif ! diff -u "$expected/$ex.out" "$tmp/out"; then
+			bad "$ex ($kind): output differs from $expected/$ex.out"
+		fi
+	done
+done
+[ $fail = 0 ] && echo "ok: examples/ ($(echo $examples | wc -w) programs) built against the build tree with pkg-config, shared and static"
+exit $fail
