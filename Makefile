@@ -11,7 +11,7 @@ PREFIX     ?= /usr/local
 DEBS       := build-essential cmake pkg-config libyaml-dev libcjson-dev clang valgrind
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-asan run test test-fast bench schema install clean golden-update fuzz
+.PHONY: all deps build build-asan run test test-fast bench bench-ssa schema install clean golden-update fuzz
 
 all: build
 
@@ -89,3 +89,7 @@ fuzz: deps $(FUZZ_BUILD)/CMakeCache.txt
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+
+# Server-side apply against the reference oracle (bench/SSA_RESULTS.md).
+bench-ssa: build
+	bench/ssa.sh $(BUILD)

@@ -5,6 +5,9 @@
 #   ssa.golden_oracle   the oracle's answers equal every expected.json
 #                       (SMP_UPDATE_GOLDEN=1: rewrites them from the oracle)
 #   golden.ssa.<case>   the engine (tests/ssa/ssa_driver) on one golden case
+#   ssa.differential    2,000 random chains of applies and updates, every
+#                       step through the oracle and the engine (chains.py;
+#                       needs python3 and the oracle, skips without them)
 add_executable(ssa_check ssa_check.c)
 target_compile_options(ssa_check PRIVATE ${SMP_WARNINGS})
 target_link_libraries(ssa_check PRIVATE PkgConfig::CJSON m)
@@ -25,15 +28,47 @@ set_tests_properties(ssa.golden_oracle PROPERTIES
 # One test per case directory, once the driver exists. They run after the
 # oracle check, which may be rewriting expected.json (update mode).
 if(TARGET ssa_driver)
+  # Custom resources reach the driver as an OpenAPI document (-swagger FILE);
+  # until the driver takes that flag their cases and chains are not run (and
+  # cmake says so): a missing feature, reported, not a passing test.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/ssa_driver.c)
+  file(READ ${CMAKE_CURRENT_SOURCE_DIR}/ssa_driver.c SMP_SSA_DRIVER_SRC)
+  string(FIND "${SMP_SSA_DRIVER_SRC}" "\"-swagger\"" SMP_SSA_SWAGGER_POS)
+  set(SMP_SSA_CHAIN_KINDS "deploy svc cm widget")
+  if(SMP_SSA_SWAGGER_POS EQUAL -1)
+    set(SMP_SSA_CHAIN_KINDS "deploy svc cm")
+  endif()
+  set(SMP_SSA_NOT_RUN 0)
   file(GLOB SMP_SSA_CASE_FILES CONFIGURE_DEPENDS ${SMP_SSA_CASES}/*/case.json)
   foreach(f ${SMP_SSA_CASE_FILES})
     get_filename_component(dir ${f} DIRECTORY)
     get_filename_component(case ${dir} NAME)
+    if(SMP_SSA_SWAGGER_POS EQUAL -1 AND EXISTS ${dir}/definitions)
+      math(EXPR SMP_SSA_NOT_RUN "${SMP_SSA_NOT_RUN} + 1")
+      continue()
+    endif()
     add_test(NAME golden.ssa.${case}
              COMMAND ssa_check case ${dir} $<TARGET_FILE:ssa_driver> ${SMP_SHARED_DIR})
     set_tests_properties(golden.ssa.${case} PROPERTIES
       DEPENDS ssa.golden_oracle SKIP_RETURN_CODE 77 LABELS "ssa;golden")
   endforeach()
+  if(SMP_SSA_NOT_RUN GREATER 0)
+    message(STATUS "tests/ssa: ssa_driver takes no -swagger yet: ${SMP_SSA_NOT_RUN} custom-resource golden cases and the Widget chains are not run")
+  endif()
+
+  find_program(SMP_PYTHON3 python3)
+  if(SMP_PYTHON3)
+    add_test(NAME ssa.differential
+             COMMAND ${SMP_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/chains.py ${SMP_SSA_ORACLE}
+                     $<TARGET_FILE:ssa_driver> $<TARGET_FILE:ssa_check> ${SMP_SHARED_DIR}
+                     ${SMP_SSA_CASES} ${CMAKE_CURRENT_BINARY_DIR}/differential)
+  else()
+    add_test(NAME ssa.differential
+             COMMAND sh -c "echo 'SKIP: python3 not found: the differential test of server-side apply skips'; exit 77")
+  endif()
+  set_tests_properties(ssa.differential PROPERTIES
+    ENVIRONMENT "SSA_CHAINS_KINDS=${SMP_SSA_CHAIN_KINDS}"
+    FIXTURES_REQUIRED ssa_oracle SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS "ssa;oracle;differential")
 endif()
 
 # The comparison itself, on answers whose verdict is known.

@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# bench/ssa.sh BUILD_DIR - server-side apply: smpatch against the reference
+# oracle (../shared/oracle-ssa, the structured-merge-diff code the API server
+# runs), on the same inputs in the same run. Prints the tables and writes
+# bench/SSA_RESULTS.md. Called by `make bench-ssa`; not part of `make test`.
+#
+# The request: a Deployment of N containers x 100 env vars, or a ConfigMap of
+# N keys, created by a server-side apply of bench/gen.c's last.json (the
+# oracle computes the live object and its managedFields), then re-applied by
+# the same manager with new.json (10 % of the values changed, 5 % removed,
+# 5 % added). smpatch answers through tests/ssa/ssa_driver, which speaks the
+# oracle's JSON Lines protocol over the public API, so both sides do the same
+# work per call: decode the request, apply, encode the answer.
+#
+# Time per call = (median time of a run with the request) - (median time of
+# a run with no request), so neither the program's start nor the oracle's
+# schema load (0.3 s or more) counts. CPU time (user + system) is the
+# measure of the targets (competing processes on a shared machine inflate
+# wall times); wall times are shown too.
+# Targets (issue 12): smpatch >= 20x faster than the oracle on the largest
+# inputs; time(2n) / time(n) <= 2.2 for smpatch.
+# Environment knobs:
+#   SSA_BENCH_REPS=5     runs of smpatch per input (and of the empty runs)
+#   SSA_BENCH_OREPS=2    runs of the oracle per input (about 20 s a call at
+#                        the largest sizes)
+#   SSA_BENCH_FAMILIES="deploy configmap"   SSA_BENCH_SIZES=3 (smallest first)
+#   SSA_ORACLE=PATH      an oracle built elsewhere (else BUILD_DIR/ssa-oracle,
+#                        built with tests/ssa/oracle_build.sh when missing)
+#   SSA_BENCH_NO_RESULTS=1   do not rewrite bench/SSA_RESULTS.md
+#   SSA_BENCH_DRIVER=PATH    another program of the protocol in place of
+#                        ssa_driver (to check the bench itself)
+# Exit status: 0 when every answer matched the oracle's, 1 otherwise (missed
+# targets are reported, not fatal), 77 when the oracle or the driver is
+# missing.
+set -u
+export LC_ALL=C
+
+BUILD=${1:-build}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+BENCH=$ROOT/bench
+OUT=$BENCH/out/ssa
+BIN=$BENCH/out/bin
+SHARED=${SMP_SHARED_DIR:-$ROOT/../shared}
+SWAGGER=$SHARED/openapi/kubernetes-1.36.swagger.json
+DRIVER=${SSA_BENCH_DRIVER:-$BUILD/tests/ssa/ssa_driver}
+CHECK=$BUILD/tests/ssa/ssa_check
+ORACLE=${SSA_ORACLE:-$BUILD/ssa-oracle}
+REPS=${SSA_BENCH_REPS:-5}
+OREPS=${SSA_BENCH_OREPS:-2}
+FAMILIES=${SSA_BENCH_FAMILIES:-deploy configmap}
+NSIZES=${SSA_BENCH_SIZES:-3}
+CC=${CC:-cc}
+CFLAGS="-std=c11 -O2 -Wall -Wextra -Wpedantic -Wshadow -Werror"
+START=$(date +%s)
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+failures=0
+
+sizes_of() {
+	case $1 in
+	deploy) echo 250 500 1000 ;;
+	configmap) echo 25000 50000 100000 ;;
+	esac | tr ' ' '\n' | head -n "$NSIZES" | tr '\n' ' '
+}
+unit_of() {
+	case $1 in
+	deploy) echo "containers x 100 env" ;;
+	configmap) echo "keys" ;;
+	esac
+}
+fail() {
+	echo "bench-ssa: FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# ---- tools ---------------------------------------------------------------
+
+for t in "$DRIVER" "$CHECK"; do
+	[ -x "$t" ] || { echo "bench-ssa: $t missing: build first (make bench-ssa does)" >&2; exit 77; }
+done
+if [ ! -x "$ORACLE" ]; then
+	echo "bench-ssa: building the oracle into $ORACLE" >&2
+	sh "$ROOT/tests/ssa/oracle_build.sh" "$SHARED" "$ORACLE" >&2
+	[ -x "$ORACLE" ] || { echo "bench-ssa: no oracle: nothing to compare with" >&2; exit 77; }
+fi
+[ -f "$SWAGGER" ] || { echo "bench-ssa: $SWAGGER missing" >&2; exit 77; }
+mkdir -p "$BIN" "$OUT"
+CJSON_CFLAGS=$(pkg-config --cflags libcjson 2>/dev/null)
+CJSON_LIBS=$(pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
+# shellcheck disable=SC2086 # word splitting of the flags is intended
+$CC $CFLAGS -D_POSIX_C_SOURCE=200809L -o "$BIN/gen" "$BENCH/gen.c" &&
+	$CC $CFLAGS -D_GNU_SOURCE -o "$BIN/runner" "$BENCH/runner.c" &&
+	$CC $CFLAGS -D_POSIX_C_SOURCE=200809L $CJSON_CFLAGS -o "$BIN/ssa_prep" "$BENCH/ssa_prep.c" $CJSON_LIBS ||
+	{ echo "bench-ssa: cannot build the bench tools" >&2; exit 1; }
+ORACLE_CMD=("$ORACLE" -swagger "$SWAGGER")
+DRIVER_CMD=("$DRIVER")
+
+# ---- inputs --------------------------------------------------------------
+
+# prepare DIR FAMILY N: DIR/apply.jsonl (the request), DIR/empty.jsonl.
+prepare() {
+	local d=$1
+	"$BIN/gen" "$d" "$2" "$3" || return 1
+	"$BIN/ssa_prep" case create - "$d/last.json" kubectl >"$d/create.jsonl" &&
+		"${ORACLE_CMD[@]}" <"$d/create.jsonl" >"$d/create.out" &&
+		"$BIN/ssa_prep" live "$d/create.out" >"$d/live-ssa.json" &&
+		"$BIN/ssa_prep" case apply "$d/live-ssa.json" "$d/new.json" kubectl >"$d/apply.jsonl" &&
+		: >"$d/empty.jsonl"
+}
+
+# ---- measuring -----------------------------------------------------------
+
+# measure NAME IN OUT CMD...: one run with stdin IN; appends "wall rss status cpu".
+measure() {
+	local name=$1 in=$2 out=$3
+	shift 3
+	"$BIN/runner" "$out" "$out.err" -- sh -c 'exec "$@" <"$0"' "$in" "$@" >>"$OUT/runs/$name"
+}
+# med NAME COLUMN: the median of one column (1 wall, 4 cpu); worst status with 3.
+med() {
+	local f=$OUT/runs/$1
+	[ -s "$f" ] || { echo -; return; }
+	if [ "$2" = 3 ]; then
+		cut -d' ' -f3 "$f" | sort -g | tail -n 1
+		return
+	fi
+	cut -d' ' -f"$2" "$f" | sort -g |
+		awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+sub() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-") print "-"; else { d = a - b; if (d < 0.1) d = 0.1; printf "%.1f", d } }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b <= 0) print "-"; else printf "%.1f", a / b }'; }
+mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", b / 1e6 }'; }
+
+rm -rf "$OUT/runs"
+mkdir -p "$OUT/runs"
+declare -A OCPU OWALL SCPU SWALL INMB
+for fam in $FAMILIES; do
+	for n in $(sizes_of "$fam"); do
+		key=$fam-$n
+		d=$OUT/$key
+		echo "bench-ssa: $key" >&2
+		prepare "$d" "$fam" "$n" || { fail "$key: cannot prepare the inputs"; continue; }
+		INMB[$key]=$(mb "$d/apply.jsonl")
+		# Interleaved, so that drifts in machine load hit both alike.
+		for r in $(seq 1 "$REPS"); do
+			measure "$key.s1" "$d/apply.jsonl" "$d/smpatch.out" "${DRIVER_CMD[@]}"
+			measure "$key.s0" "$d/empty.jsonl" "$d/smpatch0.out" "${DRIVER_CMD[@]}"
+			if [ "$r" -le "$OREPS" ]; then
+				measure "$key.o1" "$d/apply.jsonl" "$d/oracle.out" "${ORACLE_CMD[@]}"
+				measure "$key.o0" "$d/empty.jsonl" "$d/oracle0.out" "${ORACLE_CMD[@]}"
+			fi
+		done
+		for p in s1 s0 o1 o0; do
+			[ "$(med "$key.$p" 3)" = 0 ] || fail "$key: a run ($p) exited $(med "$key.$p" 3): $(head -c 300 "$d/smpatch.out.err" "$d/oracle.out.err" 2>/dev/null)"
+		done
+		"$CHECK" cmp "$d/oracle.out" "$d/smpatch.out" >"$d/cmp.txt" ||
+			fail "$key: smpatch's answer differs from the oracle's: $(cut -f3 "$d/cmp.txt" | head -c 400)"
+		grep -q '"ok":true' "$d/oracle.out" || fail "$key: the oracle rejected the request"
+		SCPU[$key]=$(sub "$(med "$key.s1" 4)" "$(med "$key.s0" 4)")
+		SWALL[$key]=$(sub "$(med "$key.s1" 1)" "$(med "$key.s0" 1)")
+		OCPU[$key]=$(sub "$(med "$key.o1" 4)" "$(med "$key.o0" 4)")
+		OWALL[$key]=$(sub "$(med "$key.o1" 1)" "$(med "$key.o0" 1)")
+	done
+done
+
+# ---- tables --------------------------------------------------------------
+
+TABLES=$OUT/tables.md
+TARGETS=$OUT/targets.md
+GROWTH_BAD=0
+GROWTH_MAX=0
+{
+	echo "### Server-side apply: time per call, smpatch vs the oracle"
+	echo
+	echo "Milliseconds per call (a run with the request minus a run without), medians of $REPS smpatch"
+	echo "runs and $OREPS oracle runs. request MB: the JSON line (live object with managedFields +"
+	echo "configuration). Both answers are compared as the golden cases are (tests/ssa/ssa_check)."
+	echo
+	echo "| input | size | request MB | oracle CPU ms | smpatch CPU ms | oracle/smpatch CPU | oracle wall ms | smpatch wall ms | oracle/smpatch wall |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+	for fam in $FAMILIES; do
+		for n in $(sizes_of "$fam"); do
+			key=$fam-$n
+			echo "| $fam | $n $(unit_of "$fam") | ${INMB[$key]:--} | ${OCPU[$key]:--} | ${SCPU[$key]:--} | $(ratio "${OCPU[$key]:--}" "${SCPU[$key]:--}") | ${OWALL[$key]:--} | ${SWALL[$key]:--} | $(ratio "${OWALL[$key]:--}" "${SWALL[$key]:--}") |"
+		done
+	done
+	echo
+	echo "### Growth: time(2n) / time(n) per call, CPU (target <= 2.2 for smpatch)"
+	echo
+	echo "| input | step | smpatch | oracle |"
+	echo "|---|---|---:|---:|"
+	for fam in $FAMILIES; do
+		prev=
+		for n in $(sizes_of "$fam"); do
+			if [ -n "$prev" ]; then
+				g=$(ratio "${SCPU[$fam-$n]:--}" "${SCPU[$fam-$prev]:--}")
+				mark=
+				if [ "$g" != - ] && awk -v g="$g" 'BEGIN { exit !(g > 2.2) }'; then
+					GROWTH_BAD=$((GROWTH_BAD + 1))
+					mark=" **!**"
+				fi
+				[ "$g" != - ] && GROWTH_MAX=$(awk -v g="$g" -v m="$GROWTH_MAX" 'BEGIN { print (g > m) ? g : m }')
+				echo "| $fam | $prev -> $n | $g$mark | $(ratio "${OCPU[$fam-$n]:--}" "${OCPU[$fam-$prev]:--}") |"
+			fi
+			prev=$n
+		done
+	done
+} >"$TABLES"
+
+{
+	echo "### Targets (issue 12)"
+	echo
+	for key in deploy-1000 configmap-100000; do
+		fam=${key%-*}
+		if [[ " $FAMILIES " != *" $fam "* ]] || [ -z "${SCPU[$key]:-}" ]; then
+			echo "- n/a: $key was not measured."
+			continue
+		fi
+		rc=$(ratio "${OCPU[$key]}" "${SCPU[$key]}")
+		rw=$(ratio "${OWALL[$key]}" "${SWALL[$key]}")
+		v=FAIL
+		awk -v r="$rc" 'BEGIN { exit !(r != "-" && r >= 20) }' && v=PASS
+		echo "- **$v** $key: smpatch ${rc}x faster than the oracle per call in CPU time (${rw}x in wall"
+		echo "  time; target >= 20x): ${SCPU[$key]} ms vs ${OCPU[$key]} ms."
+	done
+	v=PASS
+	[ "$GROWTH_BAD" -gt 0 ] && v=FAIL
+	echo "- **$v** growth: largest time(2n)/time(n) of smpatch $GROWTH_MAX (target <= 2.2), $GROWTH_BAD step(s) above."
+	if [ "$failures" -gt 0 ]; then
+		echo "- **FAIL** correctness: $failures mismatch(es) or failure(s), see the run's stderr."
+	else
+		echo "- **PASS** correctness: every smpatch answer equal to the oracle's."
+	fi
+} >"$TARGETS"
+
+cat "$TABLES"
+echo
+cat "$TARGETS"
+ELAPSED=$(($(date +%s) - START))
+echo
+echo "bench-ssa: finished in ${ELAPSED}s"
+
+if [ -z "${SSA_BENCH_NO_RESULTS:-}" ]; then
+	{
+		echo "# smpatch server-side apply benchmark results"
+		echo
+		echo "Generated by \`make bench-ssa\` (bench/ssa.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'); do not edit by hand."
+		echo
+		echo "## Machine"
+		echo
+		echo "- CPU: $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), nproc $(nproc)"
+		echo "- compiler: $($CC --version | head -n 1); build type $(grep -m1 '^CMAKE_BUILD_TYPE' "$BUILD/CMakeCache.txt" 2>/dev/null | cut -d= -f2)"
+		echo "- smpatch: git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
+		echo "- oracle: ../shared/oracle-ssa (structured-merge-diff 4.1.2, Go $(go version 2>/dev/null | awk '{ print $3 }'))"
+		echo "- whole run: ${ELAPSED}s; load average at start $LOAD_START, at end $(cut -d' ' -f1-3 /proc/loadavg)"
+		echo
+		echo "## Results"
+		echo
+		cat "$TARGETS"
+		echo
+		cat "$TABLES"
+	} >"$BENCH/SSA_RESULTS.md"
+	echo "bench-ssa: wrote bench/SSA_RESULTS.md"
+fi
+[ "$failures" -eq 0 ] || { echo "bench-ssa: $failures FAILURE(S)" >&2; exit 1; }
+exit 0
