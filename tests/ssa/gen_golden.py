@@ -27,9 +27,10 @@ import sys
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ssalib import (Program, crd_definitions, delp, dumps, getp, live_from,  # noqa: E402
+from ssalib import (SERVER_META, Program, crd_definitions, delp, dumps, getp, live_from,  # noqa: E402
                     merged_swagger, partial, setp, skeleton, without_managed)
 
+SERVER_UID = SERVER_META["uid"]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "testdata", "ssa")
 
@@ -765,6 +766,49 @@ def list_scenarios(gen):
     s.apply("drop-assoc", "kubectl", dd, expect="ok", note="the associative list no longer applied: its items are removed")
 
 
+def more_list_scenarios(gen):
+    d = deployment()
+    tpl = ["spec", "template", "spec"]
+    s = Scenario(gen, "more-lists")
+    m = copy.deepcopy(d)
+    setp(m, tpl + ["hostAliases"], [{"ip": "10.0.0.1", "hostnames": ["db"]}, {"ip": "10.0.0.2", "hostnames": ["cache", "redis"]}])
+    setp(m, tpl + ["topologySpreadConstraints"], [
+        {"topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "maxSkew": 1},
+        {"topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway", "maxSkew": 2}])
+    setp(m, tpl + ["initContainers"], [{"name": "app", "image": "init:1"}])
+    setp(m, tpl + ["tolerations"], [{"key": "gpu", "operator": "Exists"}])
+    m["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "0a1b"}]
+    s.apply("create", "kubectl", m, expect="ok",
+            note="hostAliases (key ip), topologySpreadConstraints (keys topologyKey+whenUnsatisfiable), an init container named like a container, tolerations (atomic), ownerReferences (key uid)")
+    s.apply("spread-conflict", "scheduler-tuner", partial(d, tpl + ["topologySpreadConstraints", {"whenUnsatisfiable": "ScheduleAnyway"}],
+                                                           {"topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway", "maxSkew": 5}),
+            expect="conflict", note="conflict inside an item keyed by two strings")
+    s.apply("hostalias-added", "dns-tool", partial(d, tpl + ["hostAliases", {"ip": "10.0.0.3"}], {"ip": "10.0.0.3", "hostnames": ["extra"]}),
+            expect="ok", note="another applier adds a host alias; hostnames is atomic")
+    s.apply("init-image-conflict", "dns-tool", partial(d, tpl + ["initContainers", C("app")], {"name": "app", "image": "init:2"}),
+            expect="conflict", note="the init container app, not the container app")
+    s.apply("toleration-conflict", "dns-tool", partial(d, tpl + ["tolerations"], [{"key": "spot", "operator": "Exists"}]),
+            expect="conflict", note="tolerations are atomic")
+    s.update("owner-added", "kube-controller-manager", s.edited(["metadata", "ownerReferences", {"uid": "9f8e"}],
+                                                                {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "9f8e", "controller": True}),
+             expect="ok", note="a controller adds an owner reference (key uid)")
+    s.apply("reapply", "kubectl", m, expect="ok", note="the applier re-applies: the controller's owner reference stays")
+
+    s = Scenario(gen, "apply-meta")
+    s.apply(None, "kubectl", d, expect="ok")
+    mf = copy.deepcopy(d)
+    mf["metadata"]["managedFields"] = []
+    s.apply("managedfields-empty-list", "kubectl", mf, expect="error",
+            note="managedFields: [] in an applied configuration is not nil: rejected")
+    mf["metadata"]["managedFields"] = None
+    s.apply("managedfields-null", "kubectl", mf, expect="ok", note="managedFields: null is nil: accepted, a no-op")
+    rv = copy.deepcopy(d)
+    rv["metadata"]["resourceVersion"] = "1000"
+    rv["metadata"]["uid"] = SERVER_UID
+    s.apply("server-fields-in-config", "kubectl", rv, expect="ok",
+            note="resourceVersion and uid in the configuration: never owned")
+
+
 def manager_scenarios(gen):
     d = deployment()
     app = ["spec", "template", "spec", "containers", C("app")]
@@ -949,6 +993,7 @@ def main():
         for k in KINDS:
             generic(gen, *k)
         list_scenarios(gen)
+        more_list_scenarios(gen)
         manager_scenarios(gen)
         error_scenarios(gen)
         crd_scenarios(gen)
