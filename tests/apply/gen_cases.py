@@ -578,6 +578,10 @@ case("last-applied-set-create", [pa], [live_from(pa, annotate=False)],
      command="last-applied set -f config.yaml --live live.yaml --create-annotation -o json")
 
 
+# Every `smpatch apply` case runs in each output mode (args.MODE).
+MODES = ("patch", "yaml", "json", "diff", "name")
+
+
 def write(path, content):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
@@ -614,9 +618,10 @@ def main(root):
         if c["stdin"] is not None:
             write(os.path.join(d, "stdin"), as_text(c["stdin"]))
         if c["command"] is not None:
-            write(os.path.join(d, "command"), c["command"] + "\n")
+            write(os.path.join(d, "args"), c["command"] + "\n")
         else:
-            write(os.path.join(d, "args"), args + "\n")
+            for mode in MODES:
+                write(os.path.join(d, "args." + mode), "apply %s -o %s\n" % (args, mode))
 
 
 if __name__ == "__main__":

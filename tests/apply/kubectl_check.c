@@ -104,9 +104,9 @@ static void check_case(const char *root, const char *cs, const char *tmp)
 	smp_doc *patches, *objects, *live;
 	bool managed;
 
-	snprintf(p, sizeof(p), "%s/%s/expected/patch.out", root, cs);
+	snprintf(p, sizeof(p), "%s/%s/expected/patch/stdout", root, cs);
 	patches = load(p);
-	snprintf(p, sizeof(p), "%s/%s/expected/json.out", root, cs);
+	snprintf(p, sizeof(p), "%s/%s/expected/json/stdout", root, cs);
 	objects = load(p);
 	snprintf(p, sizeof(p), "%s/%s/live.yaml", root, cs);
 	live = load(p);
@@ -123,7 +123,7 @@ static void check_case(const char *root, const char *cs, const char *tmp)
 		FILE *af;
 		char args[4096] = "";
 
-		snprintf(p, sizeof(p), "%s/%s/args", root, cs);
+		snprintf(p, sizeof(p), "%s/%s/args.patch", root, cs);
 		if ((af = fopen(p, "r"))) {
 			size_t n = fread(args, 1, sizeof(args) - 1, af);
 			args[n] = '\0';

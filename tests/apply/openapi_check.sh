@@ -9,8 +9,8 @@ if [ ! -f "$doc" ]; then
 fi
 fail=0
 for c in nginx-3-update volumes-retainkeys strategy-retainkeys finalizers-merge ports-merge-by-containerport; do
-	out=$(cd "$data/$c" && eval "set -- $(cat args)" && "$bin" apply "$@" --openapi "$doc" 2>/dev/null)
-	if [ "$out" != "$(cat "$data/$c/expected/patch.out")" ]; then
+	out=$(cd "$data/$c" && eval "set -- $(cat args.patch)" && "$bin" "$@" --openapi "$doc" 2>/dev/null)
+	if [ "$out" != "$(cat "$data/$c/expected/patch/stdout")" ]; then
 		echo "$c: the patch with --openapi differs from the built-in one"
 		fail=1
 	fi
