@@ -192,9 +192,12 @@ static void check_file(const char *path)
 }
 
 /* Inputs and expected outputs alike. */
-static bool json_or_yaml(const char *name)
+static bool json_or_yaml(const char *path)
 {
-	return strstr(name, ".json") || strstr(name, ".yaml");
+	const char *name = corpus_base(path);
+
+	return ((strstr(name, ".json") || strstr(name, ".yaml")) && !corpus_args(path)) ||
+	       corpus_output(path, "json") || corpus_output(path, "yaml");
 }
 
 static bool walk_visit(const char *path, size_t size, void *ctx)

@@ -285,9 +285,13 @@ static unsigned long long next_rand(void)
 static char *corpus[512];
 static size_t corpus_len[512], ncorpus;
 
-static bool input_or_yaml(const char *name)
+/* Inputs, YAML files and the expected YAML outputs. */
+static bool input_or_yaml(const char *path)
 {
-	return strncmp(name, "input.", 6) == 0 || strstr(name, ".yaml");
+	const char *name = corpus_base(path);
+
+	return strncmp(name, "input.", 6) == 0 || (strstr(name, ".yaml") && !corpus_args(path)) ||
+	       corpus_output(path, "yaml");
 }
 
 static bool load_visit(const char *path, size_t size, void *ctx)

@@ -3,17 +3,17 @@
  *
  * For every *.yaml in DIR (Widget objects of apiVersion example.com/v1,
  * which kubectl passes through untyped), the JSON that
- *     CONVERT -o json --sort-keys FILE
+ *     SMPATCH convert -o json --sort-keys FILE
  * prints must equal what
  *     kubectl patch --local -f FILE --type merge -p '{}' -o json
  * prints, byte for byte (so numbers compare by their text), and as values
  * read by our reader. Where kubectl rejects a file, we must exit 3. Files
  * that say "smpatch is stricter here on purpose" may be rejected by us
  * alone, with a duplicate-key error. And our YAML printer is checked the
- * same way: kubectl must read `CONVERT -o yaml FILE` exactly as it read
+ * same way: kubectl must read `SMPATCH convert -o yaml FILE` exactly as it read
  * FILE. Exits 77 (skip) without kubectl.
  *
- * Usage: test_kubectl CONVERT DIR
+ * Usage: test_kubectl SMPATCH DIR
  */
 #include "smpatch.h"
 
@@ -129,9 +129,9 @@ int main(int argc, char **argv)
 		snprintf(cmd, sizeof(cmd),
 		         "kubectl patch --local -f '%s' --type merge -p '{}' -o json 2>/dev/null", path);
 		run(cmd, &k);
-		snprintf(cmd, sizeof(cmd), "'%s' -o json --sort-keys '%s' 2>/dev/null", argv[1], path);
+		snprintf(cmd, sizeof(cmd), "'%s' convert -o json --sort-keys '%s' 2>/dev/null", argv[1], path);
 		run(cmd, &o);
-		snprintf(cmd, sizeof(cmd), "'%s' -o json --sort-keys '%s' 2>&1 >/dev/null", argv[1],
+		snprintf(cmd, sizeof(cmd), "'%s' convert -o json --sort-keys '%s' 2>&1 >/dev/null", argv[1],
 		         path);
 		run(cmd, &oe);
 		if (k.status != 0) {
@@ -162,7 +162,7 @@ int main(int argc, char **argv)
 			char tmp[] = "/tmp/smp-kubectl-XXXXXX";
 			int fd = mkstemp(tmp);
 			out y, k2;
-			snprintf(cmd, sizeof(cmd), "'%s' -o yaml '%s' > '%s' 2>/dev/null", argv[1], path,
+			snprintf(cmd, sizeof(cmd), "'%s' convert -o yaml '%s' > '%s' 2>/dev/null", argv[1], path,
 			         tmp);
 			if (fd < 0 || system(cmd) != 0) {
 				printf("FAIL %s: cannot write our YAML output\n", names[i]);
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 				         tmp);
 				run(cmd, &k2);
 				if (k2.status != 0 || k2.len != k.len || memcmp(k2.buf, k.buf, k.len) != 0) {
-					snprintf(cmd, sizeof(cmd), "'%s' -o yaml '%s'", argv[1], path);
+					snprintf(cmd, sizeof(cmd), "'%s' convert -o yaml '%s'", argv[1], path);
 					run(cmd, &y);
 					printf("FAIL %s: kubectl reads our YAML output differently:\n%s\n"
 					       "--- kubectl on it\n%s\n",

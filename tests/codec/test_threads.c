@@ -74,9 +74,9 @@ static void *worker(void *arg)
 	return (void *)bad;
 }
 
-static bool input_only(const char *name)
+static bool input_only(const char *path)
 {
-	return strncmp(name, "input.", 6) == 0;
+	return strncmp(corpus_base(path), "input.", 6) == 0;
 }
 
 static bool load_visit(const char *path, size_t size, void *ctx)
