@@ -23,6 +23,7 @@
 set -u
 bin=$1
 dir=$2
+case $bin in /*) ;; */*) bin=$(pwd)/$bin ;; esac
 cd "$dir" || { echo "FAIL: no case directory $dir"; exit 1; }
 # The testdata directory: the nearest parent of that name (areas may nest).
 SMP_TESTDATA=$(pwd)
