@@ -1007,6 +1007,117 @@ SMP_API size_t smp_apply_object_ref(char *buf, size_t size, const smp_value *obj
 SMP_API const char *smp_apply_namespace(const smp_value *config,
                                         const smp_apply_options *opts);
 
+/* ------------------------------------------------------------------------
+ * Server-side apply: field ownership (metadata.managedFields)
+ * ------------------------------------------------------------------------ */
+
+/* Options of smp_ssa_apply() and smp_ssa_update(). */
+typedef struct smp_ssa_options {
+	unsigned version;          /* SMP_SSA_OPTIONS_VERSION */
+	/* The field manager (kubectl's --field-manager). Apply: required
+	 * (SMP_EINVAL without one, as the server refuses it); update: NULL or
+	 * "" records the change as "unknown". */
+	const char *manager;
+	/* Apply: take the fields that conflict from their managers
+	 * (--force-conflicts) instead of failing. Ignored by update. */
+	bool force;
+	/* Extra schema for the object's kind: OpenAPI v2/v3 documents or CRDs
+	 * (smp_schema_load), searched before the built-in tables. NULL: the
+	 * built-in tables only. */
+	const smp_schema *schema;
+	/* The time written into the managedFields entries this call changes,
+	 * as RFC 3339 text ("2024-01-01T00:00:00Z"); NULL: the wall clock
+	 * (UTC, whole seconds). */
+	const char *now;
+} smp_ssa_options;
+
+#define SMP_SSA_OPTIONS_VERSION 1
+#define SMP_SSA_OPTIONS_INIT { SMP_SSA_OPTIONS_VERSION, NULL, false, NULL, NULL }
+
+/* One field an apply would take from another manager. Strings are owned
+ * by the result they came from. */
+typedef struct smp_ssa_conflict {
+	const char *manager;      /* the manager that owns the field */
+	const char *operation;    /* its entry's operation: "Apply" or "Update" */
+	const char *api_version;  /* Update entries: the apiVersion it wrote with;
+	                             "" for appliers */
+	const char *subresource;  /* "" unless its entry names one */
+	const char *path;         /* as the server prints it: ".spec.replicas",
+	                             ".spec.template.spec.containers[name=\"app\"].image" */
+} smp_ssa_conflict;
+
+/* What one server-side apply or update does. Owns its values. */
+typedef struct smp_ssa_result smp_ssa_result;
+
+/* Computes what the API server stores for a server-side apply (PATCH with
+ * application/apply-patch+yaml) of `config` to `live` (NULL: the object
+ * does not exist yet), field ownership included, without a server: the
+ * structured-merge-diff algorithm the API server runs (docs/SSA.md).
+ *
+ * `config` and `live` are maps with apiVersion and kind (a config's kind
+ * and apiVersion must be live's); the kind's schema comes from
+ * opts->schema, then the built-in tables (SMP_ESCHEMA for an unknown
+ * kind). The config is merged into live by the schema: struct fields and
+ * granular maps key by key, associative lists by their keys (containers by
+ * name, ports by port and protocol, protocol defaulting to TCP), sets by
+ * value, atomic lists and maps as a whole. Fields the manager applied
+ * before and no longer applies are removed unless another manager owns
+ * them. live's metadata.managedFields is the ownership before the call;
+ * the result's is the ownership after it, in the server's order, with
+ * opts->now as the time of the entries that change.
+ *
+ * Returns 0; SMP_ECONFLICT when another manager owns a field the config
+ * sets to another value (and not opts->force): then, unlike other errors,
+ * *out is set to a result that holds the conflicts (no object) and
+ * err->message is the server's message ("Apply failed with 1 conflict:
+ * conflict with \"kubectl-edit\" using apps/v1: .spec.replicas");
+ * SMP_EINVALOBJ for a config the server rejects (metadata.managedFields
+ * set, duplicate list keys, a missing key field, a value of the wrong
+ * type, a field the schema does not have), err->path naming the place
+ * (".spec.replicas"); SMP_EPRECOND for another kind or apiVersion than
+ * live's; SMP_EINVAL for no manager or NULL/non-map arguments; SMP_ESCHEMA,
+ * SMP_ELIMIT, SMP_ENOMEM. Only reads its arguments; thread-safe. */
+SMP_API int smp_ssa_apply(smp_ssa_result **out, const smp_value *live,
+                          const smp_value *config, const smp_ssa_options *opts,
+                          smp_error *err);
+
+/* Computes the ownership after a write that is not an apply (a PUT or any
+ * other patch: kubectl replace, edit, scale, client-side apply): `object`
+ * is the complete new object, stored as it is (null map values dropped);
+ * the manager (opts->manager, default "unknown") becomes the owner of
+ * every field it changed, added or removed, taken from any other manager
+ * (updates never conflict). A non-empty metadata.managedFields in `object`
+ * replaces live's ownership, an empty one ([]) resets it; ownership that
+ * cannot be decoded makes the object stored untracked (no managedFields,
+ * and smp_ssa_result_warning says why). Errors as smp_ssa_apply's, except
+ * SMP_ECONFLICT. */
+SMP_API int smp_ssa_update(smp_ssa_result **out, const smp_value *live,
+                           const smp_value *object, const smp_ssa_options *opts,
+                           smp_error *err);
+
+/* Frees a result and everything it returned. NULL is fine. */
+SMP_API void smp_ssa_result_free(smp_ssa_result *res);
+/* The stored object, with its metadata.managedFields (absent when nobody
+ * owns anything); NULL after a conflict. Owned by `res`. */
+SMP_API const smp_value *smp_ssa_result_object(const smp_ssa_result *res);
+/* The managedFields list alone (an empty list when there are none; NULL
+ * after a conflict). Owned by `res`. */
+SMP_API const smp_value *smp_ssa_result_managed_fields(const smp_ssa_result *res);
+/* Whether the object differs from live (for an apply: structured-merge-diff
+ * found a change; the managedFields may change either way). */
+SMP_API bool smp_ssa_result_changed(const smp_ssa_result *res);
+/* The conflicts (sorted by manager, then in path order); *list may be
+ * NULL when the count is 0. Owned by `res`. */
+SMP_API size_t smp_ssa_result_conflicts(const smp_ssa_result *res,
+                                        const smp_ssa_conflict **list);
+/* After SMP_ECONFLICT: the server's message, as kubectl prints it after
+ * "error: " (one line per manager and path when there are several
+ * conflicts); NULL otherwise. Owned by `res`. */
+SMP_API const char *smp_ssa_result_message(const smp_ssa_result *res);
+/* A note on how the result was reached (an update stored untracked), one
+ * line, or NULL. Owned by `res`. */
+SMP_API const char *smp_ssa_result_warning(const smp_ssa_result *res);
+
 #ifdef __cplusplus
 }
 #endif

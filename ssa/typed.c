@@ -1,0 +1,1093 @@
+/*
+ * typed.c - walks of a value and its SSA type together, as SMD's typed
+ * package does them (v4.1.2 semantics, quirks included):
+ *
+ *   validate     AsTyped: scalar kinds, undeclared fields, list keys,
+ *                duplicates
+ *   to_set       ToFieldSet: every leaf, list item, null or empty map,
+ *                and undeclared key, atomic lists/maps as one leaf
+ *   merge        Merge: the right side wins at leaves; list order: left
+ *                items (merged), then new right items
+ *   compare      Compare: removed / modified / added sets
+ *   remove       RemoveItems: emptied maps and lists become null
+ *   reconcile    ReconcileFieldSetWithSchema (atomic types collapse sets)
+ *
+ * A value's atom is deduced from the value where the type allows several
+ * (SMD's deduceAtom); maps come before scalars, scalars before lists. Sets
+ * are built bottom-up, each node's entries sorted once. Map keys and list
+ * keys are looked up through hash indexes beyond a few entries, so every
+ * walk is linear in its input (plus sorting).
+ */
+#include "ssa/ssa.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { A_NONE = 0, A_MAP, A_SCALAR, A_LIST };
+
+static int atom_full(const ssa_type *t)
+{
+	if (!t)
+		return A_NONE;
+	if (t->has_map)
+		return A_MAP;
+	if (t->scalar)
+		return A_SCALAR;
+	if (t->has_list)
+		return A_LIST;
+	return A_NONE;
+}
+
+static int deduce(const ssa_type *t, const smp_value *v)
+{
+	if (t && v) {
+		switch (v->type) {
+		case SMP_BOOL:
+		case SMP_INT:
+		case SMP_FLOAT:
+		case SMP_STRING:
+			if (t->scalar)
+				return A_SCALAR;
+			break;
+		case SMP_LIST:
+			if (t->has_list)
+				return A_LIST;
+			break;
+		case SMP_MAP:
+			if (t->has_map)
+				return A_MAP;
+			break;
+		default:
+			break;
+		}
+	}
+	return atom_full(t);
+}
+
+static const char *type_word(const smp_value *v)
+{
+	switch (v->type) {
+	case SMP_NULL: return "null";
+	case SMP_BOOL: return "bool";
+	case SMP_INT: return "int64";
+	case SMP_FLOAT: return "float64";
+	case SMP_STRING: return "string";
+	case SMP_LIST: return "list";
+	default: return "map";
+	}
+}
+
+/* ---------------------------------------------------------------- errors */
+
+typedef struct walk {
+	ssa_ctx *c;
+	const char *what;       /* error prefix */
+	ssa_pe *path;           /* SSA_MAX_DEPTH + 1 elements */
+	size_t depth;
+} walk;
+
+static int walk_init(walk *w, ssa_ctx *c, const char *what)
+{
+	w->c = c;
+	w->what = what;
+	w->depth = 0;
+	w->path = malloc((SSA_MAX_DEPTH + 2) * sizeof(*w->path));
+	return w->path ? 0 : ssa_oom(c);
+}
+
+static void walk_done(walk *w)
+{
+	free(w->path);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int fail(walk *w, const char *fmt, ...)
+{
+	smp_buf path, msg;
+	va_list ap;
+	char tmp[SMP_ERROR_MESSAGE_MAX];
+
+	if (w->c->rc)
+		return w->c->rc;
+	smp_buf_init(&path);
+	smp_buf_init(&msg);
+	ssa_path_print(&path, w->path, w->depth);
+	va_start(ap, fmt);
+	vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	smp_buf_printf(&msg, "%s: ", w->what);
+	if (path.len)
+		smp_buf_printf(&msg, "%s: ", path.ptr);
+	smp_buf_puts(&msg, tmp);
+	w->c->rc = smp_err_set(w->c->err, SMP_EINVALOBJ, NULL, 0, 0, path.len ? path.ptr : NULL,
+	                       "%s", msg.ptr ? msg.ptr : tmp);
+	smp_buf_release(&path);
+	smp_buf_release(&msg);
+	return w->c->rc;
+}
+
+static int too_deep(walk *w)
+{
+	if (w->c->rc)
+		return w->c->rc;
+	w->c->rc = smp_err_set(w->c->err, SMP_ELIMIT, NULL, 0, 0, NULL,
+	                       "%s: nesting deeper than %d levels", w->what, SSA_MAX_DEPTH);
+	return w->c->rc;
+}
+
+static int push(walk *w, const ssa_pe *pe)
+{
+	if (w->depth >= SSA_MAX_DEPTH)
+		return too_deep(w);
+	w->path[w->depth++] = *pe;
+	return 0;
+}
+
+static void pop(walk *w)
+{
+	w->depth--;
+}
+
+/* ---------------------------------------------------------------- indexes */
+
+/* Open-addressing index of a map's keys (only built for larger maps). */
+typedef struct kidx {
+	const smp_value *m;
+	uint32_t *slots;
+	size_t mask;
+} kidx;
+
+#define KIDX_MIN 9
+
+static int kidx_build(ssa_ctx *c, kidx *x, const smp_value *m)
+{
+	size_t n = m ? m->u.map.len : 0, cap = 16;
+
+	x->m = m;
+	x->slots = NULL;
+	x->mask = 0;
+	if (n < KIDX_MIN)
+		return 0;
+	while (cap < n * 2)
+		cap *= 2;
+	if (!(x->slots = ssa_alloc(c, cap * sizeof(*x->slots))))
+		return SMP_ENOMEM;
+	memset(x->slots, 0, cap * sizeof(*x->slots));
+	x->mask = cap - 1;
+	for (size_t i = 0; i < n; i++) {
+		const smp_member *e = &m->u.map.items[i];
+		size_t h = smp_hash_bytes(e->key, e->klen) & x->mask;
+
+		while (x->slots[h])
+			h = (h + 1) & x->mask;
+		x->slots[h] = (uint32_t)(i + 1);
+	}
+	return 0;
+}
+
+static const smp_value *kidx_get(const kidx *x, const char *k, size_t kn)
+{
+	const smp_value *m = x->m;
+
+	if (!m)
+		return NULL;
+	if (!x->slots) {
+		for (size_t i = 0; i < m->u.map.len; i++)
+			if (m->u.map.items[i].klen == kn && memcmp(m->u.map.items[i].key, k, kn) == 0)
+				return m->u.map.items[i].val;
+		return NULL;
+	}
+	for (size_t h = smp_hash_bytes(k, kn) & x->mask;; h = (h + 1) & x->mask) {
+		uint32_t s = x->slots[h];
+
+		if (!s)
+			return NULL;
+		if (m->u.map.items[s - 1].klen == kn && memcmp(m->u.map.items[s - 1].key, k, kn) == 0)
+			return m->u.map.items[s - 1].val;
+	}
+}
+
+/* A set of path elements with one value each (first insertion wins). */
+typedef struct pidx {
+	ssa_pe *pe;
+	const smp_value **val;
+	uint32_t *slots;
+	size_t n, mask;
+} pidx;
+
+static int pidx_init(ssa_ctx *c, pidx *x, size_t n)
+{
+	size_t cap = 16;
+
+	x->n = 0;
+	x->slots = NULL;
+	x->mask = 0;
+	x->pe = ssa_alloc(c, (n ? n : 1) * sizeof(*x->pe));
+	x->val = ssa_alloc(c, (n ? n : 1) * sizeof(*x->val));
+	if (!x->pe || !x->val)
+		return SMP_ENOMEM;
+	if (n >= KIDX_MIN) {
+		while (cap < n * 2)
+			cap *= 2;
+		if (!(x->slots = ssa_alloc(c, cap * sizeof(*x->slots))))
+			return SMP_ENOMEM;
+		memset(x->slots, 0, cap * sizeof(*x->slots));
+		x->mask = cap - 1;
+	}
+	return 0;
+}
+
+/* Index of pe, or -1. With `add`, inserts it when absent (returns -1). */
+static ptrdiff_t pidx_find(pidx *x, const ssa_pe *pe, const smp_value *val, bool add)
+{
+	size_t h = 0;
+
+	if (!x->slots) {
+		for (size_t i = 0; i < x->n; i++)
+			if (ssa_pe_eq(&x->pe[i], pe))
+				return (ptrdiff_t)i;
+	} else {
+		for (h = ssa_pe_hash(pe) & x->mask; x->slots[h]; h = (h + 1) & x->mask)
+			if (ssa_pe_eq(&x->pe[x->slots[h] - 1], pe))
+				return x->slots[h] - 1;
+	}
+	if (add) {
+		x->pe[x->n] = *pe;
+		x->val[x->n] = val;
+		x->n++;
+		if (x->slots)
+			x->slots[h] = (uint32_t)x->n;
+	}
+	return -1;
+}
+
+/* ---------------------------------------------------------------- list items */
+
+static int kv_cmp(const ssa_kv *a, const ssa_kv *b)
+{
+	int r = memcmp(a->name, b->name, a->nlen < b->nlen ? a->nlen : b->nlen);
+
+	return r ? r : (a->nlen > b->nlen) - (a->nlen < b->nlen);
+}
+
+/* SMD's listItemToPathElement. 0, or non-zero with *msg set (the item is
+ * not addressable), or SMP_ENOMEM. */
+static int item_pe(ssa_ctx *c, ssa_pe *pe, const ssa_type *t, size_t i, const smp_value *item,
+                   const char **msg, char *buf, size_t bufsize)
+{
+	memset(pe, 0, sizeof(*pe));
+	if (t->list_rel != SSA_REL_ASSOCIATIVE) {
+		pe->kind = SSA_PE_INDEX;
+		pe->u.index = (int64_t)i;
+		return 0;
+	}
+	if (t->nkeys) {
+		ssa_kv *kv;
+
+		if (item->type == SMP_NULL) {
+			*msg = "associative list with keys may not have a null element";
+			return 1;
+		}
+		if (item->type != SMP_MAP) {
+			*msg = "associative list with keys may not have non-map elements";
+			return 1;
+		}
+		if (!(kv = ssa_alloc(c, t->nkeys * sizeof(*kv))))
+			return SMP_ENOMEM;
+		for (uint32_t k = 0; k < t->nkeys; k++) {
+			size_t kl = strlen(t->keys[k]);
+			ptrdiff_t j = smpv_map_find(item, t->keys[k], kl);
+
+			kv[k].name = t->keys[k];
+			kv[k].nlen = (uint32_t)kl;
+			if (j >= 0) {
+				kv[k].val = item->u.map.items[j].val;
+			} else if (t->key_defaults && t->key_defaults[k]) {
+				kv[k].val = t->key_defaults[k];
+			} else {
+				snprintf(buf, bufsize,
+				         "associative list with keys has an element that omits key "
+				         "field \"%s\" (and doesn't have default value)",
+				         t->keys[k]);
+				*msg = buf;
+				return 1;
+			}
+		}
+		for (uint32_t k = 1; k < t->nkeys; k++) {
+			ssa_kv x = kv[k];
+			uint32_t m = k;
+
+			while (m > 0 && kv_cmp(&kv[m - 1], &x) > 0) {
+				kv[m] = kv[m - 1];
+				m--;
+			}
+			kv[m] = x;
+		}
+		pe->kind = SSA_PE_KEY;
+		pe->n = t->nkeys;
+		pe->u.keys = kv;
+		return 0;
+	}
+	switch (item->type) {
+	case SMP_MAP:
+		*msg = "associative list without keys has an element that's a map type";
+		return 1;
+	case SMP_LIST:
+		*msg = "not supported: associative list with lists as elements";
+		return 1;
+	case SMP_NULL:
+		*msg = "associative list without keys has an element that's an explicit null";
+		return 1;
+	default:
+		pe->kind = SSA_PE_VALUE;
+		pe->u.val = item;
+		return 0;
+	}
+}
+
+static void pe_text(char *buf, size_t size, const ssa_pe *pe)
+{
+	smp_buf b;
+
+	smp_buf_init(&b);
+	ssa_pe_print(&b, pe);
+	snprintf(buf, size, "%s", b.ptr ? b.ptr : "");
+	smp_buf_release(&b);
+}
+
+/* ---------------------------------------------------------------- validate */
+
+static int scalar_check(walk *w, uint8_t sc, const smp_value *v, const char *prefix)
+{
+	if (!v || v->type == SMP_NULL)
+		return 0;
+	switch (sc) {
+	case SSA_SC_NUMERIC:
+		if (v->type != SMP_INT && v->type != SMP_FLOAT)
+			return fail(w, "%sexpected numeric (int or float), got %s", prefix, type_word(v));
+		break;
+	case SSA_SC_STRING:
+		if (v->type != SMP_STRING)
+			return fail(w, "%sexpected string, got %s", prefix, type_word(v));
+		break;
+	case SSA_SC_BOOLEAN:
+		if (v->type != SMP_BOOL)
+			return fail(w, "%sexpected boolean, got %s", prefix, type_word(v));
+		break;
+	}
+	return 0;
+}
+
+static int validate(walk *w, const smp_value *v, ssa_type *t)
+{
+	ssa_ctx *c = w->c;
+	int rc;
+
+	switch (deduce(t, v)) {
+	case A_MAP:
+		if (v->type == SMP_NULL)
+			return 0;
+		if (v->type != SMP_MAP)
+			return fail(w, "expected map, got %s", type_word(v));
+		for (size_t i = 0; i < v->u.map.len; i++) {
+			const smp_member *m = &v->u.map.items[i];
+			ssa_pe pe = {.kind = SSA_PE_FIELD, .n = (uint32_t)m->klen, .u.name = m->key};
+			bool declared;
+			ssa_type *ft = ssa_type_field(c, t, m->key, m->klen, &declared);
+
+			if (c->rc)
+				return c->rc;
+			if ((rc = push(w, &pe)))
+				return rc;
+			if (!ft)
+				return fail(w, "field not declared in schema");
+			if ((rc = validate(w, m->val, ft)))
+				return rc;
+			pop(w);
+		}
+		return 0;
+	case A_SCALAR:
+		return scalar_check(w, t->scalar, v, "");
+	case A_LIST: {
+		pidx seen;
+		ssa_type *et;
+
+		if (v->type == SMP_NULL)
+			return 0;
+		if (v->type != SMP_LIST)
+			return fail(w, "expected list, got %s", type_word(v));
+		if (!(et = ssa_type_elem(c, t)))
+			return ssa_oom(c);
+		if (t->list_rel == SSA_REL_ASSOCIATIVE && pidx_init(c, &seen, v->u.list.len))
+			return ssa_oom(c);
+		for (size_t i = 0; i < v->u.list.len; i++) {
+			const smp_value *item = v->u.list.items[i];
+			const char *msg = NULL;
+			char buf[256];
+			ssa_pe pe;
+
+			if ((rc = item_pe(c, &pe, t, i, item, &msg, buf, sizeof(buf)))) {
+				if (rc < 0)
+					return ssa_oom(c);
+				return fail(w, "element %zu: %s", i, msg);
+			}
+			if (t->list_rel == SSA_REL_ASSOCIATIVE && pidx_find(&seen, &pe, item, true) >= 0) {
+				pe_text(buf, sizeof(buf), &pe);
+				return fail(w, "duplicate entries for key %s", buf);
+			}
+			if ((rc = push(w, &pe)) || (rc = validate(w, item, et)))
+				return rc;
+			pop(w);
+		}
+		return 0;
+	}
+	default:
+		return fail(w, "schema error: invalid atom");
+	}
+}
+
+int ssa_validate(ssa_ctx *c, const smp_value *v, ssa_type *t, const char *what)
+{
+	walk w;
+	int rc;
+
+	if ((rc = walk_init(&w, c, what)))
+		return rc;
+	rc = validate(&w, v, t);
+	walk_done(&w);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- to set */
+
+static int to_set(walk *w, const smp_value *v, ssa_type *t, ssa_set **out, bool *self)
+{
+	ssa_ctx *c = w->c;
+	ssa_ent *e;
+	size_t n = 0;
+	int rc;
+
+	*out = NULL;
+	*self = false;
+	if (w->depth >= SSA_MAX_DEPTH)
+		return too_deep(w);
+	switch (deduce(t, v)) {
+	case A_MAP:
+		if (t->map_rel == SSA_REL_ATOMIC) {
+			*self = true;
+			return 0;
+		}
+		if (v->type != SMP_MAP || v->u.map.len == 0)
+			return 0;
+		if (!(e = ssa_alloc(c, v->u.map.len * sizeof(*e))))
+			return SMP_ENOMEM;
+		w->depth++;
+		for (size_t i = 0; i < v->u.map.len; i++) {
+			const smp_member *m = &v->u.map.items[i];
+			bool declared, member;
+			ssa_type *ft = ssa_type_field(c, t, m->key, m->klen, &declared);
+			ssa_set *child = NULL;
+
+			if (c->rc)
+				return c->rc;
+			member = false;
+			if (ft && (rc = to_set(w, m->val, ft, &child, &member)))
+				return rc;
+			if (m->val->type == SMP_NULL ||
+			    (m->val->type == SMP_MAP && m->val->u.map.len == 0) || !declared)
+				member = true;
+			if (!member && !child)
+				continue;
+			e[n].pe.kind = SSA_PE_FIELD;
+			e[n].pe.n = (uint32_t)m->klen;
+			e[n].pe.u.name = m->key;
+			e[n].member = member;
+			e[n].child = child;
+			n++;
+		}
+		w->depth--;
+		break;
+	case A_SCALAR:
+		*self = true;
+		return 0;
+	case A_LIST: {
+		ssa_type *et;
+
+		if (t->list_rel == SSA_REL_ATOMIC) {
+			*self = true;
+			return 0;
+		}
+		if (v->type != SMP_LIST || v->u.list.len == 0)
+			return 0;
+		if (!(et = ssa_type_elem(c, t)) ||
+		    !(e = ssa_alloc(c, v->u.list.len * sizeof(*e))))
+			return SMP_ENOMEM;
+		w->depth++;
+		for (size_t i = 0; i < v->u.list.len; i++) {
+			const char *msg;
+			char buf[160];
+			bool member;
+			ssa_set *child;
+
+			if ((rc = item_pe(c, &e[n].pe, t, i, v->u.list.items[i], &msg, buf, sizeof(buf)))) {
+				if (rc < 0)
+					return rc;
+				continue; /* validated values have none */
+			}
+			if ((rc = to_set(w, v->u.list.items[i], et, &child, &member)))
+				return rc;
+			e[n].member = true;
+			e[n].child = child;
+			n++;
+		}
+		w->depth--;
+		break;
+	}
+	default:
+		return 0;
+	}
+	if (n && !(*out = ssa_set_build(c, e, n)))
+		return c->rc ? c->rc : SMP_ENOMEM;
+	return 0;
+}
+
+int ssa_to_set(ssa_ctx *c, ssa_set **out, const smp_value *v, ssa_type *t)
+{
+	walk w;
+	bool self;
+	int rc;
+
+	*out = NULL;
+	if ((rc = walk_init(&w, c, "field set")))
+		return rc;
+	rc = to_set(&w, v, t, out, &self);
+	walk_done(&w);
+	return rc ? (c->rc ? c->rc : rc) : 0;
+}
+
+/* ---------------------------------------------------------------- merge, compare */
+
+enum { R_REMOVED = 0, R_MODIFIED, R_ADDED };
+
+typedef struct mres {
+	const smp_value *out;  /* merge: the result, NULL for none */
+	ssa_set *set[3];       /* compare: the sets below this node */
+	bool self[3];          /* compare: this node's path is in the set */
+} mres;
+
+typedef struct mwalk {
+	walk w;
+	bool compare;
+} mwalk;
+
+static int mnode(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_type *t,
+                 mres *res);
+
+/* Adds a child's results to the entry arrays of its parent. */
+typedef struct ments {
+	ssa_ent *e[3];
+	size_t n[3];
+} ments;
+
+static int ments_init(ssa_ctx *c, ments *m, size_t cap, bool compare)
+{
+	for (int k = 0; k < 3; k++) {
+		m->n[k] = 0;
+		m->e[k] = NULL;
+		if (compare && cap && !(m->e[k] = ssa_alloc(c, cap * sizeof(ssa_ent))))
+			return SMP_ENOMEM;
+	}
+	return 0;
+}
+
+static void ments_add(ments *m, const ssa_pe *pe, const mres *r)
+{
+	for (int k = 0; k < 3; k++)
+		if (r->self[k] || r->set[k]) {
+			ssa_ent *e = &m->e[k][m->n[k]++];
+
+			e->pe = *pe;
+			e->member = r->self[k];
+			e->child = r->set[k];
+		}
+}
+
+static int ments_finish(ssa_ctx *c, ments *m, mres *res)
+{
+	for (int k = 0; k < 3; k++)
+		if (m->n[k] && !(res->set[k] = ssa_set_build(c, m->e[k], m->n[k])))
+			return c->rc ? c->rc : SMP_ENOMEM;
+	return 0;
+}
+
+static void leaf(mwalk *mw, const smp_value *lhs, const smp_value *rhs, mres *res)
+{
+	if (!mw->compare) {
+		res->out = rhs ? rhs : lhs;
+		return;
+	}
+	if (!lhs)
+		res->self[R_ADDED] = true;
+	else if (!rhs)
+		res->self[R_REMOVED] = true;
+	else if (!ssa_value_eq(rhs, lhs))
+		res->self[R_MODIFIED] = true;
+}
+
+static int merge_map(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_type *t,
+                     mres *res, bool *is_leaf)
+{
+	ssa_ctx *c = mw->w.c;
+	const smp_value *l = lhs && lhs->type == SMP_MAP ? lhs : NULL;
+	const smp_value *r = rhs && rhs->type == SMP_MAP ? rhs : NULL;
+	size_t ln = l ? l->u.map.len : 0, rn = r ? r->u.map.len : 0;
+	smp_value *out = NULL;
+	kidx li, ri;
+	ments me;
+	int rc;
+
+	if (t->map_rel == SSA_REL_ATOMIC || (ln == 0 && rn == 0)) {
+		*is_leaf = true;
+		leaf(mw, lhs, rhs, res);
+		return 0;
+	}
+	if (kidx_build(c, &ri, r) || kidx_build(c, &li, l) || ments_init(c, &me, ln + rn, mw->compare))
+		return ssa_oom(c);
+	if (!mw->compare && !(out = smpv_map(&c->arena, ln + rn)))
+		return ssa_oom(c);
+	for (size_t pass = 0; pass < 2; pass++) {
+		const smp_value *src = pass ? r : l;
+
+		for (size_t i = 0; src && i < src->u.map.len; i++) {
+			const smp_member *m = &src->u.map.items[i];
+			const smp_value *lv, *rv;
+			ssa_pe pe = {.kind = SSA_PE_FIELD, .n = (uint32_t)m->klen, .u.name = m->key};
+			bool declared;
+			ssa_type *ft;
+			mres cr;
+
+			if (pass == 0) {
+				lv = m->val;
+				rv = kidx_get(&ri, m->key, m->klen);
+			} else {
+				if (kidx_get(&li, m->key, m->klen))
+					continue;
+				lv = NULL;
+				rv = m->val;
+			}
+			ft = ssa_type_field(c, t, m->key, m->klen, &declared);
+			if (c->rc)
+				return c->rc;
+			if ((rc = push(&mw->w, &pe)))
+				return rc;
+			if (!ft)
+				return fail(&mw->w, "schema error: invalid atom: inlined");
+			if ((rc = mnode(mw, lv, rv, ft, &cr)))
+				return rc;
+			pop(&mw->w);
+			if (mw->compare)
+				ments_add(&me, &pe, &cr);
+			else if (cr.out && smpv_map_add(&c->arena, out, m->key, m->klen, (smp_value *)cr.out))
+				return ssa_oom(c);
+		}
+	}
+	if (mw->compare)
+		return ments_finish(c, &me, res);
+	if (out->u.map.len)
+		res->out = out;
+	return 0;
+}
+
+static int merge_list(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_type *t,
+                      mres *res, bool *is_leaf)
+{
+	ssa_ctx *c = mw->w.c;
+	const smp_value *l = lhs && lhs->type == SMP_LIST ? lhs : NULL;
+	const smp_value *r = rhs && rhs->type == SMP_LIST ? rhs : NULL;
+	size_t ln = l ? l->u.list.len : 0, rn = r ? r->u.list.len : 0;
+	smp_value *out = NULL;
+	pidx rx, lx;
+	ments me;
+	ssa_type *et;
+	int rc;
+	char buf[256];
+	const char *msg;
+
+	if (t->list_rel == SSA_REL_ATOMIC || (ln == 0 && rn == 0)) {
+		*is_leaf = true;
+		leaf(mw, lhs, rhs, res);
+		return 0;
+	}
+	if (!(et = ssa_type_elem(c, t)) || pidx_init(c, &rx, rn) || pidx_init(c, &lx, ln) ||
+	    ments_init(c, &me, ln + rn, mw->compare))
+		return ssa_oom(c);
+	if (!mw->compare && !(out = smpv_list(&c->arena, ln > rn ? ln : rn)))
+		return ssa_oom(c);
+	for (size_t i = 0; i < rn; i++) {
+		ssa_pe pe;
+
+		if ((rc = item_pe(c, &pe, t, i, r->u.list.items[i], &msg, buf, sizeof(buf)))) {
+			if (rc < 0)
+				return ssa_oom(c);
+			return fail(&mw->w, "rhs: element %zu: %s", i, msg);
+		}
+		if (pidx_find(&rx, &pe, r->u.list.items[i], true) >= 0) {
+			pe_text(buf, sizeof(buf), &pe);
+			return fail(&mw->w, "rhs: duplicate entries for key %s", buf);
+		}
+	}
+	for (size_t i = 0; i < ln + rx.n; i++) {
+		const smp_value *lv, *rv;
+		ssa_pe pe;
+		ptrdiff_t j;
+		mres cr;
+
+		if (i < ln) {
+			lv = l->u.list.items[i];
+			if ((rc = item_pe(c, &pe, t, i, lv, &msg, buf, sizeof(buf)))) {
+				if (rc < 0)
+					return ssa_oom(c);
+				return fail(&mw->w, "lhs: element %zu: %s", i, msg);
+			}
+			if (pidx_find(&lx, &pe, lv, true) >= 0) {
+				pe_text(buf, sizeof(buf), &pe);
+				return fail(&mw->w, "lhs: duplicate entries for key %s", buf);
+			}
+			j = pidx_find(&rx, &pe, NULL, false);
+			rv = j >= 0 ? rx.val[j] : NULL;
+		} else {
+			pe = rx.pe[i - ln];
+			if (pidx_find(&lx, &pe, NULL, false) >= 0)
+				continue;
+			lv = NULL;
+			rv = rx.val[i - ln];
+		}
+		if ((rc = push(&mw->w, &pe)) || (rc = mnode(mw, lv, rv, et, &cr)))
+			return rc;
+		pop(&mw->w);
+		if (mw->compare)
+			ments_add(&me, &pe, &cr);
+		else if (cr.out && smpv_list_add(&c->arena, out, (smp_value *)cr.out))
+			return ssa_oom(c);
+	}
+	if (mw->compare)
+		return ments_finish(c, &me, res);
+	if (out->u.list.len)
+		res->out = out;
+	return 0;
+}
+
+static int handle(mwalk *mw, int atom, const smp_value *lhs, const smp_value *rhs,
+                  ssa_type *t, mres *res, bool *is_leaf)
+{
+	int rc;
+
+	switch (atom) {
+	case A_MAP:
+		return merge_map(mw, lhs, rhs, t, res, is_leaf);
+	case A_SCALAR:
+		if ((rc = scalar_check(&mw->w, t->scalar, lhs, "lhs: ")) ||
+		    (rc = scalar_check(&mw->w, t->scalar, rhs, "rhs: ")))
+			return rc;
+		*is_leaf = true;
+		leaf(mw, lhs, rhs, res);
+		return 0;
+	case A_LIST:
+		return merge_list(mw, lhs, rhs, t, res, is_leaf);
+	default:
+		return fail(&mw->w, "schema error: invalid atom");
+	}
+}
+
+static int mnode(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_type *t,
+                 mres *res)
+{
+	int al = deduce(t, lhs), ar = deduce(t, rhs), rc;
+	bool is_leaf = false;
+
+	memset(res, 0, sizeof(*res));
+	if (!lhs && !rhs)
+		return fail(&mw->w, "at least one of lhs and rhs must be provided");
+	if (al != ar && mw->compare) {
+		/* SMD handles both atoms; the left one's effects on the sets count,
+		 * its merged value does not. */
+		mres tmp;
+		bool tmp_leaf = false;
+
+		memset(&tmp, 0, sizeof(tmp));
+		if ((rc = handle(mw, al, lhs, rhs, t, &tmp, &tmp_leaf)))
+			return rc;
+		if ((rc = handle(mw, ar, lhs, rhs, t, res, &is_leaf)))
+			return rc;
+		for (int k = 0; k < 3; k++) {
+			res->self[k] = res->self[k] || tmp.self[k];
+			res->set[k] = ssa_set_union(mw->w.c, res->set[k], tmp.set[k]);
+		}
+		if (mw->w.c->rc)
+			return mw->w.c->rc;
+	} else if ((rc = handle(mw, ar, lhs, rhs, t, res, &is_leaf))) {
+		return rc;
+	}
+	if (!is_leaf && mw->compare) {
+		if (!lhs)
+			res->self[R_ADDED] = true;
+		else if (!rhs)
+			res->self[R_REMOVED] = true;
+	}
+	return 0;
+}
+
+int ssa_merge(ssa_ctx *c, const smp_value **out, const smp_value *lhs,
+              const smp_value *rhs, ssa_type *t)
+{
+	mwalk mw;
+	mres res;
+	int rc;
+
+	*out = NULL;
+	if ((rc = walk_init(&mw.w, c, "failed to merge config")))
+		return rc;
+	mw.compare = false;
+	rc = mnode(&mw, lhs, rhs, t, &res);
+	walk_done(&mw.w);
+	if (!rc)
+		*out = res.out;
+	return rc;
+}
+
+int ssa_compare(ssa_ctx *c, ssa_cmp *out, const smp_value *lhs, const smp_value *rhs,
+                ssa_type *t)
+{
+	mwalk mw;
+	mres res;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = walk_init(&mw.w, c, "failed to compare objects")))
+		return rc;
+	mw.compare = true;
+	rc = mnode(&mw, lhs, rhs, t, &res);
+	walk_done(&mw.w);
+	if (!rc) {
+		/* The root's own path is never tracked. */
+		out->removed = res.set[R_REMOVED];
+		out->modified = res.set[R_MODIFIED];
+		out->added = res.set[R_ADDED];
+	}
+	return rc;
+}
+
+/* ---------------------------------------------------------------- remove */
+
+static int remove_items(walk *w, const smp_value **out, const smp_value *v, ssa_type *t,
+                        const ssa_set *items)
+{
+	ssa_ctx *c = w->c;
+	int rc;
+
+	*out = NULL;
+	if (w->depth >= SSA_MAX_DEPTH)
+		return too_deep(w);
+	switch (deduce(t, v)) {
+	case A_SCALAR:
+		*out = v;
+		return 0;
+	case A_LIST: {
+		smp_value *o;
+		ssa_type *et;
+
+		if (v->type != SMP_LIST || v->u.list.len == 0 || t->list_rel == SSA_REL_ATOMIC)
+			return 0;
+		if (!(et = ssa_type_elem(c, t)) || !(o = smpv_list(&c->arena, v->u.list.len)))
+			return ssa_oom(c);
+		w->depth++;
+		for (size_t i = 0; i < v->u.list.len; i++) {
+			const smp_value *item = v->u.list.items[i];
+			const char *msg;
+			char buf[160];
+			ssa_pe pe;
+			ptrdiff_t j = -1;
+
+			rc = item_pe(c, &pe, t, i, item, &msg, buf, sizeof(buf));
+			if (rc < 0)
+				return ssa_oom(c);
+			if (rc == 0)
+				j = ssa_set_find(items, &pe);
+			if (j >= 0 && items->e[j].member)
+				continue;
+			if (j >= 0 && items->e[j].child) {
+				if ((rc = remove_items(w, &item, item, et, items->e[j].child)))
+					return rc;
+				if (!item)
+					item = c->null_value;
+			}
+			if (smpv_list_add(&c->arena, o, (smp_value *)item))
+				return ssa_oom(c);
+		}
+		w->depth--;
+		if (o->u.list.len)
+			*out = o;
+		return 0;
+	}
+	case A_MAP: {
+		smp_value *o;
+
+		if (v->type != SMP_MAP || v->u.map.len == 0 || t->map_rel == SSA_REL_ATOMIC)
+			return 0;
+		if (!(o = smpv_map(&c->arena, v->u.map.len)))
+			return ssa_oom(c);
+		w->depth++;
+		for (size_t i = 0; i < v->u.map.len; i++) {
+			const smp_member *m = &v->u.map.items[i];
+			ssa_pe pe = {.kind = SSA_PE_FIELD, .n = (uint32_t)m->klen, .u.name = m->key};
+			ptrdiff_t j = ssa_set_find(items, &pe);
+			const smp_value *val = m->val;
+
+			if (j >= 0 && items->e[j].member)
+				continue;
+			if (j >= 0 && items->e[j].child) {
+				bool declared;
+				ssa_type *ft = ssa_type_field(c, t, m->key, m->klen, &declared);
+
+				if (c->rc)
+					return c->rc;
+				val = NULL;
+				if (ft && (rc = remove_items(w, &val, m->val, ft, items->e[j].child)))
+					return rc;
+				if (!val)
+					val = c->null_value;
+			}
+			if (smpv_map_add(&c->arena, o, m->key, m->klen, (smp_value *)val))
+				return ssa_oom(c);
+		}
+		w->depth--;
+		if (o->u.map.len)
+			*out = o;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+int ssa_remove_items(ssa_ctx *c, const smp_value **out, const smp_value *v,
+                     ssa_type *t, const ssa_set *items)
+{
+	walk w;
+	int rc;
+
+	*out = v;
+	if (ssa_set_empty(items))
+		return 0; /* SMD rebuilds the value; nothing is removed either way */
+	if ((rc = walk_init(&w, c, "remove items")))
+		return rc;
+	rc = remove_items(&w, out, v, t, items);
+	walk_done(&w);
+	if (!rc && !*out)
+		*out = c->null_value;
+	return rc;
+}
+
+/* ---------------------------------------------------------------- reconcile */
+
+typedef struct rwalk {
+	walk w;
+	ssa_set *remove, *add;
+} rwalk;
+
+/* Replaces the set at the current path by its root alone. */
+static int collapse(rwalk *r)
+{
+	ssa_ctx *c = r->w.c;
+	ssa_set *p = ssa_set_from_path(c, r->w.path, r->w.depth);
+
+	if (!p)
+		return ssa_oom(c);
+	r->remove = ssa_set_union(c, r->remove, p);
+	r->add = ssa_set_union(c, r->add, p);
+	return c->rc;
+}
+
+static int reconcile(rwalk *r, const ssa_set *s, ssa_type *t, bool is_atomic)
+{
+	ssa_ctx *c = r->w.c;
+	int rc;
+
+	if (r->w.depth >= SSA_MAX_DEPTH)
+		return too_deep(&r->w);
+	switch (atom_full(t)) {
+	case A_MAP:
+		if (t->reconcile_skip)
+			return 0;
+		if (!is_atomic && t->map_rel == SSA_REL_ATOMIC) {
+			if (!ssa_set_empty(s) && r->w.depth > 0)
+				return collapse(r);
+			return 0;
+		}
+		break;
+	case A_LIST:
+		if (!is_atomic && t->list_rel == SSA_REL_ATOMIC && r->w.depth > 0)
+			return collapse(r);
+		break;
+	default:
+		return 0;
+	}
+	for (size_t i = 0; s && i < s->n; i++) {
+		const ssa_ent *e = &s->e[i];
+		ssa_type *ct = NULL;
+		bool declared;
+
+		if (atom_full(t) == A_MAP) {
+			if (e->pe.kind == SSA_PE_FIELD)
+				ct = ssa_type_field(c, t, e->pe.u.name, e->pe.n, &declared);
+			else
+				ct = ssa_type_map_elem(c, t);
+		} else {
+			ct = ssa_type_elem(c, t);
+		}
+		if (c->rc)
+			return c->rc;
+		if (!ct)
+			continue; /* not in the schema */
+		r->w.path[r->w.depth++] = e->pe;
+		rc = reconcile(r, e->child, ct, e->member && !e->child);
+		r->w.depth--;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int ssa_reconcile(ssa_ctx *c, ssa_set **out, const ssa_set *s, ssa_type *t)
+{
+	rwalk r;
+	int rc;
+
+	*out = NULL;
+	if ((rc = walk_init(&r.w, c, "errors reconciling field set with schema")))
+		return rc;
+	r.remove = r.add = NULL;
+	rc = reconcile(&r, s, t, false);
+	walk_done(&r.w);
+	if (rc)
+		return rc;
+	if (r.remove || r.add) {
+		ssa_set *o = ssa_set_recursive_difference(c, s, r.remove);
+
+		o = ssa_set_union(c, o, r.add);
+		if (c->rc)
+			return c->rc;
+		/* An empty result still replaces the set. */
+		if (!o && (o = ssa_alloc(c, sizeof(*o)))) {
+			o->e = NULL;
+			o->n = 0;
+		}
+		if (!o)
+			return SMP_ENOMEM;
+		*out = o;
+	}
+	return 0;
+}

@@ -1,0 +1,400 @@
+/*
+ * ssa_driver - the server-side apply oracle's protocol over smpatch's
+ * public API: reads cases as JSON Lines on standard input, writes one
+ * answer line per case on standard output, byte for byte in the oracle's
+ * format (see ../shared/oracle-ssa/README.md):
+ *
+ *   in:  {"id", "live": {...}|null, "config": {...}, "manager", "force", "op": "apply"|"update"}
+ *   out: {"id","ok","object","managedFields","conflicts","error","changed"}
+ *
+ * Times follow the oracle's logical clock: the entries a case writes get
+ * one second after the latest time among the managedFields the case starts
+ * from, or the base time (-time RFC3339, default 2024-01-01T00:00:00Z).
+ *
+ * usage: ssa_driver [-time RFC3339] < cases.jsonl > results.jsonl
+ */
+#include <smpatch.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct out {
+	char *p;
+	size_t len, cap;
+	int oom;
+} out;
+
+static void put(out *o, const char *s, size_t n)
+{
+	if (o->len + n + 1 > o->cap) {
+		size_t cap = o->cap ? o->cap : 4096;
+		char *p;
+
+		while (cap < o->len + n + 1)
+			cap *= 2;
+		if (!(p = realloc(o->p, cap))) {
+			o->oom = 1;
+			return;
+		}
+		o->p = p;
+		o->cap = cap;
+	}
+	memcpy(o->p + o->len, s, n);
+	o->len += n;
+}
+
+static void puts_(out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+/* A JSON string as Go's encoder writes it with SetEscapeHTML(false). */
+static void put_string(out *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
+	put(o, "\"", 1);
+	while (p < end) {
+		unsigned char c = *p;
+
+		if (c == '"' || c == '\\') {
+			char e[2] = {'\\', (char)c};
+
+			put(o, e, 2);
+			p++;
+		} else if (c < 0x20) {
+			char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+
+			if (c == '\n')
+				put(o, "\\n", 2);
+			else if (c == '\r')
+				put(o, "\\r", 2);
+			else if (c == '\t')
+				put(o, "\\t", 2);
+			else
+				put(o, e, 6);
+			p++;
+		} else if (c < 0x80) {
+			put(o, (const char *)p, 1);
+			p++;
+		} else {
+			/* Valid UTF-8 passes (U+2028/9 escaped); invalid bytes are U+FFFD. */
+			size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+			unsigned cp = 0;
+			int ok = len && (size_t)(end - p) >= len && c < 0xf5 && c >= 0xc2;
+
+			for (size_t i = 1; ok && i < len; i++)
+				ok = (p[i] & 0xc0) == 0x80;
+			if (ok) {
+				cp = len == 2 ? (c & 0x1fu) : len == 3 ? (c & 0x0fu) : (c & 0x07u);
+				for (size_t i = 1; i < len; i++)
+					cp = cp << 6 | (p[i] & 0x3fu);
+				ok = !(len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) &&
+				     !(len == 4 && (cp < 0x10000 || cp > 0x10ffff));
+			}
+			if (!ok) {
+				puts_(o, "\\ufffd");
+				p++;
+			} else if (cp == 0x2028 || cp == 0x2029) {
+				puts_(o, cp == 0x2028 ? "\\u2028" : "\\u2029");
+				p += len;
+			} else {
+				put(o, (const char *)p, len);
+				p += len;
+			}
+		}
+	}
+	put(o, "\"", 1);
+}
+
+static int put_value(out *o, const smp_value *v, int sort, int html, smp_error *err)
+{
+	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
+	char *s;
+	size_t n;
+	int rc;
+
+	po.sort_keys = sort;
+	po.go_escape = html;
+	if ((rc = smp_print(&s, &n, v, &po, err)))
+		return rc;
+	put(o, s, n);
+	smp_free(s);
+	return 0;
+}
+
+static const char *str(const smp_value *v)
+{
+	return smp_value_type(v) == SMP_STRING ? smp_value_string(v, NULL) : "";
+}
+
+/* ---------------------------------------------------------------- clock */
+
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* Go's time.Parse(time.RFC3339, s) as Unix seconds; 0 when invalid. */
+static int parse_time(const char *s, int64_t *out_secs)
+{
+	int y, mo, d, h, mi, se, n = 0;
+	const char *p;
+	int64_t off = 0;
+
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &se, &n) != 6 || n != 19 ||
+	    mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 59)
+		return 0;
+	p = s + 19;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			;
+	if (*p == 'Z' && p[1] == 0) {
+		off = 0;
+	} else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
+		off = ((p[1] - '0') * 10 + (p[2] - '0')) * 3600 + ((p[4] - '0') * 10 + (p[5] - '0')) * 60;
+		if (*p == '-')
+			off = -off;
+	} else {
+		return 0;
+	}
+	*out_secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
+	return 1;
+}
+
+static void format_time(char *buf, size_t size, int64_t secs)
+{
+	time_t t = (time_t)secs;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* The oracle's clock: one second after the latest entry time, else base. */
+static void logical_now(char *buf, size_t size, int64_t base, const smp_value *mf)
+{
+	int64_t t = base, s;
+
+	for (size_t i = 0; i < smp_value_len(mf); i++) {
+		const smp_value *e = smp_list_get(mf, i);
+
+		if (parse_time(str(smp_map_get(e, "time")), &s) && s >= t)
+			t = s + 1;
+	}
+	format_time(buf, size, t);
+}
+
+static int is_reset(const smp_value *mf)
+{
+	if (smp_value_type(mf) != SMP_LIST)
+		return 0;
+	return smp_value_len(mf) == 0 ||
+	       (smp_value_len(mf) == 1 && smp_value_type(smp_list_get(mf, 0)) == SMP_MAP &&
+	        smp_value_len(smp_list_get(mf, 0)) == 0);
+}
+
+/* ---------------------------------------------------------------- one case */
+
+static void answer(out *o, const smp_value *id, int ok, const smp_ssa_result *res,
+                   const char *error, int changed)
+{
+	smp_error err;
+	const smp_ssa_conflict *cs = NULL;
+	size_t nc = smp_ssa_result_conflicts(res, &cs);
+	const smp_value *mf = ok ? smp_ssa_result_managed_fields(res) : NULL;
+
+	puts_(o, "{\"id\":");
+	if (!id || put_value(o, id, 0, 0, &err))
+		puts_(o, "null");
+	puts_(o, ok ? ",\"ok\":true,\"object\":" : ",\"ok\":false,\"object\":");
+	if (ok) {
+		const smp_value *obj = smp_ssa_result_object(res);
+		smp_doc *shown = NULL;
+
+		/* The oracle shows managedFields apart (an untracked update
+		 * keeps the object as it was sent). */
+		if (!smp_ssa_result_warning(res) &&
+		    smp_display_objects(NULL, &shown, NULL, obj, 0, &err) == 0)
+			obj = smp_doc_root(shown, 0);
+		if (put_value(o, obj, 1, 0, &err))
+			puts_(o, "null");
+		smp_doc_free(shown);
+	} else {
+		puts_(o, "null");
+	}
+	puts_(o, ",\"managedFields\":[");
+	for (size_t i = 0; i < smp_value_len(mf); i++) {
+		const smp_value *e = smp_list_get(mf, i);
+		static const char *const keys[] = {"manager", "operation", "apiVersion", "time",
+		                                   "fieldsType", "fieldsV1", "subresource"};
+		int first = 1;
+
+		puts_(o, i ? ",{" : "{");
+		for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+			const smp_value *v = smp_map_get(e, keys[k]);
+
+			if (!v)
+				continue;
+			if (!first)
+				puts_(o, ",");
+			first = 0;
+			put_string(o, keys[k], strlen(keys[k]));
+			puts_(o, ":");
+			if (k == 5) {
+				if (put_value(o, v, 0, 1, &err))
+					puts_(o, "{}");
+			} else {
+				size_t n;
+				const char *s = smp_value_string(v, &n);
+
+				put_string(o, s ? s : "", s ? n : 0);
+			}
+		}
+		puts_(o, "}");
+	}
+	puts_(o, "],\"conflicts\":[");
+	for (size_t i = 0; i < nc; i++) {
+		puts_(o, i ? ",{\"manager\":" : "{\"manager\":");
+		put_string(o, cs[i].manager, strlen(cs[i].manager));
+		puts_(o, ",\"operation\":");
+		put_string(o, cs[i].operation, strlen(cs[i].operation));
+		if (cs[i].api_version[0]) {
+			puts_(o, ",\"apiVersion\":");
+			put_string(o, cs[i].api_version, strlen(cs[i].api_version));
+		}
+		puts_(o, ",\"path\":");
+		put_string(o, cs[i].path, strlen(cs[i].path));
+		puts_(o, "}");
+	}
+	puts_(o, "],\"error\":");
+	put_string(o, error ? error : "", error ? strlen(error) : 0);
+	puts_(o, changed ? ",\"changed\":true}\n" : ",\"changed\":false}\n");
+}
+
+static void run_case(out *o, const char *line, size_t len, int64_t base)
+{
+	smp_parse_options popts = SMP_PARSE_OPTIONS_INIT;
+	smp_ssa_options so = SMP_SSA_OPTIONS_INIT;
+	smp_ssa_result *res = NULL;
+	smp_doc *doc = NULL;
+	smp_error err;
+	const smp_value *c, *id, *live, *config, *op, *force, *mf;
+	char now[40], msg[2048];
+	int rc, apply;
+
+	popts.format = SMP_FORMAT_JSON;
+	popts.filename = "case";
+	if (smp_doc_parse(&doc, line, len, &popts, &err) || smp_doc_count(doc) != 1 ||
+	    smp_value_type(smp_doc_root(doc, 0)) != SMP_MAP) {
+		snprintf(msg, sizeof(msg), "bad case line: %s",
+		         doc && smp_doc_count(doc) == 1 ? "not an object" : err.message);
+		answer(o, NULL, 0, NULL, msg, 0);
+		smp_doc_free(doc);
+		return;
+	}
+	c = smp_doc_root(doc, 0);
+	id = smp_map_get(c, "id");
+	live = smp_map_get(c, "live");
+	config = smp_map_get(c, "config");
+	op = smp_map_get(c, "op");
+	force = smp_map_get(c, "force");
+	if ((force && smp_value_type(force) != SMP_BOOL && smp_value_type(force) != SMP_NULL) ||
+	    (op && smp_value_type(op) != SMP_STRING && smp_value_type(op) != SMP_NULL)) {
+		answer(o, NULL, 0, NULL, "bad case line: json: cannot unmarshal into caseIn", 0);
+		smp_doc_free(doc);
+		return;
+	}
+	apply = strcmp(str(op), "apply") == 0;
+	if (!config || smp_value_type(config) != SMP_MAP) {
+		answer(o, id, 0, NULL, config ? "config: not an object" : "config: unexpected end of JSON input", 0);
+		smp_doc_free(doc);
+		return;
+	}
+	if (!apply && strcmp(str(op), "update") != 0) {
+		snprintf(msg, sizeof(msg), "unknown op \"%s\" (want apply or update)", str(op));
+		answer(o, id, 0, NULL, msg, 0);
+		smp_doc_free(doc);
+		return;
+	}
+	/* The managedFields the case starts from (an update may bring its own). */
+	mf = smp_value_at(live, "metadata.managedFields");
+	if (!apply) {
+		const smp_value *nmf = smp_value_at(config, "metadata.managedFields");
+
+		if (is_reset(nmf))
+			mf = NULL;
+		else if (smp_value_type(nmf) == SMP_LIST && smp_value_len(nmf) > 0)
+			mf = nmf;
+	}
+	logical_now(now, sizeof(now), base, mf);
+	so.manager = str(smp_map_get(c, "manager"));
+	so.force = smp_value_bool(force);
+	so.now = now;
+	rc = apply ? smp_ssa_apply(&res, live, config, &so, &err)
+	           : smp_ssa_update(&res, live, config, &so, &err);
+	if (rc == 0) {
+		answer(o, id, 1, res, smp_ssa_result_warning(res), smp_ssa_result_changed(res));
+	} else if (rc == SMP_ECONFLICT) {
+		answer(o, id, 0, res, smp_ssa_result_message(res), 0);
+	} else {
+		smp_error_format(msg, sizeof(msg), &err);
+		answer(o, id, 0, NULL, msg, 0);
+	}
+	smp_ssa_result_free(res);
+	smp_doc_free(doc);
+}
+
+int main(int argc, char **argv)
+{
+	int64_t base = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	out o = {0};
+
+	parse_time("2024-01-01T00:00:00Z", &base);
+	for (int i = 1; i < argc; i++) {
+		if ((strcmp(argv[i], "-time") == 0 || strcmp(argv[i], "--time") == 0) && i + 1 < argc) {
+			if (!parse_time(argv[++i], &base)) {
+				fprintf(stderr, "bad -time: %s\n", argv[i]);
+				return 2;
+			}
+		} else {
+			fprintf(stderr, "usage: ssa_driver [-time RFC3339] < cases.jsonl\n");
+			return 2;
+		}
+	}
+	while ((n = getline(&line, &cap, stdin)) > 0) {
+		size_t len = (size_t)n;
+		int blank = 1;
+
+		for (size_t i = 0; i < len && blank; i++)
+			blank = line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r';
+		if (blank)
+			continue;
+		o.len = 0;
+		run_case(&o, line, len, base);
+		if (o.oom) {
+			fprintf(stderr, "ssa_driver: out of memory\n");
+			return 1;
+		}
+		if (fwrite(o.p, 1, o.len, stdout) != o.len || fflush(stdout)) {
+			fprintf(stderr, "ssa_driver: write error\n");
+			return 1;
+		}
+	}
+	free(line);
+	free(o.p);
+	return 0;
+}
