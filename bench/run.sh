@@ -540,11 +540,16 @@ if [ -z "${BENCH_NO_RESULTS:-}" ]; then
 		cat "$TARGETS"
 		echo
 		cat "$TABLES"
+		# bench/cluster.sh's section, kept until it runs again.
+		if [ -f "$BENCH/RESULTS.md" ]; then
+			sed -n '/^<!-- cluster:begin -->/,/^<!-- cluster:end -->/p' "$BENCH/RESULTS.md" |
+				awk 'NR == 1 { print "" } { print }'
+		fi
 		if [ -f "$BENCH/history.md" ]; then
 			echo
 			cat "$BENCH/history.md"
 		fi
-	} >"$BENCH/RESULTS.md"
+	} >"$BENCH/RESULTS.md.new" && mv "$BENCH/RESULTS.md.new" "$BENCH/RESULTS.md"
 	echo "bench: wrote bench/RESULTS.md"
 fi
 

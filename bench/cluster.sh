@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# bench/cluster.sh BUILD_DIR - cluster-scale plans: `smpatch apply -o patch` of a
+# whole application set against a cluster dump, against reading and printing
+# the same inputs with `smpatch convert`, in the same run.
+#
+# Called by `make bench` after bench/run.sh; not part of `make test`. Inputs
+# come from bench/cluster_gen.py (fixed seed; cached under bench/out/cluster/).
+# Environment knobs:
+#   BENCH_CLUSTER_SIZES="2500 5000 10000 20000"   applications (3 objects each)
+#   BENCH_CLUSTER_REPS=3                          repetitions (the median counts)
+#   BENCH_NO_RESULTS=1                            do not touch bench/RESULTS.md
+# Targets (issue 16), reported PASS/FAIL, never fatal: peak RSS <= 4x the input
+# bytes; wall time <= 0.9x convert's; growth per doubling <= 2.1x.
+# Exit status: 1 when an output is wrong (counts of created/configured/
+# unchanged objects differ from the generator's, or runs disagree), else 0.
+set -u
+export LC_ALL=C
+
+BUILD=${1:-build}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+BENCH=$ROOT/bench
+OUT=$BENCH/out/cluster
+BIN=$BENCH/out/bin
+SMPATCH=$BUILD/smpatch
+SIZES=${BENCH_CLUSTER_SIZES:-2500 5000 10000 20000}
+REPS=${BENCH_CLUSTER_REPS:-3}
+CC=${CC:-cc}
+START=$(date +%s)
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+failures=0
+
+fail() {
+	echo "bench/cluster: FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+[ -x "$SMPATCH" ] || { echo "bench/cluster: $SMPATCH missing: build first (make bench does)" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "bench/cluster: python3 is needed for the generator" >&2; exit 1; }
+mkdir -p "$BIN" "$OUT"
+if [ ! -x "$BIN/runner" ] || [ "$BENCH/runner.c" -nt "$BIN/runner" ]; then
+	$CC -std=c11 -O2 -D_GNU_SOURCE -o "$BIN/runner" "$BENCH/runner.c" ||
+		{ echo "bench/cluster: cannot build bench/runner.c" >&2; exit 1; }
+fi
+
+# ---- inputs ----------------------------------------------------------------
+
+# A size's inputs are regenerated when the generator changed since.
+for n in $SIZES; do
+	d=$OUT/apps-$n
+	if [ ! -f "$d/expected.txt" ] || [ "$BENCH/cluster_gen.py" -nt "$d/expected.txt" ]; then
+		echo "bench/cluster: generating $n applications" >&2
+		rm -rf "$d"
+		nice python3 "$BENCH/cluster_gen.py" "$d" "$n" || { echo "bench/cluster: generator failed" >&2; exit 1; }
+	fi
+done
+
+# ---- measuring ---------------------------------------------------------------
+
+# run OUT ERR CMD... appends "wall_ms rss_kib status cpu_ms" to $RUNS.
+RUNS=$OUT/runs
+rm -rf "$RUNS"
+mkdir -p "$RUNS"
+median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+col() { cut -d' ' -f"$2" "$RUNS/$1" | median; }
+worst() { cut -d' ' -f3 "$RUNS/$1" | sort -g | tail -n 1; }
+
+for n in $SIZES; do
+	d=$OUT/apps-$n
+	for r in $(seq 1 "$REPS"); do
+		"$BIN/runner" "$RUNS/apply-$n.out" "$RUNS/apply-$n.err" -- \
+			"$SMPATCH" apply -R -f "$d/config" --live "$d/live.json" -o patch >>"$RUNS/apply-$n"
+		if [ "$r" = 1 ]; then
+			cp "$RUNS/apply-$n.out" "$RUNS/apply-$n.first"
+		elif ! cmp -s "$RUNS/apply-$n.out" "$RUNS/apply-$n.first"; then
+			fail "apps-$n: run $r printed another plan than run 1"
+		fi
+		"$BIN/runner" /dev/null "$RUNS/convc-$n.err" -- \
+			"$SMPATCH" convert -o json "$d/configs.yaml" >>"$RUNS/convc-$n"
+		"$BIN/runner" /dev/null "$RUNS/convl-$n.err" -- \
+			"$SMPATCH" convert -o json "$d/live.json" >>"$RUNS/convl-$n"
+	done
+	for k in apply convc convl; do
+		[ "$(worst "$k-$n")" = 0 ] || fail "apps-$n: $k exited $(worst "$k-$n") ($(head -c 300 "$RUNS/$k-$n.err"))"
+	done
+	# The plan must say what the generator knows: so many created,
+	# configured and unchanged objects.
+	for a in created:create configured:configure unchanged:unchanged; do
+		want=$(awk -v k="${a%%:*}" '$1 == k { print $2 }' "$d/expected.txt")
+		got=$(grep -c "\"action\":\"${a#*:}\"" "$RUNS/apply-$n.first")
+		[ "$want" = "$got" ] || fail "apps-$n: $got objects ${a%%:*}, the generator made $want"
+	done
+done
+
+# ---- table -------------------------------------------------------------------
+
+TABLE=$OUT/cluster.md
+verdict() { awk -v x="$1" -v lim="$2" 'BEGIN { print (x != "-" && x <= lim) ? "PASS" : "FAIL" }'; }
+{
+	echo "| apps | objects (config / live) | input MB | apply ms (CPU) | convert ms (CPU) | time ratio | peak RSS MiB (convert) | RSS / input | growth |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+} >"$TABLE"
+prev=
+summary=
+for n in $SIZES; do
+	d=$OUT/apps-$n
+	bytes=$(( $(find "$d/config" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }') + $(stat -c %s "$d/live.json") ))
+	nconf=$(find "$d/config" -type f | wc -l)
+	nlive=$(grep -o '"kind":"[A-Za-z]*","metadata":{' "$d/live.json" | wc -l)
+	aw=$(col "apply-$n" 1) ac=$(col "apply-$n" 4) ar=$(col "apply-$n" 2)
+	cw=$(awk -v a="$(col "convc-$n" 1)" -v b="$(col "convl-$n" 1)" 'BEGIN { print a + b }')
+	cc=$(awk -v a="$(col "convc-$n" 4)" -v b="$(col "convl-$n" 4)" 'BEGIN { print a + b }')
+	cr=$(awk -v a="$(col "convc-$n" 2)" -v b="$(col "convl-$n" 2)" 'BEGIN { print (a > b) ? a : b }')
+	ratio=$(awk -v a="$aw" -v c="$cw" 'BEGIN { printf "%.2f", a / c }')
+	rss=$(awk -v r="$ar" -v b="$bytes" 'BEGIN { printf "%.2f", r * 1024 / b }')
+	growth=-
+	[ -n "$prev" ] && growth=$(awk -v a="$aw" -v p="$prev" 'BEGIN { printf "%.2f", a / p }')
+	gv=
+	[ "$growth" != - ] && gv=" $(verdict "$growth" 2.1)"
+	printf '| %s | %s / %s | %.1f | %.0f (%.0f) | %.0f (%.0f) | %s %s | %.1f (%.1f) | %s %s | %s%s |\n' \
+		"$n" "$nconf" "$nlive" "$(awk -v b="$bytes" 'BEGIN { print b / 1e6 }')" "$aw" "$ac" "$cw" "$cc" \
+		"$ratio" "$(verdict "$ratio" 0.9)" "$(awk -v r="$ar" 'BEGIN { print r / 1024 }')" \
+		"$(awk -v r="$cr" 'BEGIN { print r / 1024 }')" "$rss" "$(verdict "$rss" 4)" "$growth" "$gv" >>"$TABLE"
+	prev=$aw
+done
+ELAPSED=$(( $(date +%s) - START ))
+{
+	echo
+	echo "Targets: time ratio (apply wall / convert wall) <= 0.9, RSS / input <= 4, growth of the"
+	echo "apply wall time per doubling <= 2.1. Convert reads and prints the same inputs: the"
+	echo "configurations as one stream (configs.yaml) and the live List, two processes, times summed."
+	echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC'), $REPS repetitions (medians), ${ELAPSED}s; load average"
+	echo "at start $LOAD_START, at end $(cut -d' ' -f1-3 /proc/loadavg)."
+} >>"$TABLE"
+echo
+echo "## Cluster-scale plans (bench/cluster.sh)"
+echo
+cat "$TABLE"
+
+# ---- RESULTS.md ----------------------------------------------------------------
+
+# The section between the markers is replaced (bench/run.sh keeps it when it
+# rewrites the file), or added before the history.
+if [ -z "${BENCH_NO_RESULTS:-}" ] && [ -f "$BENCH/RESULTS.md" ]; then
+	sec=$OUT/section.md
+	{
+		echo "<!-- cluster:begin -->"
+		echo "## Cluster-scale plans"
+		echo
+		echo "\`smpatch apply -R -f config/ --live live.json -o patch\` over bench/cluster_gen.py's dump"
+		echo "(N applications: Deployment + Service + ConfigMap, one file each; the live List compact,"
+		echo "with server fields, defaults, managedFields, status, and a Pod for every fourth app that"
+		echo "no configuration names; 10 % of the configurations changed, 2 % new)."
+		echo
+		cat "$TABLE"
+		echo "<!-- cluster:end -->"
+	} >"$sec"
+	awk -v sec="$sec" '
+		function put() { while ((getline l < sec) > 0) print l; done = 1 }
+		/^<!-- cluster:begin -->/ { skip = 1; put(); next }
+		/^<!-- cluster:end -->/ { skip = 0; next }
+		skip { next }
+		!done && /^## History/ { put(); print "" }
+		{ print }
+		END { if (!done) { print ""; put() } }
+	' "$BENCH/RESULTS.md" >"$BENCH/RESULTS.md.new" && mv "$BENCH/RESULTS.md.new" "$BENCH/RESULTS.md"
+	echo "bench/cluster: updated bench/RESULTS.md"
+fi
+
+[ "$failures" -eq 0 ] || { echo "bench/cluster: $failures FAILURE(S)" >&2; exit 1; }
+exit 0
