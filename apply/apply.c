@@ -704,7 +704,9 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 		}
 		rc = smp_diff_three_way(&res->pdoc, original, mod, live, &po, err);
 		if (rc == SMP_EPRECOND) {
-			rc = smp_err_set(err, SMP_EPRECOND, NULL, 0, 0, NULL,
+			char changed[SMP_ERROR_PATH_MAX];
+			snprintf(changed, sizeof(changed), "%s", err->path);
+			rc = smp_err_set(err, SMP_EPRECOND, NULL, 0, 0, changed,
 			                 "At least one of apiVersion, kind and name was changed");
 			goto fail_named;
 		}

@@ -156,6 +156,9 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_sigbus;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
+	/* A closed pipe is a failed write like a full disk: the write sees
+	 * EPIPE and it is reported once, exit 5, not a silent SIGPIPE death. */
+	signal(SIGPIPE, SIG_IGN);
 
 	if (argc < 2) {
 		fputs(usage_text, stderr);

@@ -338,14 +338,18 @@ int smp_jmp_keep_or_delete_null(smp_value **out, smp_arena *a, const smp_value *
 	return rc;
 }
 
-static bool jmp_preconditions_ok(const smp_value *patch)
+/* The field among apiVersion, kind, metadata.name the patch changes, or
+ * NULL. */
+static const char *jmp_precondition_broken(const smp_value *patch)
 {
 	const smp_value *md;
 
-	if (smp_map_get(patch, "apiVersion") || smp_map_get(patch, "kind"))
-		return false;
+	if (smp_map_get(patch, "apiVersion"))
+		return "apiVersion";
+	if (smp_map_get(patch, "kind"))
+		return "kind";
 	md = smp_map_get(patch, "metadata");
-	return !(md && md->type == SMP_MAP && smp_map_get(md, "name"));
+	return md && md->type == SMP_MAP && smp_map_get(md, "name") ? "metadata.name" : NULL;
 }
 
 int smp_jmp_diff3(smp_value **out, smp_arena *a, const smp_value *original,
@@ -380,9 +384,10 @@ int smp_jmp_diff3(smp_value **out, smp_arena *a, const smp_value *original,
 	}
 	if ((rc = smp_jmp_apply(out, a, deletions, add_change, err)))
 		goto out;
-	if (!jmp_preconditions_ok(*out)) {
+	const char *changed = jmp_precondition_broken(*out);
+	if (changed) {
 		*out = NULL;
-		rc = smp_err_set(err, SMP_EPRECOND, NULL, 0, 0, NULL,
+		rc = smp_err_set(err, SMP_EPRECOND, NULL, 0, 0, changed,
 		                 "At least one of apiVersion, kind and name was changed");
 	}
 out:

@@ -962,15 +962,18 @@ int smp_sm_diff2(smp_value **out, smp_arena *a, const smp_value *original,
 	return rc;
 }
 
-/* "At least one of apiVersion, kind and name was changed" (kubectl). */
-static bool preconditions_ok(const smp_value *patch)
+/* "At least one of apiVersion, kind and name was changed" (kubectl): the
+ * field the patch changes, named in the error's path, or NULL. */
+static const char *precondition_broken(const smp_value *patch)
 {
 	const smp_value *md;
 
-	if (mget(patch, "apiVersion") || mget(patch, "kind"))
-		return false;
+	if (mget(patch, "apiVersion"))
+		return "apiVersion";
+	if (mget(patch, "kind"))
+		return "kind";
 	md = mget(patch, "metadata");
-	return !(md && md->type == SMP_MAP && mget(md, "name"));
+	return md && md->type == SMP_MAP && mget(md, "name") ? "metadata.name" : NULL;
 }
 
 static void put_compact(smp_buf *b, const smp_value *v)
@@ -1053,8 +1056,9 @@ static int sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
 	if ((rc = smp_merge_map(&c, &patch, dels, delta, root)))
 		goto out;
 	c.patch_lists_mutable = true;
-	if (!preconditions_ok(patch)) {
-		rc = smp_err_set(err, SMP_EPRECOND, NULL, 0, 0, NULL,
+	const char *field = precondition_broken(patch);
+	if (field) {
+		rc = smp_err_set(err, SMP_EPRECOND, NULL, 0, 0, field,
 		                 "At least one of apiVersion, kind and name was changed");
 		goto out;
 	}

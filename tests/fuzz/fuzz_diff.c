@@ -12,36 +12,39 @@
  *      and three-way with current = original likewise, except where the
  *      reference does not guarantee it (docs/TESTING.md lists them):
  *      - a null map value in modified means "delete": the result lacks the
- *        key (compared modulo such nulls);
+ *        key, except inside a list element the patch adds whole, where it
+ *        stays (compared as if null map values were absent on both sides);
  *      - inputs that break the schema or the merge rules (see exempt()).
  */
 #include "schemas.h"
 
 #include <string.h>
 
-/* a equals b where b's null map values count as absent. */
+/* The value of key k (klen bytes) in map m, or NULL. */
+static const smp_value *find(const smp_value *m, const char *k, size_t klen)
+{
+	for (size_t i = 0; i < smp_value_len(m); i++) {
+		size_t l;
+		const char *mk = smp_map_key(m, i, &l);
+		if (l == klen && memcmp(mk, k, l) == 0)
+			return smp_map_value(m, i);
+	}
+	return NULL;
+}
+
+/* Non-null entries of a that b lacks or holds differently. */
+static bool covers(const smp_value *a, const smp_value *b);
+
+/* a equals b where null map values count as absent, on either side: a
+ * null in modified asks for a deletion, and a null inside a list element
+ * the patch adds whole stays in the result, as in the reference. */
 static bool eq_modulo_null(const smp_value *a, const smp_value *b)
 {
 	smp_type ta = smp_value_type(a), tb = smp_value_type(b);
 
-	if (tb == SMP_MAP && ta == SMP_MAP) {
-		size_t nb = 0;
-		for (size_t i = 0; i < smp_value_len(b); i++) {
-			const smp_value *bv = smp_map_value(b, i);
-			const char *k = smp_map_key(b, i, NULL);
-			const smp_value *av = smp_map_get(a, k);
-			if (smp_value_type(bv) == SMP_NULL) {
-				if (av)
-					return false;
-				continue;
-			}
-			if (!av || !eq_modulo_null(av, bv))
-				return false;
-			nb++;
-		}
-		return nb == smp_value_len(a);
-	}
-	if (tb == SMP_LIST && ta == SMP_LIST) {
+	if (ta == SMP_MAP && tb == SMP_MAP)
+		return covers(a, b) && covers(b, a);
+	if (ta == SMP_LIST && tb == SMP_LIST) {
 		if (smp_value_len(a) != smp_value_len(b))
 			return false;
 		for (size_t i = 0; i < smp_value_len(a); i++)
@@ -50,6 +53,20 @@ static bool eq_modulo_null(const smp_value *a, const smp_value *b)
 		return true;
 	}
 	return smp_value_equal(a, b);
+}
+
+static bool covers(const smp_value *a, const smp_value *b)
+{
+	for (size_t i = 0; i < smp_value_len(a); i++) {
+		size_t kl;
+		const char *k = smp_map_key(a, i, &kl);
+		const smp_value *av = smp_map_value(a, i), *bv = find(b, k, kl);
+		if (smp_value_type(av) == SMP_NULL)
+			continue;
+		if (!bv || !eq_modulo_null(av, bv))
+			return false;
+	}
+	return true;
 }
 
 static void show(const char *what, const smp_value *v)
