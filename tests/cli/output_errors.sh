@@ -1,7 +1,8 @@
 #!/bin/sh
 # output_errors.sh SMPATCH DATADIR - a failed write of the output is one
 # message and exit 5, for a streamed output (patch of one object), a
-# buffered one (patch of several objects) and stdio's (convert); a patch of
+# buffered one (patch of several objects) and stdio's (convert), for every
+# command, on a full disk (/dev/full) and on a closed pipe; a patch of
 # several objects whose second fails prints nothing at all.
 set -u
 SMPATCH=$1
@@ -20,7 +21,15 @@ check_full() {
 	fi
 	"$@" >/dev/full 2>"$TMP/err"
 	rc=$?
-	lines=$(wc -l <"$TMP/err")
+	judge "$name" "$rc"
+}
+
+# judge NAME RC: exit 5 and one error line (apply's status lines, which go
+# to stderr as in kubectl, aside).
+judge() {
+	name=$1
+	rc=$2
+	lines=$(grep -v -E '^[a-z0-9.]+/[^ ]+ (created|configured|unchanged|pruned)|^Warning:' "$TMP/err" | wc -l)
 	if [ "$rc" != 5 ] || [ "$lines" != 1 ] || ! grep -q "writing output" "$TMP/err"; then
 		echo "FAIL $name: exit $rc (want 5), $lines stderr line(s) (want 1):"
 		cat "$TMP/err"
@@ -28,6 +37,15 @@ check_full() {
 	else
 		echo "PASS $name"
 	fi
+}
+
+# check_pipe NAME CMD...: the same when the reader of stdout has gone (the
+# command starts after `true` has exited, so every write meets EPIPE).
+check_pipe() {
+	name=$1
+	shift
+	{ sleep 1; "$@" 2>"$TMP/err"; echo $? >"$TMP/rc"; } | true
+	judge "$name (closed pipe)" "$(cat "$TMP/rc")"
 }
 
 # A target big enough that the streamed output spans many writes.
@@ -46,6 +64,28 @@ check_full "patch (streamed)" "$SMPATCH" patch -o json "$TMP/big.json" "$TMP/pat
 check_full "patch of two objects" "$SMPATCH" patch -o json \
 	"$DATA/smp-multi-doc-stream/target.yaml" "$DATA/smp-multi-doc-stream/patch.yaml"
 check_full "convert" "$SMPATCH" convert -o json "$TMP/big.json"
+
+# Every command, on a full disk and on a closed pipe.
+A=$DATA/../apply/args-removed
+for out in yaml json patch diff name; do
+	check_full "apply -o $out" "$SMPATCH" apply -f "$A/config.yaml" --live "$A/live.yaml" -o $out
+done
+check_full "apply (create)" "$SMPATCH" apply -f "$A/config.yaml"
+check_full "diff" "$SMPATCH" diff "$A/live.yaml" "$A/config.yaml"
+check_full "diff three-way" "$SMPATCH" diff --current "$A/live.yaml" "$A/live.yaml" "$A/config.yaml"
+check_full "explain" "$SMPATCH" explain v1 Pod
+check_full "explain -o json" "$SMPATCH" explain -o json apps/v1 Deployment spec
+check_full "last-applied view" "$SMPATCH" last-applied view -f "$A/live.yaml"
+check_full "last-applied set" "$SMPATCH" last-applied set -f "$A/config.yaml" --live "$A/live.yaml"
+check_full "version" "$SMPATCH" version
+check_full "help" "$SMPATCH" --help
+check_full "patch --help" "$SMPATCH" patch --help
+check_pipe "convert" "$SMPATCH" convert -o json "$TMP/big.json"
+check_pipe "patch" "$SMPATCH" patch -o json "$TMP/big.json" "$TMP/patch.json"
+check_pipe "apply" "$SMPATCH" apply -f "$A/config.yaml" --live "$A/live.yaml" -o json
+check_pipe "diff" "$SMPATCH" diff "$A/live.yaml" "$A/config.yaml"
+check_pipe "explain" "$SMPATCH" explain v1 Pod
+check_pipe "last-applied view" "$SMPATCH" last-applied view -f "$A/live.yaml"
 
 # The second object fails: exit 3, nothing on stdout.
 "$SMPATCH" patch -o json "$DATA/smp-multi-second-fails/target.yaml" \
