@@ -166,7 +166,8 @@ SMP_API int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
 /* Reads and parses a file; `path` "-" means standard input. The file name
  * is used in error messages unless opts->filename is set. SMP_EIO when the
  * file cannot be read. A regular file is read into one buffer of its size,
- * or, with opts->map_file, mapped (mmap) while it is parsed; standard
+ * or, with opts->map_file and a size of 256 KiB or more, mapped (mmap)
+ * while it is parsed (smaller files cost less to copy than to map); standard
  * input, pipes and devices are always read. */
 SMP_API int smp_doc_parse_file(smp_doc **out, const char *path,
                        const smp_parse_options *opts, smp_error *err);
