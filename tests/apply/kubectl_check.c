@@ -10,6 +10,7 @@
  * Usage: apply_kubectl_check TESTDATA_DIR TMPDIR
  */
 #include "smpatch.h"
+#include "../check.h"
 
 #include <dirent.h>
 #include <stdbool.h>
@@ -18,7 +19,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-static int failures, checked;
+static int checked;
 
 static smp_doc *load(const char *path)
 {

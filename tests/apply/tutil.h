@@ -1,26 +1,16 @@
 /*
- * tutil.h - what the apply unit tests share: a failure counter, CHECK, and
- * a JSON parser for inline test documents.
+ * tutil.h - what the apply unit tests share besides CHECK (../check.h): a
+ * JSON parser for inline test documents.
  */
 #ifndef SMP_APPLY_TUTIL_H
 #define SMP_APPLY_TUTIL_H
 
 #include "smpatch.h"
 
+#include "../check.h"
+
 #include <stdio.h>
 #include <string.h>
-
-static int failures;
-
-#define CHECK(cond, ...)                                                          \
-	do {                                                                      \
-		if (!(cond)) {                                                    \
-			failures++;                                               \
-			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);           \
-			fprintf(stderr, __VA_ARGS__);                             \
-			fputc('\n', stderr);                                      \
-		}                                                                 \
-	} while (0)
 
 /* Parses inline JSON; NULL (and one failure counted) when it is malformed. */
 static smp_doc *parse_json(const char *text)

@@ -6,6 +6,7 @@
  */
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "../check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,8 +82,6 @@ static const struct {
 	{"--output", "ERR", "smpatch t: option '--output' needs a value"},
 	{"-Rf", "R=1 ERR", "smpatch t: option '-f' needs a value"},
 };
-
-static int failures;
 
 static void run(size_t k)
 {

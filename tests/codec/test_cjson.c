@@ -7,6 +7,7 @@
  * Usage: test_cjson CORPUS_DIR...
  */
 #include "smpatch.h"
+#include "../check.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -18,7 +19,7 @@
 
 #include "corpus.h"
 
-static int failures, checked;
+static int checked;
 
 /* Does cJSON's tree equal ours? Strings with NUL bytes are cut by cJSON,
  * so they compare up to the NUL. */

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "check.h"
+#include "../check.h"
 #include "corpus.h"
 
 static smp_doc *parse(const char *text, size_t len, smp_format fmt, smp_error *err, int *rc)

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "../check.h"
 
 static char dir[] = "/tmp/smp_test_files_XXXXXX";
 

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "check.h"
+#include "../check.h"
 #include "corpus.h"
 
 static double now(void)

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "check.h"
+#include "../check.h"
 #include "corpus.h"
 
 static int compared;

@@ -5,12 +5,11 @@
  * kubectl v1.32 (`kubectl patch --local --type merge -p '{}' -o json`).
  */
 #include "smpatch.h"
+#include "../check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
 
 /* Parses `text` and prints root 0 as compact JSON; NULL on error. */
 static char *to_json(const char *text, smp_format fmt, smp_error *err, int *rc)

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "../check.h"
 
 /* ---- reference reader: the two-pass byte-at-a-time algorithm ---- */
 

@@ -18,13 +18,13 @@
  */
 #include "merge/merge.h"
 #include "rng.h"
+#include "../check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static smp_arena *A;
-static int failures;
 
 static smp_value *str(const char *s) { return smpv_str(A, s, strlen(s)); }
 

@@ -11,13 +11,13 @@
  */
 #include "merge/merge.h"
 #include "rng.h"
+#include "../check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static smp_arena *A;
-static int failures;
 
 static const char *const keys[] = {
 	"$patch", "$retainKeys", "$setElementOrder/containers", "$setElementOrder/env",

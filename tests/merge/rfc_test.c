@@ -7,12 +7,11 @@
  * exit:  0 pass, 1 failure, 77 when the 6902 vectors are absent.
  */
 #include "merge/merge_bytes.h"
+#include "../check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
 
 static const smp_value *parse(smp_doc **d, const char *text)
 {

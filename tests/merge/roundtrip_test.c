@@ -21,6 +21,7 @@
  * usage: merge_roundtrip_test SEED COUNT
  */
 #include "merge/merge.h"
+#include "../check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,7 +328,6 @@ static smp_value *mutate(const smp_value *v, const smp_stype *t, const smp_sfiel
 
 /* ---- the properties ---- */
 
-static int failures;
 static unsigned long nodes_total, nonempty_patches, setorder_patches;
 
 static unsigned long count_nodes(const smp_value *v)

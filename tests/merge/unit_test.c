@@ -7,12 +7,11 @@
  */
 #include "smpatch.h"
 #include "merge/merge.h"
+#include "../check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
 
 enum op { APPLY, DIFF2, DIFF3, DIFF3_NOOW };
 

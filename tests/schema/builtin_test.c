@@ -15,14 +15,14 @@ static void field_is(const smp_stype *root, const char *path, const char *type,
 
 	if (smp_schema_field(&fi, root, path, &err)) {
 		fprintf(stderr, "%s: %s\n", path, err.message);
-		t_failures++;
+		failures++;
 		return;
 	}
 	CHECK_STR(fi.path, path);
 	CHECK_STR(fi.type, type);
 	if (fi.strategy != strategy) {
 		fprintf(stderr, "%s: strategy %u, expected %u\n", path, fi.strategy, strategy);
-		t_failures++;
+		failures++;
 	}
 	CHECK_STR(fi.merge_key, key);
 	CHECK_STR(fi.list_type, list_type);
@@ -40,7 +40,7 @@ static void scope_is(const char *av, const char *kind, int want)
 	if (!known || (int)ns != want) {
 		fprintf(stderr, "%s %s: namespaced %d known %d, expected %d\n", av, kind, ns, known,
 		        want);
-		t_failures++;
+		failures++;
 	}
 }
 
@@ -276,7 +276,7 @@ int main(void)
 	smp_schema_free((smp_schema *)b);
 	CHECK(smp_schema_kind(&t, smp_schema_builtin(), "v1", "Pod", &err) == 0);
 
-	if (t_failures)
-		fprintf(stderr, "%d failure(s)\n", t_failures);
-	return t_failures ? 1 : 0;
+	if (failures)
+		fprintf(stderr, "%d failure(s)\n", failures);
+	return failures ? 1 : 0;
 }

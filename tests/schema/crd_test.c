@@ -13,7 +13,7 @@ static const smp_field_info *field(const smp_stype *root, const char *path)
 
 	if (smp_schema_field(&fi, root, path, &err)) {
 		fprintf(stderr, "%s: %s\n", path, err.message);
-		t_failures++;
+		failures++;
 		memset(&fi, 0, sizeof(fi));
 		fi.stype = &smp_stype_any;
 	}
@@ -29,7 +29,7 @@ static smp_schema *load(const char *dir, const char *name)
 	snprintf(path, sizeof(path), "%s/testdata/schema/%s", dir, name);
 	if (smp_schema_load_file(&s, path, &err)) {
 		fprintf(stderr, "%s: %s (at %s)\n", path, err.message, err.path);
-		t_failures++;
+		failures++;
 	}
 	return s;
 }
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 
 	smp_schema_free(w);
 	smp_schema_free(g);
-	if (t_failures)
-		fprintf(stderr, "%d failure(s)\n", t_failures);
-	return t_failures ? 1 : 0;
+	if (failures)
+		fprintf(stderr, "%d failure(s)\n", failures);
+	return failures ? 1 : 0;
 }

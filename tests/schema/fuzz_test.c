@@ -188,5 +188,5 @@ int main(void)
 	}
 	printf("%u mutants loaded, %u rejected\n", loaded, failed);
 	CHECK(loaded > 0 && failed > 0);
-	return t_failures ? 1 : 0;
+	return failures ? 1 : 0;
 }

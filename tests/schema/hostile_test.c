@@ -78,7 +78,7 @@ static int run_file(const char *dir)
 		CHECK(strchr(err.message, '\n') == NULL);
 	}
 	smp_schema_free(s);
-	return t_failures ? 1 : 0;
+	return failures ? 1 : 0;
 }
 
 /* A growable string for generated documents. */
@@ -185,7 +185,7 @@ static int run_gen(const char *name)
 		return 2;
 	}
 	smp_schema_free(s);
-	return t_failures ? 1 : 0;
+	return failures ? 1 : 0;
 }
 
 int main(int argc, char **argv)

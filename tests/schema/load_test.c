@@ -17,7 +17,7 @@ static smp_schema *load(const char *dir, const char *file)
 
 		smp_error_format(msg, sizeof(msg), &err);
 		fprintf(stderr, "loading %s: %s\n", file, msg);
-		t_failures++;
+		failures++;
 		return NULL;
 	}
 	return s;
@@ -33,7 +33,7 @@ static void compare(const smp_stype *a, const smp_stype *b, const char *path, in
 	t_describe(db, sizeof(db), b, SMP_SFLAG_OPENAPI_V3);
 	if (strcmp(da, db) != 0) {
 		fprintf(stderr, "%s: v2 %s\n%s: v3 %s\n", path, da, path, db);
-		t_failures++;
+		failures++;
 		return;
 	}
 	if (depth > 3)
@@ -45,7 +45,7 @@ static void compare(const smp_stype *a, const smp_stype *b, const char *path, in
 		CHECK_STR(fa->name, fb->name);
 		if (fa->strategy != fb->strategy)
 			fprintf(stderr, "%s: strategy %u vs %u\n", sub, fa->strategy, fb->strategy),
-			t_failures++;
+			failures++;
 		CHECK_STR(fa->merge_key, fb->merge_key);
 		compare(fa->type, fb->type, sub, depth + 1);
 	}
@@ -61,7 +61,7 @@ static const smp_sfield *field(const smp_stype *t, const char *name)
 
 	if (!f) {
 		fprintf(stderr, "no field %s\n", name);
-		t_failures++;
+		failures++;
 	}
 	return f;
 }
@@ -174,7 +174,7 @@ int main(void)
 	smp_schema_free(strict);
 	smp_schema_free(p2);
 	smp_schema_free(p3);
-	if (t_failures)
-		fprintf(stderr, "%d failure(s)\n", t_failures);
-	return t_failures ? 1 : 0;
+	if (failures)
+		fprintf(stderr, "%d failure(s)\n", failures);
+	return failures ? 1 : 0;
 }

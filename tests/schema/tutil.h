@@ -1,38 +1,18 @@
 /*
- * tutil.h - small helpers shared by the schema tests.
+ * tutil.h - small helpers shared by the schema tests (CHECK is ../check.h).
  */
 #ifndef SMP_TESTS_SCHEMA_TUTIL_H
 #define SMP_TESTS_SCHEMA_TUTIL_H
 
 #include "schema/schema.h"
 
+#include "../check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SKIP 77
-
-static int t_failures;
-
-#define CHECK(cond)                                                           \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-			        __LINE__, #cond);                             \
-			t_failures++;                                         \
-		}                                                             \
-	} while (0)
-
-#define CHECK_STR(a, b)                                                         \
-	do {                                                                    \
-		const char *a_ = (a), *b_ = (b);                                \
-		if (!(a_ == b_ || (a_ && b_ && strcmp(a_, b_) == 0))) {         \
-			fprintf(stderr, "%s:%d: %s is \"%s\", expected \"%s\"\n", \
-			        __FILE__, __LINE__, #a, a_ ? a_ : "(null)",     \
-			        b_ ? b_ : "(null)");                            \
-			t_failures++;                                           \
-		}                                                               \
-	} while (0)
 
 /* The reference data directory, or NULL (the test then skips). */
 static inline const char *t_shared(void)

@@ -53,7 +53,7 @@ static void compare(const smp_stype *a, const smp_stype *b, const char *path, in
 	t_describe(db, sizeof(db), b, SMP_SFLAG_OPENAPI_V3);
 	if (strcmp(da, db) != 0) {
 		fprintf(stderr, "%s:\n  v2 %s\n  v3 %s\n", path, da, db);
-		t_failures++;
+		failures++;
 		return;
 	}
 	if (depth > 1)
@@ -153,5 +153,5 @@ int main(void)
 	smp_free(text);
 	smp_schema_free(s);
 	smp_doc_free(doc);
-	return t_failures ? 1 : 0;
+	return failures ? 1 : 0;
 }

@@ -62,7 +62,7 @@ int main(void)
 
 		if (smp_schema_definition(&t, b, name, &err) || !t) {
 			fprintf(stderr, "definition %s missing\n", name);
-			t_failures++;
+			failures++;
 			continue;
 		}
 		if (gvks)
@@ -78,10 +78,10 @@ int main(void)
 			         group && *group ? "/" : "", version);
 			if (smp_schema_kind(&k, b, av, kind, &err) || !k) {
 				fprintf(stderr, "kind %s %s missing\n", av, kind);
-				t_failures++;
+				failures++;
 			} else if (strcmp(k->name, name) != 0 && gvks && smp_value_len(gvks) == 1) {
 				fprintf(stderr, "kind %s %s is %s, expected %s\n", av, kind, k->name, name);
-				t_failures++;
+				failures++;
 			}
 		}
 		for (size_t j = 0; j < smp_value_len(props); j++) {
@@ -96,7 +96,7 @@ int main(void)
 
 			if (!f) {
 				fprintf(stderr, "%s.%s missing\n", name, pname);
-				t_failures++;
+				failures++;
 				continue;
 			}
 			if (ps) {
@@ -104,7 +104,7 @@ int main(void)
 				if (f->strategy != strategy_bits(ps)) {
 					fprintf(stderr, "%s.%s: strategy %u, document says %s\n", name,
 					        pname, f->strategy, ps);
-					t_failures++;
+					failures++;
 				}
 			} else {
 				CHECK(f->strategy == 0);
@@ -112,7 +112,7 @@ int main(void)
 			if (!(mk == f->merge_key || (mk && f->merge_key && !strcmp(mk, f->merge_key)))) {
 				fprintf(stderr, "%s.%s: merge key %s, document says %s\n", name, pname,
 				        f->merge_key ? f->merge_key : "(none)", mk ? mk : "(none)");
-				t_failures++;
+				failures++;
 			}
 			if (lt) {
 				nlisttype++;
@@ -131,7 +131,7 @@ int main(void)
 	CHECK(ngvk_defs == 193);
 	CHECK(nstrategic == 72);
 	smp_doc_free(doc);
-	if (t_failures)
-		fprintf(stderr, "%d failure(s)\n", t_failures);
-	return t_failures ? 1 : 0;
+	if (failures)
+		fprintf(stderr, "%d failure(s)\n", failures);
+	return failures ? 1 : 0;
 }
