@@ -31,16 +31,7 @@
 #endif
 #endif
 
-static int failures;
-
-#define CHECK(cond)                                                                \
-	do {                                                                       \
-		if (!(cond)) {                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,     \
-			        __LINE__, #cond);                                  \
-			failures++;                                                \
-		}                                                                  \
-	} while (0)
+#include "../check.h"
 
 #define MiB ((size_t)1 << 20)
 
