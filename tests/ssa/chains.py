@@ -328,8 +328,14 @@ class Chain:
             body = copy.deepcopy(self.live) if r.random() < 0.2 else without_managed(self.live)
             for _ in range(r.randint(1, 3)):
                 self.edit(body)
-            if r.random() < 0.03:
-                body.setdefault("metadata", {})["managedFields"] = []
+            md = body.setdefault("metadata", {})
+            x = r.random()
+            if x < 0.03:
+                md["managedFields"] = []  # resets the ownership
+            elif x < 0.05 and len(md.get("managedFields") or []) > 1:
+                md["managedFields"].pop(r.randrange(len(md["managedFields"])))  # its own entries
+            elif x < 0.06 and md.get("managedFields"):
+                md["managedFields"][0]["operation"] = "Bogus"  # undecodable: the live ones count
             if r.random() < 0.01 and self.duplicate_item(body):
                 tags.append("dup-keys-update")
             case = {"id": sid, "live": copy.deepcopy(self.live), "config": body,
@@ -375,8 +381,10 @@ class Chain:
                 else:
                     nv = v + "-e"
                 setp(body, p, nv)
-        elif x < 0.95:
+        elif x < 0.93:
             self.shuffle_list(body)
+        elif x < 0.96:
+            self.rename_item(body)
         elif self.kind == "widget":
             setp(body, ["status", "phase"], r.choice(["Ready", "Pending"]))
         else:
@@ -399,6 +407,17 @@ class Chain:
                 # value is its key)
         elif v is not None:
             out.append((path, v))
+
+    def rename_item(self, body):
+        """Gives an item of an associative list another (unused) name."""
+        cands = []
+        self.assoc_lists(body, [], cands)
+        cands = [p for p in cands if all("name" in x for x in getp(body, p))]
+        if cands:
+            lst = getp(body, self.r.choice(cands))
+            names = {x["name"] for x in lst}
+            new = next(n for n in ("Z", "renamed", "other-2", "x9") if n not in names)
+            self.r.choice(lst)["name"] = new
 
     def duplicate_item(self, body):
         """Duplicates an item of an associative list (what a PUT may do)."""
