@@ -355,28 +355,29 @@ void ssa_set_to_fieldsv1(smp_buf *b, const ssa_set *s)
 	smp_buf_release(&key);
 }
 
-static smp_value *to_value(ssa_ctx *c, const ssa_set *s, bool self, smp_buf *key)
+static smp_value *to_value(ssa_ctx *c, smp_arena *a, const ssa_set *s, bool self,
+                           smp_buf *key)
 {
-	smp_value *m = smpv_map(&c->arena, (s ? s->n : 0) + (self ? 1 : 0));
+	smp_value *m = smpv_map(a, (s ? s->n : 0) + (self ? 1 : 0));
 
 	if (!m)
 		goto oom;
 	if (self && !ssa_set_empty(s)) {
-		smp_value *e = smpv_map(&c->arena, 0);
+		smp_value *e = smpv_map(a, 0);
 
-		if (!e || smpv_map_add(&c->arena, m, ".", 1, e))
+		if (!e || smpv_map_add(a, m, ".", 1, e))
 			goto oom;
 	}
 	for (size_t i = 0; s && i < s->n; i++) {
 		const ssa_ent *e = &s->e[i];
 		smp_value *v;
 
-		v = e->child ? to_value(c, e->child, e->member, key) : smpv_map(&c->arena, 0);
+		v = e->child ? to_value(c, a, e->child, e->member, key) : smpv_map(a, 0);
 		key->len = 0;
 		ssa_pe_fieldsv1_key(key, &e->pe);
 		if (key->oom)
 			goto oom;
-		if (!v || smpv_map_add_copy(&c->arena, m, key->ptr ? key->ptr : "", key->len, v))
+		if (!v || smpv_map_add_copy(a, m, key->ptr ? key->ptr : "", key->len, v))
 			goto oom;
 	}
 	return m;
@@ -385,13 +386,13 @@ oom:
 	return NULL;
 }
 
-smp_value *ssa_set_to_value(ssa_ctx *c, const ssa_set *s)
+smp_value *ssa_set_to_value(ssa_ctx *c, smp_arena *a, const ssa_set *s)
 {
 	smp_buf key;
 	smp_value *v;
 
 	smp_buf_init(&key);
-	v = to_value(c, s, false, &key);
+	v = to_value(c, a, s, false, &key);
 	smp_buf_release(&key);
 	return v;
 }

@@ -58,15 +58,6 @@ int ssa_oom(ssa_ctx *c)
 	return SMP_ENOMEM;
 }
 
-void *ssa_alloc(ssa_ctx *c, size_t size)
-{
-	void *p = smp_arena_alloc(&c->arena, size ? size : 1);
-
-	if (!p)
-		ssa_oom(c);
-	return p;
-}
-
 /* ---------------------------------------------------------------- helpers */
 
 static const char *str_of(const smp_value *v)
@@ -507,7 +498,7 @@ static smp_value *encode_managed(ssa_ctx *c, smp_arena *a, const ssa_managers *m
 		    (m->time && put_str(a, ent, "time", m->time)) ||
 		    put_str(a, ent, "fieldsType", "FieldsV1"))
 			goto oom;
-		if (!(fv = ssa_set_to_value(c, m->set)) || !(fv = smpv_copy(a, fv)) ||
+		if (!(fv = ssa_set_to_value(c, a, m->set)) ||
 		    smpv_map_add_copy(a, ent, "fieldsV1", 8, fv))
 			goto oom;
 		if (m->subresource[0] && put_str(a, ent, "subresource", m->subresource))
@@ -718,6 +709,24 @@ static int build_conflicts(ssa_ctx *c, smp_ssa_result *res, const ssa_conflicts 
 
 /* ---------------------------------------------------------------- the call */
 
+/* Number of values in v (to size the arenas: a call touches a few bytes
+ * per value, and one large block takes a handful of page faults where
+ * many small ones take thousands). */
+static size_t count_values(const smp_value *v, size_t depth)
+{
+	size_t n = 1;
+
+	if (!v || depth > SSA_MAX_DEPTH)
+		return 0;
+	if (v->type == SMP_LIST)
+		for (size_t i = 0; i < v->u.list.len; i++)
+			n += count_values(v->u.list.items[i], depth + 1);
+	else if (v->type == SMP_MAP)
+		for (size_t i = 0; i < v->u.map.len; i++)
+			n += count_values(v->u.map.items[i].val, depth + 1);
+	return n;
+}
+
 static int fail(ssa_ctx *c, int code, const char *path, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 4, 5)))
@@ -843,6 +852,15 @@ static int run(smp_ssa_result **out, const smp_value *live, const smp_value *con
 	if (!(res = calloc(1, sizeof(*res))) || !(res->doc = smp_doc_alloc())) {
 		ssa_oom(&c);
 		goto done;
+	}
+	{
+		size_t n = count_values(live, 0) + count_values(config, 0);
+
+		/* Bytes per value measured on large Deployments and ConfigMaps. */
+		if (n > 4096) {
+			smp_arena_hint(&c.arena, n * 112);
+			smp_arena_hint(&res->doc->arena, n * 64);
+		}
 	}
 	if (!(t = ssa_type_root(&c, schema, ge->type))) {
 		ssa_oom(&c);

@@ -53,6 +53,7 @@ struct ssa_type {
 	/* list */
 	uint32_t nkeys;
 	const char *const *keys;        /* list-map keys (associative with keys) */
+	const uint32_t *key_lens;
 	const smp_value **key_defaults; /* nkeys entries (NULL = no default), or NULL */
 	ssa_type *elem;                 /* list element type, resolved lazily */
 	const smp_stype *elem_src;
@@ -170,8 +171,8 @@ int ssa_set_iterate_go(ssa_ctx *c, const ssa_set *s,
                        int (*fn)(void *ctx, const ssa_pe *path, size_t n), void *fctx);
 /* FieldsV1 text of s (the server's bytes). */
 void ssa_set_to_fieldsv1(smp_buf *b, const ssa_set *s);
-/* FieldsV1 as a value tree (a map whose keys are FieldsV1 keys). */
-smp_value *ssa_set_to_value(ssa_ctx *c, const ssa_set *s);
+/* FieldsV1 as a value tree (a map whose keys are FieldsV1 keys), in `a`. */
+smp_value *ssa_set_to_value(ssa_ctx *c, smp_arena *a, const ssa_set *s);
 /* Reads a fieldsV1 value (a map; null = empty). SMP_EINVAL with msg. */
 int ssa_set_from_value(ssa_ctx *c, ssa_set **out, const smp_value *v, char *msg,
                        size_t msgsize);
@@ -187,8 +188,9 @@ typedef struct ssa_cmp {
 /* SMD AsTyped / Validate: 0 or SMP_EINVALOBJ with the first error (path
  * and message, prefixed by `what`). */
 int ssa_validate(ssa_ctx *c, const smp_value *v, ssa_type *t, const char *what);
-/* ToFieldSet of a validated value. */
-int ssa_to_set(ssa_ctx *c, ssa_set **out, const smp_value *v, ssa_type *t);
+/* ToFieldSet of a validated value; with `named`, also what
+ * EnsureNamedFieldsAreMembers adds (struct fields that have children). */
+int ssa_to_set(ssa_ctx *c, ssa_set **out, const smp_value *v, ssa_type *t, bool named);
 /* Merge (rhs wins at leaves): *out may be NULL (nothing). */
 int ssa_merge(ssa_ctx *c, const smp_value **out, const smp_value *lhs,
               const smp_value *rhs, ssa_type *t);
@@ -214,10 +216,17 @@ struct ssa_ctx {
 
 void ssa_ctx_init(ssa_ctx *c, smp_error *err);
 void ssa_ctx_release(ssa_ctx *c);
-/* Arena allocation; on failure records SMP_ENOMEM and returns NULL. */
-void *ssa_alloc(ssa_ctx *c, size_t size);
 /* Records SMP_ENOMEM (once) and returns it. */
 int ssa_oom(ssa_ctx *c);
+/* Arena allocation; on failure records SMP_ENOMEM and returns NULL. */
+static inline void *ssa_alloc(ssa_ctx *c, size_t size)
+{
+	void *p = smp_arena_alloc_fast(&c->arena, size ? size : 1);
+
+	if (!p)
+		ssa_oom(c);
+	return p;
+}
 
 /* ---------------------------------------------------------------- managers */
 

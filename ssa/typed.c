@@ -298,7 +298,7 @@ static int item_pe(ssa_ctx *c, ssa_pe *pe, const ssa_type *t, size_t i, const sm
 		if (!(kv = ssa_alloc(c, t->nkeys * sizeof(*kv))))
 			return SMP_ENOMEM;
 		for (uint32_t k = 0; k < t->nkeys; k++) {
-			size_t kl = strlen(t->keys[k]);
+			size_t kl = t->key_lens[k];
 			ptrdiff_t j = smpv_map_find(item, t->keys[k], kl);
 
 			kv[k].name = t->keys[k];
@@ -463,7 +463,8 @@ int ssa_validate(ssa_ctx *c, const smp_value *v, ssa_type *t, const char *what)
 
 /* ---------------------------------------------------------------- to set */
 
-static int to_set(walk *w, const smp_value *v, ssa_type *t, ssa_set **out, bool *self)
+static int to_set(walk *w, const smp_value *v, ssa_type *t, ssa_set **out, bool *self,
+                  bool named)
 {
 	ssa_ctx *c = w->c;
 	ssa_ent *e;
@@ -494,10 +495,11 @@ static int to_set(walk *w, const smp_value *v, ssa_type *t, ssa_set **out, bool 
 			if (c->rc)
 				return c->rc;
 			member = false;
-			if (ft && (rc = to_set(w, m->val, ft, &child, &member)))
+			if (ft && (rc = to_set(w, m->val, ft, &child, &member, named)))
 				return rc;
 			if (m->val->type == SMP_NULL ||
-			    (m->val->type == SMP_MAP && m->val->u.map.len == 0) || !declared)
+			    (m->val->type == SMP_MAP && m->val->u.map.len == 0) || !declared ||
+			    (named && child))
 				member = true;
 			if (!member && !child)
 				continue;
@@ -537,7 +539,7 @@ static int to_set(walk *w, const smp_value *v, ssa_type *t, ssa_set **out, bool 
 					return rc;
 				continue; /* validated values have none */
 			}
-			if ((rc = to_set(w, v->u.list.items[i], et, &child, &member)))
+			if ((rc = to_set(w, v->u.list.items[i], et, &child, &member, named)))
 				return rc;
 			e[n].member = true;
 			e[n].child = child;
@@ -554,7 +556,7 @@ static int to_set(walk *w, const smp_value *v, ssa_type *t, ssa_set **out, bool 
 	return 0;
 }
 
-int ssa_to_set(ssa_ctx *c, ssa_set **out, const smp_value *v, ssa_type *t)
+int ssa_to_set(ssa_ctx *c, ssa_set **out, const smp_value *v, ssa_type *t, bool named)
 {
 	walk w;
 	bool self;
@@ -563,7 +565,7 @@ int ssa_to_set(ssa_ctx *c, ssa_set **out, const smp_value *v, ssa_type *t)
 	*out = NULL;
 	if ((rc = walk_init(&w, c, "field set")))
 		return rc;
-	rc = to_set(&w, v, t, out, &self);
+	rc = to_set(&w, v, t, out, &self, named);
 	walk_done(&w);
 	return rc ? (c->rc ? c->rc : rc) : 0;
 }
@@ -578,48 +580,94 @@ typedef struct mres {
 	bool self[3];          /* compare: this node's path is in the set */
 } mres;
 
+/* Entries of the compare sets under construction: one stack per set, a
+ * node's entries on top until the node is done (nothing is allocated for
+ * the many nodes that did not change). */
+typedef struct estack {
+	ssa_ent *e;
+	size_t n, cap;
+} estack;
+
 typedef struct mwalk {
 	walk w;
 	bool compare;
+	estack st[3];
+	/* merge: the children of the nodes being merged, a node's on top */
+	smp_member *kids;
+	size_t nkids, kids_cap;
 } mwalk;
+
+static int kid_push(mwalk *mw, const char *k, size_t kn, const smp_value *v)
+{
+	if (mw->nkids == mw->kids_cap) {
+		size_t cap = mw->kids_cap ? mw->kids_cap * 2 : 256;
+		smp_member *nk = realloc(mw->kids, cap * sizeof(*nk));
+
+		if (!nk)
+			return ssa_oom(mw->w.c);
+		mw->kids = nk;
+		mw->kids_cap = cap;
+	}
+	mw->kids[mw->nkids].key = k;
+	mw->kids[mw->nkids].klen = kn;
+	mw->kids[mw->nkids].val = (smp_value *)v;
+	mw->nkids++;
+	return 0;
+}
 
 static int mnode(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_type *t,
                  mres *res);
 
-/* Adds a child's results to the entry arrays of its parent. */
 typedef struct ments {
-	ssa_ent *e[3];
-	size_t n[3];
+	size_t mark[3];
 } ments;
 
-static int ments_init(ssa_ctx *c, ments *m, size_t cap, bool compare)
+static void ments_init(mwalk *mw, ments *m)
 {
-	for (int k = 0; k < 3; k++) {
-		m->n[k] = 0;
-		m->e[k] = NULL;
-		if (compare && cap && !(m->e[k] = ssa_alloc(c, cap * sizeof(ssa_ent))))
-			return SMP_ENOMEM;
-	}
-	return 0;
+	for (int k = 0; k < 3; k++)
+		m->mark[k] = mw->st[k].n;
 }
 
-static void ments_add(ments *m, const ssa_pe *pe, const mres *r)
+static int ments_add(mwalk *mw, const ssa_pe *pe, const mres *r)
 {
 	for (int k = 0; k < 3; k++)
 		if (r->self[k] || r->set[k]) {
-			ssa_ent *e = &m->e[k][m->n[k]++];
+			estack *st = &mw->st[k];
 
-			e->pe = *pe;
-			e->member = r->self[k];
-			e->child = r->set[k];
+			if (st->n == st->cap) {
+				size_t cap = st->cap ? st->cap * 2 : 64;
+				ssa_ent *ne = realloc(st->e, cap * sizeof(*ne));
+
+				if (!ne)
+					return ssa_oom(mw->w.c);
+				st->e = ne;
+				st->cap = cap;
+			}
+			st->e[st->n].pe = *pe;
+			st->e[st->n].member = r->self[k];
+			st->e[st->n].child = r->set[k];
+			st->n++;
 		}
+	return 0;
 }
 
-static int ments_finish(ssa_ctx *c, ments *m, mres *res)
+static int ments_finish(mwalk *mw, ments *m, mres *res)
 {
-	for (int k = 0; k < 3; k++)
-		if (m->n[k] && !(res->set[k] = ssa_set_build(c, m->e[k], m->n[k])))
+	ssa_ctx *c = mw->w.c;
+
+	for (int k = 0; k < 3; k++) {
+		size_t n = mw->st[k].n - m->mark[k];
+		ssa_ent *e;
+
+		if (!n)
+			continue;
+		if (!(e = ssa_alloc(c, n * sizeof(*e))))
+			return SMP_ENOMEM;
+		memcpy(e, mw->st[k].e + m->mark[k], n * sizeof(*e));
+		mw->st[k].n = m->mark[k];
+		if (!(res->set[k] = ssa_set_build(c, e, n)))
 			return c->rc ? c->rc : SMP_ENOMEM;
+	}
 	return 0;
 }
 
@@ -654,10 +702,14 @@ static int merge_map(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_
 		leaf(mw, lhs, rhs, res);
 		return 0;
 	}
-	if (kidx_build(c, &ri, r) || kidx_build(c, &li, l) || ments_init(c, &me, ln + rn, mw->compare))
+	size_t mark = mw->nkids;
+	/* The merged map is often one of the two (a re-apply, or a config
+	 * that changes nothing below): then no new map is made. */
+	bool same_l = l != NULL, same_r = r != NULL;
+
+	if (kidx_build(c, &ri, r) || kidx_build(c, &li, l))
 		return ssa_oom(c);
-	if (!mw->compare && !(out = smpv_map(&c->arena, ln + rn)))
-		return ssa_oom(c);
+	ments_init(mw, &me);
 	for (size_t pass = 0; pass < 2; pass++) {
 		const smp_value *src = pass ? r : l;
 
@@ -688,16 +740,33 @@ static int merge_map(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_
 			if ((rc = mnode(mw, lv, rv, ft, &cr)))
 				return rc;
 			pop(&mw->w);
-			if (mw->compare)
-				ments_add(&me, &pe, &cr);
-			else if (cr.out && smpv_map_add(&c->arena, out, m->key, m->klen, (smp_value *)cr.out))
-				return ssa_oom(c);
+			if (mw->compare) {
+				if ((rc = ments_add(mw, &pe, &cr)))
+					return rc;
+				continue;
+			}
+			same_l = same_l && cr.out && cr.out == lv;
+			same_r = same_r && cr.out && cr.out == rv;
+			if (cr.out && (rc = kid_push(mw, m->key, m->klen, cr.out)))
+				return rc;
 		}
 	}
 	if (mw->compare)
-		return ments_finish(c, &me, res);
-	if (out->u.map.len)
+		return ments_finish(mw, &me, res);
+	if (same_r) {
+		res->out = r;
+	} else if (same_l) {
+		res->out = l;
+	} else if (mw->nkids > mark) {
+		size_t n = mw->nkids - mark;
+
+		if (!(out = smpv_map(&c->arena, n)))
+			return ssa_oom(c);
+		memcpy(out->u.map.items, mw->kids + mark, n * sizeof(smp_member));
+		out->u.map.len = (uint32_t)n;
 		res->out = out;
+	}
+	mw->nkids = mark;
 	return 0;
 }
 
@@ -721,11 +790,11 @@ static int merge_list(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa
 		leaf(mw, lhs, rhs, res);
 		return 0;
 	}
-	if (!(et = ssa_type_elem(c, t)) || pidx_init(c, &rx, rn) || pidx_init(c, &lx, ln) ||
-	    ments_init(c, &me, ln + rn, mw->compare))
+	size_t mark = mw->nkids;
+
+	if (!(et = ssa_type_elem(c, t)) || pidx_init(c, &rx, rn) || pidx_init(c, &lx, ln))
 		return ssa_oom(c);
-	if (!mw->compare && !(out = smpv_list(&c->arena, ln > rn ? ln : rn)))
-		return ssa_oom(c);
+	ments_init(mw, &me);
 	for (size_t i = 0; i < rn; i++) {
 		ssa_pe pe;
 
@@ -768,15 +837,37 @@ static int merge_list(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa
 		if ((rc = push(&mw->w, &pe)) || (rc = mnode(mw, lv, rv, et, &cr)))
 			return rc;
 		pop(&mw->w);
-		if (mw->compare)
-			ments_add(&me, &pe, &cr);
-		else if (cr.out && smpv_list_add(&c->arena, out, (smp_value *)cr.out))
-			return ssa_oom(c);
+		if (mw->compare) {
+			if ((rc = ments_add(mw, &pe, &cr)))
+				return rc;
+		} else if (cr.out && (rc = kid_push(mw, NULL, 0, cr.out))) {
+			return rc;
+		}
 	}
 	if (mw->compare)
-		return ments_finish(c, &me, res);
-	if (out->u.list.len)
-		res->out = out;
+		return ments_finish(mw, &me, res);
+	if (mw->nkids > mark) {
+		size_t n = mw->nkids - mark;
+		bool same_l = n == ln, same_r = n == rn;
+
+		for (size_t i = 0; i < n && (same_l || same_r); i++) {
+			same_l = same_l && mw->kids[mark + i].val == l->u.list.items[i];
+			same_r = same_r && mw->kids[mark + i].val == r->u.list.items[i];
+		}
+		if (same_r) {
+			res->out = r;
+		} else if (same_l) {
+			res->out = l;
+		} else {
+			if (!(out = smpv_list(&c->arena, n)))
+				return ssa_oom(c);
+			for (size_t i = 0; i < n; i++)
+				out->u.list.items[i] = mw->kids[mark + i].val;
+			out->u.list.len = (uint32_t)n;
+			res->out = out;
+		}
+	}
+	mw->nkids = mark;
 	return 0;
 }
 
@@ -811,6 +902,11 @@ static int mnode(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_type
 	memset(res, 0, sizeof(*res));
 	if (!lhs && !rhs)
 		return fail(&mw->w, "at least one of lhs and rhs must be provided");
+	if (!mw->compare && (!lhs || !rhs)) {
+		/* A validated value merged with nothing is itself. */
+		res->out = lhs ? lhs : rhs;
+		return 0;
+	}
 	if (al != ar && mw->compare) {
 		/* SMD handles both atoms; the left one's effects on the sets count,
 		 * its merged value does not. */
@@ -851,8 +947,12 @@ int ssa_merge(ssa_ctx *c, const smp_value **out, const smp_value *lhs,
 	if ((rc = walk_init(&mw.w, c, "failed to merge config")))
 		return rc;
 	mw.compare = false;
+	memset(mw.st, 0, sizeof(mw.st));
+	mw.kids = NULL;
+	mw.nkids = mw.kids_cap = 0;
 	rc = mnode(&mw, lhs, rhs, t, &res);
 	walk_done(&mw.w);
+	free(mw.kids);
 	if (!rc)
 		*out = res.out;
 	return rc;
@@ -869,8 +969,13 @@ int ssa_compare(ssa_ctx *c, ssa_cmp *out, const smp_value *lhs, const smp_value 
 	if ((rc = walk_init(&mw.w, c, "failed to compare objects")))
 		return rc;
 	mw.compare = true;
+	memset(mw.st, 0, sizeof(mw.st));
+	mw.kids = NULL;
+	mw.nkids = mw.kids_cap = 0;
 	rc = mnode(&mw, lhs, rhs, t, &res);
 	walk_done(&mw.w);
+	for (int k = 0; k < 3; k++)
+		free(mw.st[k].e);
 	if (!rc) {
 		/* The root's own path is never tracked. */
 		out->removed = res.set[R_REMOVED];

@@ -157,18 +157,21 @@ static int set_list_keys(ssa_ctx *c, ssa_type *r, const char *const *keys, size_
 {
 	const char **k = ssa_alloc(c, (n ? n : 1) * sizeof(*k));
 	const smp_value **d = ssa_alloc(c, (n ? n : 1) * sizeof(*d));
+	uint32_t *l = ssa_alloc(c, (n ? n : 1) * sizeof(*l));
 
-	if (!k || !d)
+	if (!k || !d || !l)
 		return SMP_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const char *def = key_default(elem, keys[i]);
 
 		k[i] = keys[i];
+		l[i] = (uint32_t)strlen(keys[i]);
 		d[i] = NULL;
 		if (def && !(d[i] = smpv_str_ref(&c->arena, def, strlen(def))))
 			return ssa_oom(c);
 	}
 	r->keys = k;
+	r->key_lens = l;
 	r->nkeys = (uint32_t)n;
 	r->key_defaults = d;
 	return 0;

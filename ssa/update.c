@@ -136,16 +136,38 @@ static int update(ssa_ctx *c, ssa_cmp *cmp, const smp_value *live, const smp_val
 }
 
 /* The set of `v` with every named field that has children made a member
- * (EnsureNamedFieldsAreMembers). */
+ * (ToFieldSet, then EnsureNamedFieldsAreMembers). */
 static int named_set(ssa_ctx *c, ssa_set **out, const smp_value *v, ssa_type *t)
 {
-	ssa_set *s;
-	int rc;
+	return ssa_to_set(c, out, v, t, true);
+}
 
-	if ((rc = ssa_to_set(c, &s, v, t)))
-		return rc;
-	*out = ssa_set_ensure_named(c, s, t);
-	return c->rc;
+/* Whether ENF(a) is a subset of ENF(b), and every path with something
+ * below it in ENF(a) is itself in ENF(a) (as in the sets the server
+ * writes). */
+static bool named_subset(ssa_ctx *c, const ssa_set *a, const ssa_set *b, ssa_type *t)
+{
+	for (size_t i = 0; a && i < a->n; i++) {
+		const ssa_ent *e = &a->e[i];
+		ptrdiff_t j = ssa_set_find(b, &e->pe);
+		const ssa_ent *f = j >= 0 ? &b->e[j] : NULL;
+		ssa_type *ct = NULL;
+		bool declared = false, am, bm;
+
+		if (t && e->pe.kind == SSA_PE_FIELD && t->has_map)
+			ct = ssa_type_field(c, t, e->pe.u.name, e->pe.n, &declared);
+		else if (t && e->pe.kind == SSA_PE_KEY && t->has_list)
+			ct = ssa_type_elem(c, t);
+		if (c->rc)
+			return false;
+		am = e->member || (e->child && declared);
+		bm = f && (f->member || (f->child && declared));
+		if ((e->child && !am) || (am && !bm))
+			return false;
+		if (e->child && (!f || !f->child || !named_subset(c, e->child, f->child, ct)))
+			return false;
+	}
+	return true;
 }
 
 /* Updater.prune: removes what the applier applied last time and no longer
@@ -160,6 +182,13 @@ static int prune(ssa_ctx *c, const smp_value **out, const smp_value *merged, ssa
 	*out = merged;
 	if (ssa_set_empty(last))
 		return 0;
+	/* Everything applied last time is still owned (the usual re-apply):
+	 * the server's three removals leave the merged object as it is. */
+	for (size_t i = 0; i < ms->n && !c->rc; i++)
+		if (ms->m[i].present && named_subset(c, last, ms->m[i].set, t))
+			return 0;
+	if (c->rc)
+		return c->rc;
 	if (!(l = ssa_set_ensure_named(c, last, t)) && c->rc)
 		return c->rc;
 	if ((rc = ssa_remove_items(c, &p0, merged, t, l)))
@@ -206,7 +235,7 @@ int ssa_updater_apply(ssa_ctx *c, const smp_value **out_obj, bool *changed,
 		merged = c->null_value;
 	if ((m = ssa_managers_get(ms, manager)))
 		last = m->set;
-	if ((rc = ssa_to_set(c, &set, config, t)))
+	if ((rc = ssa_to_set(c, &set, config, t, false)))
 		return rc;
 	if (!(m = ssa_managers_put(c, ms, manager)))
 		return SMP_ENOMEM;
