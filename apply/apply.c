@@ -132,22 +132,40 @@ static const smp_schema *builtin(void)
 	return smp_schema_builtin();
 }
 
-static bool is_namespaced(const smp_value *obj, const smp_apply_options *o)
+/* The scope of obj's kind: 1 namespaced, 0 cluster-scoped, -1 unknown.
+ * In order: the exact group/version/kind in opts->schema, then in the
+ * built-in tables; any version of the group/kind there (a kind keeps its
+ * scope across versions: apps/v1beta2 Deployment); kinds removed from
+ * Kubernetes; opts->scopes (declared or learned from live objects). */
+int smp_apply_kind_scope(const smp_value *obj, const smp_apply_options *opts)
 {
 	const char *av = str_at(obj, "apiVersion"), *kind = str_at(obj, "kind");
-	bool known = false, ns;
+	const smp_schema *user = opts ? opts->schema : NULL;
+	const smp_scopes *scopes = opts && opts->version >= 2 ? opts->scopes : NULL;
+	const smp_gvk_entry *e;
+	const char *g, *v;
+	size_t glen, vlen;
+	int r;
 
 	if (!av || !kind)
-		return true;
-	if (o->schema) {
-		ns = smp_schema_kind_namespaced(o->schema, av, kind, &known);
-		if (known)
-			return ns;
+		return -1;
+	for (int exact = 1; exact >= 0; exact--) {
+		if (user && (e = smp_schema_find_kind(user, av, kind, exact)) && e->namespaced >= 0)
+			return e->namespaced;
+		if ((e = smp_schema_find_kind(builtin(), av, kind, exact)) && e->namespaced >= 0)
+			return e->namespaced;
 	}
-	ns = smp_schema_kind_namespaced(builtin(), av, kind, &known);
+	smp_split_api_version(av, &g, &glen, &v, &vlen);
+	if ((r = smp_removed_kind_scope(g, glen, kind)) >= 0)
+		return r;
+	return smp_scopes_get(scopes, av, kind);
+}
+
+static bool is_namespaced(const smp_value *obj, const smp_apply_options *o)
+{
 	/* Unknown kinds count as namespaced: most custom resources are, and
 	 * that keeps -n meaningful for them. */
-	return known ? ns : true;
+	return smp_apply_kind_scope(obj, o) != 0;
 }
 
 const char *smp_apply_namespace(const smp_value *config, const smp_apply_options *opts)
@@ -411,6 +429,26 @@ static size_t annotations_size(const smp_value *obj)
 	return total;
 }
 
+/* A new map: `key` first with value v, then map's other members (shared). */
+static smp_value *with_member(smp_arena *a, const smp_value *map, const char *key,
+                              const smp_value *v)
+{
+	size_t klen = strlen(key);
+	smp_value *m = smpv_map(a, map->u.map.len + 1);
+
+	if (!m || smpv_map_add(a, m, key, klen, (smp_value *)v))
+		return NULL;
+	for (size_t i = 0; i < map->u.map.len; i++) {
+		const smp_member *e = &map->u.map.items[i];
+
+		if (e->klen == klen && memcmp(e->key, key, klen) == 0)
+			continue;
+		if (smpv_map_add(a, m, e->key, e->klen, e->val))
+			return NULL;
+	}
+	return m;
+}
+
 /* "<ref>: " in front of an error message. */
 static void prefix_ref(smp_error *err, const smp_value *obj)
 {
@@ -507,8 +545,14 @@ static int set_namespace(smp_arena *a, smp_value *cfg, const smp_apply_options *
 	const char *ns = nsv && nsv->type == SMP_STRING ? nsv->u.s.ptr : NULL;
 	ptrdiff_t at;
 
-	if (!is_namespaced(cfg, o))
+	if (!is_namespaced(cfg, o)) {
+		/* kubectl's builder (FilterNamespace) drops the namespace of a
+		 * cluster-scoped object from what it sends and records. */
+		at = md && md->type == SMP_MAP ? smpv_map_find(md, "namespace", 9) : -1;
+		if (at >= 0)
+			smpv_map_remove(md, (size_t)at);
 		return 0;
+	}
 	if (ns && *ns) {
 		if (o->enforce_namespace && o->default_namespace && strcmp(ns, want) != 0)
 			return smp_err_set(err, SMP_EINVALOBJ, NULL, nsv->line, nsv->col, NULL,
@@ -599,7 +643,7 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 	smp_apply_result *res;
 	smp_arena *a;
 	smp_value *cfg = NULL, *mod, *ann = NULL, *encv;
-	const smp_value *original = NULL;
+	const smp_value *original = NULL, *cur, *avv = NULL;
 	smp_doc *odoc = NULL;
 	size_t enclen = 0;
 	bool too_large;
@@ -702,7 +746,34 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 			if (original->type == SMP_NULL)
 				original = NULL;
 		}
-		rc = smp_diff_three_way(&res->pdoc, original, mod, live, &po, err);
+		/* kubectl checks that apiVersion, kind and name stay only on its
+		 * JSON merge patch path: a strategic patch for a live object
+		 * served at another version (apps/v1beta2 for an apps/v1
+		 * configuration) carries the configuration's apiVersion. The
+		 * diff sees live at that version, so only kind and name are
+		 * checked, and the apiVersion goes into the patch after it. */
+		cur = live;
+		if (po.type == SMP_PATCH_STRATEGIC && str_at(mod, "apiVersion") &&
+		    (!str_at(live, "apiVersion") ||
+		     strcmp(str_at(live, "apiVersion"), str_at(mod, "apiVersion")) != 0)) {
+			avv = smpv_map_get(mod, "apiVersion");
+			if (!(cur = with_member(a, live, "apiVersion", avv))) {
+				rc = oom(err);
+				goto out;
+			}
+		}
+		rc = smp_diff_three_way(&res->pdoc, original, mod, cur, &po, err);
+		if (!rc && avv) {
+			smp_value *p = res->pdoc->nroots ? res->pdoc->roots[0] : NULL;
+
+			if (!p || p->type != SMP_MAP ||
+			    !(avv = smpv_copy(&res->pdoc->arena, avv)) ||
+			    !(p = with_member(&res->pdoc->arena, p, "apiVersion", avv))) {
+				rc = oom(err);
+				goto out;
+			}
+			res->pdoc->roots[0] = p;
+		}
 		if (rc == SMP_EPRECOND) {
 			char changed[SMP_ERROR_PATH_MAX];
 			snprintf(changed, sizeof(changed), "%s", err->path);

@@ -17,6 +17,7 @@ static const char *const help_text[] = {
 	"                     [--prune -l SELECTOR|--all] [--prune-allowlist G/V/K ...]\n"
 	"                     [-l SELECTOR] [--field-selector SEL]\n"
 	"                     [-n NAMESPACE] [--openapi FILE | --schema CRD.yaml ...]\n"
+	"                     [--cluster-scoped KIND[.GROUP] ...]\n"
 	"\n"
 	"Computes what client-side `kubectl apply` would do, offline: for every\n"
 	"object in the configuration files, the request kubectl would send and the\n"
@@ -105,6 +106,11 @@ static const char *const help_text[] = {
 	"                        built-in kinds (as kubectl uses the server's)\n"
 	"      --schema FILE     a CustomResourceDefinition (scope of custom kinds);\n"
 	"                        repeatable\n"
+	"      --cluster-scoped KIND[.GROUP]  the kind (in GROUP, or in any group) is\n"
+	"                        cluster-scoped, for kinds no schema describes;\n"
+	"                        repeatable. Without it such a kind is cluster-scoped\n"
+	"                        when a live object of it has no namespace, else it\n"
+	"                        is assumed namespaced (with a warning)\n"
 	"  -h, --help            show this help\n"
 	"\n"
 	,
@@ -359,6 +365,39 @@ typedef struct live_job {
 	smp_error err;
 } live_job;
 
+/* Once per kind whose scope nothing tells (no schema, no live object of
+ * it): a warning that it is taken as namespaced. */
+static int warn_scope(const smp_value *obj, char ***seen, size_t *nseen, cli_buf *status)
+{
+	const char *av = cli_str_at(obj, "apiVersion"), *kind = cli_str_at(obj, "kind");
+	const char *slash = av ? strchr(av, '/') : NULL;
+	char name[512], **grown;
+
+	if (!kind)
+		return 0;
+	if (slash)
+		snprintf(name, sizeof(name), "%s.%.*s", kind, (int)(slash - av), av);
+	else
+		snprintf(name, sizeof(name), "%s", kind);
+	for (size_t i = 0; i < *nseen; i++)
+		if (strcmp((*seen)[i], name) == 0)
+			return 0;
+	grown = realloc(*seen, (*nseen + 1) * sizeof(*grown));
+	if (!grown)
+		return SMP_ENOMEM;
+	*seen = grown;
+	if (!(grown[*nseen] = strdup(name)))
+		return SMP_ENOMEM;
+	(*nseen)++;
+	cli_buf_puts(status, "Warning: the scope of kind ");
+	cli_buf_puts(status, name);
+	cli_buf_puts(status, " is unknown (no --schema and no live object of it): it is "
+	             "taken as namespaced; if it is cluster-scoped, say --cluster-scoped ");
+	cli_buf_puts(status, name);
+	cli_buf_putc(status, '\n');
+	return 0;
+}
+
 static void *read_live(void *arg)
 {
 	live_job *j = arg;
@@ -381,6 +420,9 @@ int cmd_apply(int argc, char **argv)
 	const char *openapi = NULL, *ns = NULL;
 	const char **schemas = NULL;
 	size_t nschemas = 0;
+	smp_scopes *scopes = NULL;
+	char **unknown = NULL; /* kinds already warned about */
+	size_t nunknown = 0;
 	bool recursive = false, prune = false, overwrite = true, managed = false, all = false;
 	allow *allows = NULL;
 	const char **allow_texts = NULL;
@@ -404,7 +446,7 @@ int cmd_apply(int argc, char **argv)
 	schemas = calloc((size_t)argc + 1, sizeof(*schemas));
 	allow_texts = calloc((size_t)argc + 1, sizeof(*allow_texts));
 	allows = calloc((size_t)argc + 1, sizeof(*allows));
-	if (!files || !schemas || !allow_texts || !allows) {
+	if (!files || !schemas || !allow_texts || !allows || smp_scopes_new(&scopes)) {
 		code = CLI_INTERNAL;
 		fprintf(stderr, "smpatch apply: out of memory\n");
 		goto out;
@@ -495,6 +537,12 @@ int cmd_apply(int argc, char **argv)
 			openapi = val;
 		} else if (strcmp(opt, "--schema") == 0) {
 			schemas[nschemas++] = val;
+		} else if (strcmp(opt, "--cluster-scoped") == 0) {
+			if (smp_scopes_declare(scopes, val, false, &err)) {
+				code = err.code == SMP_ENOMEM ? cli_fail(&err)
+				                              : usage("--cluster-scoped: %s", err.message);
+				goto out;
+			}
 		} else if (strcmp(opt, "--prune-allowlist") == 0 ||
 		           strcmp(opt, "--prune-whitelist") == 0) {
 			allow_texts[nallow_texts++] = val;
@@ -583,6 +631,12 @@ int cmd_apply(int argc, char **argv)
 	ao.overwrite = overwrite;
 	ao.default_namespace = ns;
 	ao.enforce_namespace = ns != NULL;
+	ao.scopes = scopes;
+	for (size_t i = 0; i < lives.n; i++)
+		if (smp_scopes_learn(scopes, lives.items[i].v, &err)) {
+			code = cli_fail(&err);
+			goto out;
+		}
 	nlive = lives.n;
 	if ((rc = cli_index_build(&index, &lives, configs.n, &ao))) {
 		code = CLI_INTERNAL;
@@ -613,6 +667,12 @@ int cmd_apply(int argc, char **argv)
 		}
 		if (lsel && !smp_selector_matches(lsel, labels))
 			continue;
+		if (smp_apply_kind_scope(c->v, &ao) < 0 &&
+		    (rc = warn_scope(c->v, &unknown, &nunknown, &status))) {
+			code = CLI_INTERNAL;
+			fprintf(stderr, "smpatch apply: out of memory\n");
+			goto out;
+		}
 		li = cli_index_find(&index, &lives, c->v, &ao);
 		if (li >= 0)
 			used[li] = true;
@@ -764,6 +824,10 @@ out:
 	smp_selector_free(lsel);
 	smp_selector_free(fsel);
 	smp_schema_free(schema);
+	smp_scopes_free(scopes);
+	for (size_t i = 0; i < nunknown; i++)
+		free(unknown[i]);
+	free(unknown);
 	cli_index_release(&index);
 	cli_inputs_release(&configs);
 	cli_inputs_release(&lives);

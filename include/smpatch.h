@@ -327,6 +327,41 @@ SMP_API bool smp_schema_kind_namespaced(const smp_schema *schema, const char *ap
 SMP_API const char *smp_schema_kind_resource(const smp_schema *schema,
                                              const char *api_version, const char *kind);
 
+/* The scope of kinds that no schema describes (custom resources applied
+ * without their CRD, ...): declared by the caller, or learned from live
+ * objects as kubectl learns every scope from the server's discovery. Built
+ * by one thread; then only read (smp_apply_options.scopes), from any
+ * number of threads. */
+typedef struct smp_scopes smp_scopes;
+
+/* An empty set. Free with smp_scopes_free. SMP_EINVAL (out NULL),
+ * SMP_ENOMEM. */
+SMP_API int smp_scopes_new(smp_scopes **out);
+
+/* Frees the set. NULL is fine. */
+SMP_API void smp_scopes_free(smp_scopes *scopes);
+
+/* Declares the scope of `name`: "Kind.group" ("ClusterIssuer.cert-manager.io")
+ * for the kind in that group, or "Kind" for the kind in any group. A
+ * declaration replaces an earlier one and wins over what is learned.
+ * SMP_EINVAL for a malformed name (the kind must be alphanumeric, the group
+ * a DNS subdomain) or NULL, SMP_ENOMEM. */
+SMP_API int smp_scopes_declare(smp_scopes *scopes, const char *name, bool namespaced,
+                               smp_error *err);
+
+/* Learns from a live object (as a server returns it): its group/kind is
+ * namespaced when it has a metadata.namespace, cluster-scoped when it has
+ * none. Seen namespaced once, a kind stays namespaced (a server always
+ * shows the namespace; a hand-written file may leave it out). Objects
+ * without apiVersion or kind teach nothing (0). SMP_EINVAL (NULL),
+ * SMP_ENOMEM. */
+SMP_API int smp_scopes_learn(smp_scopes *scopes, const smp_value *live, smp_error *err);
+
+/* The scope the set gives the kind (any version of its group): 1
+ * namespaced, 0 cluster-scoped, -1 unknown (or a NULL argument). */
+SMP_API int smp_scopes_get(const smp_scopes *scopes, const char *api_version,
+                           const char *kind);
+
 /* Shape of a schema type. */
 typedef enum smp_skind {
 	SMP_SKIND_ANY = 0,   /* free-form / unknown: anything goes, no patch metadata below */
@@ -863,10 +898,13 @@ typedef struct smp_apply_options {
 	/* true (kubectl with an explicit -n): an object naming another namespace
 	 * than default_namespace is an error. */
 	bool enforce_namespace;
+	/* Version 2: scopes of kinds that neither the built-in tables nor
+	 * `schema` know (smp_scopes; referenced, not copied). NULL = none. */
+	const smp_scopes *scopes;
 } smp_apply_options;
 
-#define SMP_APPLY_OPTIONS_VERSION 1
-#define SMP_APPLY_OPTIONS_INIT { SMP_APPLY_OPTIONS_VERSION, NULL, NULL, true, false }
+#define SMP_APPLY_OPTIONS_VERSION 2
+#define SMP_APPLY_OPTIONS_INIT { SMP_APPLY_OPTIONS_VERSION, NULL, NULL, true, false, NULL }
 
 /* The outcome for one object. Owns its values; free with smp_apply_result_free. */
 typedef struct smp_apply_result smp_apply_result;
@@ -875,10 +913,11 @@ typedef struct smp_apply_result smp_apply_result;
  * live object `live` (NULL = it does not exist), without any server:
  *
  * 1. `config` must be a map with kind, apiVersion and metadata.name
- *    (SMP_EINVALOBJ otherwise). A namespaced kind (built-in table, then
- *    opts->schema; unknown kinds count as namespaced) without
- *    metadata.namespace gets opts->default_namespace or "default";
- *    cluster-scoped kinds get none. metadata.labels and
+ *    (SMP_EINVALOBJ otherwise). A namespaced kind (smp_apply_kind_scope;
+ *    unknown kinds count as namespaced) without metadata.namespace gets
+ *    opts->default_namespace or "default"; cluster-scoped kinds lose
+ *    their metadata.namespace, if they have one, in the object sent and
+ *    in the annotation, as kubectl's builder drops it. metadata.labels and
  *    spec.template.metadata.labels must be valid labels (SMP_EINVALOBJ,
  *    the rule broken in the message).
  * 2. modified = config with the last-applied annotation set to the config's
@@ -898,7 +937,9 @@ typedef struct smp_apply_result smp_apply_result;
  * 5. With opts->overwrite false, SMP_ECONFLICT when the patch touches a field
  *    changed in live since the last apply (the annotation itself counts:
  *    see docs/APPLY.md). A changed apiVersion/kind/name is SMP_EPRECOND
- *    "At least one of apiVersion, kind and name was changed".
+ *    "At least one of apiVersion, kind and name was changed", except a
+ *    changed apiVersion in a strategic patch: kubectl checks only its JSON
+ *    merge patches, so the patch sets the configuration's apiVersion.
  * 6. Annotations of the result over SMP_ANNOTATIONS_MAX_BYTES in total:
  *    SMP_EINVALOBJ ("The Deployment "x" is invalid: metadata.annotations:
  *    Too long: must have at most 262144 bytes").
@@ -1000,6 +1041,15 @@ SMP_API int smp_set_last_applied_encode(char **out, size_t *len, const smp_value
  * (truncated to size-1 bytes, NUL-terminated when size > 0). Returns the
  * full length. */
 SMP_API size_t smp_apply_object_ref(char *buf, size_t size, const smp_value *obj);
+
+/* The scope smp_apply_object gives `config`'s kind: 1 namespaced, 0
+ * cluster-scoped, -1 unknown (then it counts as namespaced; kubectl would
+ * know it from the server's discovery). In order: the exact
+ * group/version/kind in opts->schema, then in the built-in tables; any
+ * other version of the group/kind in them (a kind keeps its scope across
+ * versions); kinds removed from Kubernetes before the tables' version
+ * (PodSecurityPolicy, ...); opts->scopes. opts may be NULL. Thread-safe. */
+SMP_API int smp_apply_kind_scope(const smp_value *config, const smp_apply_options *opts);
 
 /* The namespace `config` is applied in: its metadata.namespace, else
  * opts->default_namespace, else "default"; "" for cluster-scoped kinds.

@@ -162,4 +162,9 @@ void smp_split_api_version(const char *api_version, const char **group,
 const smp_gvk_entry *smp_schema_find_kind(const smp_schema *s, const char *api_version,
                                           const char *kind, bool exact_version);
 
+/* The scope of a kind removed from Kubernetes before the built-in tables'
+ * version (scopes.c): 1 namespaced, 0 cluster-scoped, -1 not such a kind.
+ * `group` need not be NUL-terminated. */
+int smp_removed_kind_scope(const char *group, size_t glen, const char *kind);
+
 #endif

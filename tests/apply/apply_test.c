@@ -358,14 +358,16 @@ static void test_limit_early(void)
 		smp_apply_result *res = NULL;
 		smp_apply_options ao = SMP_APPLY_OPTIONS_INIT;
 		const char *la = round == 1 || round == 4 ? "{}" : esc;
-		const char *av = round == 3 ? "v9" : "v1";
+		/* (a changed apiVersion is no precondition on the strategic
+		 * path: kubectl sends it) */
+		const char *name = round == 3 ? "c" : "b";
 		int rc;
 
-		/* 0: create; 1: configure; 2: unchanged; 3: apiVersion changed;
+		/* 0: create; 1: configure; 2: unchanged; 3: name changed;
 		 * 4: conflict (--overwrite=false) */
-		sprintf(live_json, "{\"apiVersion\":\"%s\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"b\","
+		sprintf(live_json, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"%s\","
 		        "\"namespace\":\"default\",\"annotations\":{\"" SMP_LAST_APPLIED_ANNOTATION
-		        "\":\"%s\"}},\"data\":{\"big\":\"%s\"}}", av, la, big);
+		        "\":\"%s\"}},\"data\":{\"big\":\"%s\"}}", name, la, big);
 		smp_doc_free(live);
 		live = round ? parse_json(live_json) : NULL;
 		ao.overwrite = round != 4;
@@ -608,11 +610,101 @@ static void test_validate_meta(void)
 	CHECK(smp_object_validate_meta(NULL, &err) == SMP_EINVAL, "NULL");
 }
 
+/* Scopes: cluster-scoped objects lose a namespace; kinds the tables do not
+ * know take their scope from smp_scopes (declared, learned from live). */
+static void test_scopes(void)
+{
+	smp_doc *cr = parse_json("{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRole\",\"metadata\":{\"name\":\"r\",\"namespace\":\"kube-system\"}}");
+	smp_doc *dep = parse_json("{\"apiVersion\":\"apps/v1beta2\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"d\"}}");
+	smp_doc *psp = parse_json("{\"apiVersion\":\"policy/v1beta1\",\"kind\":\"PodSecurityPolicy\",\"metadata\":{\"name\":\"p\",\"namespace\":\"x\"}}");
+	smp_doc *g = parse_json("{\"apiVersion\":\"example.com/v1\",\"kind\":\"Gadget\",\"metadata\":{\"name\":\"g\",\"namespace\":\"x\"}}");
+	smp_doc *glive = parse_json("{\"apiVersion\":\"example.com/v2\",\"kind\":\"Gadget\",\"metadata\":{\"name\":\"other\"}}");
+	smp_doc *gns = parse_json("{\"apiVersion\":\"example.com/v1\",\"kind\":\"Gadget\",\"metadata\":{\"name\":\"g\",\"namespace\":\"y\"}}");
+	smp_doc *t = parse_json("{\"apiVersion\":\"other.io/v1\",\"kind\":\"Thing\",\"metadata\":{\"name\":\"t\"}}");
+	smp_apply_options ao = SMP_APPLY_OPTIONS_INIT;
+	smp_apply_result *res = NULL;
+	smp_scopes *sc = NULL;
+	smp_error err;
+	const char *la;
+	int rc;
+
+	if (!cr || !dep || !psp || !g || !glive || !gns || !t || smp_scopes_new(&sc))
+		goto out;
+	rc = smp_apply_object(&res, smp_doc_root(cr, 0), NULL, &ao, &err);
+	la = smp_value_string(smp_map_get(smp_value_at(smp_apply_result_object(res),
+	                                               "metadata.annotations"),
+	                                  SMP_LAST_APPLIED_ANNOTATION), NULL);
+	CHECK(rc == 0 && !smp_value_at(smp_apply_result_patch(res), "metadata.namespace"),
+	      "cluster-scoped: the namespace is dropped (%d)", rc);
+	CHECK(la && !strstr(la, "kube-system"), "and not in the annotation: %s", la ? la : "-");
+	CHECK(smp_value_at(smp_doc_root(cr, 0), "metadata.namespace") != NULL, "input untouched");
+	smp_apply_result_free(res);
+	res = NULL;
+	CHECK(smp_apply_kind_scope(smp_doc_root(dep, 0), NULL) == 1, "another version of a kind");
+	CHECK(smp_apply_kind_scope(smp_doc_root(psp, 0), NULL) == 0, "removed kind");
+	CHECK(strcmp(smp_apply_namespace(smp_doc_root(psp, 0), NULL), "") == 0, "removed kind ns");
+	CHECK(smp_apply_kind_scope(smp_doc_root(g, 0), NULL) == -1, "unknown");
+	ao.scopes = sc;
+	CHECK(smp_apply_kind_scope(smp_doc_root(g, 0), &ao) == -1, "empty set");
+	CHECK(smp_scopes_learn(sc, smp_doc_root(glive, 0), &err) == 0, "learn");
+	CHECK(smp_apply_kind_scope(smp_doc_root(g, 0), &ao) == 0, "learned from another version");
+	CHECK(strcmp(smp_apply_namespace(smp_doc_root(g, 0), &ao), "") == 0, "learned ns");
+	CHECK(smp_scopes_learn(sc, smp_doc_root(gns, 0), &err) == 0, "learn namespaced");
+	CHECK(smp_apply_kind_scope(smp_doc_root(g, 0), &ao) == 1, "namespaced evidence wins");
+	CHECK(smp_scopes_learn(sc, smp_doc_root(glive, 0), &err) == 0 &&
+	      smp_apply_kind_scope(smp_doc_root(g, 0), &ao) == 1, "and stays");
+	CHECK(smp_scopes_declare(sc, "Gadget.example.com", false, &err) == 0, "declare");
+	CHECK(smp_apply_kind_scope(smp_doc_root(g, 0), &ao) == 0, "declared wins over learned");
+	CHECK(smp_apply_kind_scope(smp_doc_root(t, 0), &ao) == -1, "other kind");
+	CHECK(smp_scopes_declare(sc, "Thing", false, &err) == 0, "declare any group");
+	CHECK(smp_apply_kind_scope(smp_doc_root(t, 0), &ao) == 0, "any group");
+	CHECK(smp_scopes_get(sc, "v1", "Thing") == 0, "any group, core");
+	CHECK(smp_scopes_declare(sc, "Thing.other.io", true, &err) == 0 &&
+	      smp_apply_kind_scope(smp_doc_root(t, 0), &ao) == 1, "the group's declaration first");
+	rc = smp_apply_object(&res, smp_doc_root(g, 0), NULL, &ao, &err);
+	CHECK(rc == 0 && !smp_value_at(smp_apply_result_object(res), "metadata.namespace"),
+	      "declared cluster-scoped: namespace dropped");
+	smp_apply_result_free(res);
+	res = NULL;
+	{
+		static const char *const bad[] = {"", ".example.com", "Gad-get.x", "Gadget.Example",
+		                                  "Gadget.-x", "Gadget.x..y", "1Gadget"};
+		for (size_t j = 0; j < sizeof(bad) / sizeof(bad[0]); j++)
+			CHECK(smp_scopes_declare(sc, bad[j], false, &err) == SMP_EINVAL &&
+			      strstr(err.message, "invalid kind"), "bad name '%s'", bad[j]);
+	}
+	CHECK(smp_scopes_declare(NULL, "X", false, &err) == SMP_EINVAL, "NULL set");
+	CHECK(smp_scopes_learn(sc, NULL, &err) == SMP_EINVAL, "NULL object");
+	CHECK(smp_scopes_get(NULL, "v1", "X") == -1, "NULL get");
+	/* Many kinds: the table grows. */
+	for (int i = 0; i < 200; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "K%d.g%d.io", i, i % 7);
+		CHECK(smp_scopes_declare(sc, name, i % 2 == 0, &err) == 0, "declare %s", name);
+	}
+	for (int i = 0; i < 200; i++) {
+		char av[32], kind[16];
+		snprintf(av, sizeof(av), "g%d.io/v1", i % 7);
+		snprintf(kind, sizeof(kind), "K%d", i);
+		CHECK(smp_scopes_get(sc, av, kind) == (i % 2 == 0), "get %s %s", av, kind);
+	}
+out:
+	smp_scopes_free(sc);
+	smp_doc_free(cr);
+	smp_doc_free(dep);
+	smp_doc_free(psp);
+	smp_doc_free(g);
+	smp_doc_free(glive);
+	smp_doc_free(gns);
+	smp_doc_free(t);
+}
+
 int main(void)
 {
 	test_encode();
 	test_create();
 	test_namespaces();
+	test_scopes();
 	test_rejects();
 	test_limit();
 	test_three_way();

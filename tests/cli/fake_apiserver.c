@@ -61,14 +61,19 @@ static const struct res resources[] = {
 	{ "extensions/v1beta1", "deployments", "Deployment", 1 },
 	{ "extensions/v1beta1", "ingresses", "Ingress", 1 },
 	{ "policy/v1", "poddisruptionbudgets", "PodDisruptionBudget", 1 },
+	{ "policy/v1beta1", "poddisruptionbudgets", "PodDisruptionBudget", 1 },
+	{ "policy/v1beta1", "podsecuritypolicies", "PodSecurityPolicy", 0 },
 	{ "networking.k8s.io/v1", "ingresses", "Ingress", 1 },
 	{ "networking.k8s.io/v1", "networkpolicies", "NetworkPolicy", 1 },
 	{ "rbac.authorization.k8s.io/v1", "roles", "Role", 1 },
 	{ "rbac.authorization.k8s.io/v1", "clusterroles", "ClusterRole", 0 },
+	{ "rbac.authorization.k8s.io/v1", "rolebindings", "RoleBinding", 1 },
+	{ "rbac.authorization.k8s.io/v1", "clusterrolebindings", "ClusterRoleBinding", 0 },
 	{ "autoscaling/v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", 1 },
 	{ "apiextensions.k8s.io/v1", "customresourcedefinitions", "CustomResourceDefinition", 0 },
 	{ "apiregistration.k8s.io/v1", "apiservices", "APIService", 0 },
 	{ "example.com/v1", "widgets", "Widget", 1 },
+	{ "example.com/v1", "gadgets", "Gadget", 0 },
 };
 #define NRES (sizeof resources / sizeof resources[0])
 

@@ -20,7 +20,9 @@
 #       request); the request kubectl sends (PATCH body and content type, or
 #       the POST body of a create, or nothing when unchanged) must equal
 #       what `smpatch apply -f config.yaml --live live.yaml -o patch` reports.
-#       `args` holds extra flags for both (e.g. --overwrite=false).
+#       `args` holds extra flags for both (e.g. --overwrite=false),
+#       `smpatch-args` flags for smpatch only (e.g. --schema crd.yaml; it
+#       runs in the case directory).
 #   set-last-applied  config.yaml live.yaml: the annotation that
 #       `kubectl apply set-last-applied -f config.yaml` writes (its request to
 #       FAKE_APISERVER) must equal the one `smpatch last-applied set` puts
@@ -44,8 +46,10 @@
 # deliberate divergence: kubectl must accept, smpatch must exit 3 with the
 # first line of `stricter` in its message. Skips (77) without kubectl.
 smpatch=$1
+case $smpatch in /*) ;; *) smpatch=$PWD/$smpatch ;; esac
 cmp=$2
 root=$3
+case $root in /*) ;; *) root=$PWD/$root ;; esac
 shift 3
 fake=
 case ${1-} in
@@ -190,8 +194,9 @@ for name in "$@"; do
 			bad "$name" "no fake API server (4th argument)"
 			continue
 		fi
-		args=
+		args= sargs=
 		[ -f "$dir/args" ] && args=$(cat "$dir/args")
+		[ -f "$dir/smpatch-args" ] && sargs=$(cat "$dir/smpatch-args")
 		config=$dir/config.yaml
 		[ -f "$dir/config.json" ] && config=$dir/config.json
 		rm -f "$tmp/state/live.json" "$tmp/state/request.json" "$tmp/state/request.type"
@@ -205,7 +210,8 @@ for name in "$@"; do
 			--validate=false $args > "$tmp/k.out" 2> "$tmp/k.err"
 		krc=$?
 		# shellcheck disable=SC2086
-		"$smpatch" apply -f "$config" $live -o patch $args > "$tmp/s.line" 2> "$tmp/s.err"
+		(cd "$dir" && "$smpatch" apply -f "$config" $live -o patch $args $sargs) \
+			> "$tmp/s.line" 2> "$tmp/s.err"
 		src=$?
 		if [ $krc -ne 0 ] || [ $src -ne 0 ]; then
 			compare "$name" $src $krc
