@@ -1,0 +1,176 @@
+/*
+ * gofmt.c - Go's "%v" and "%s" formatting of values and Go's type names:
+ * the reference sorts and matches some lists by these texts, and its
+ * messages print values this way.
+ */
+#include "merge/merge.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Go formatting ---- */
+
+/* strconv.FormatFloat(f, 'g', -1, 64), which is what %v prints. */
+static void put_go_g(smp_buf *b, double f)
+{
+	char tmp[64], digits[32];
+	int prec, exp10 = 0, nd = 0;
+
+	if (isnan(f)) {
+		smp_buf_puts(b, "NaN");
+		return;
+	}
+	if (isinf(f)) {
+		smp_buf_puts(b, f > 0 ? "+Inf" : "-Inf");
+		return;
+	}
+	if (f == 0) {
+		smp_buf_puts(b, signbit(f) ? "-0" : "0");
+		return;
+	}
+	/* Shortest digits that read back as the same double. */
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, f);
+		if (strtod(tmp, NULL) == f)
+			break;
+	}
+	{
+		const char *p = tmp;
+		if (*p == '-') {
+			smp_buf_putc(b, '-');
+			p++;
+		}
+		for (; *p && *p != 'e'; p++)
+			if (*p >= '0' && *p <= '9')
+				digits[nd++] = *p;
+		if (*p == 'e')
+			exp10 = atoi(p + 1);
+	}
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	digits[nd] = '\0';
+	/* %e when the exponent is < -4 or >= 6 (shortest precision rule). */
+	if (exp10 < -4 || exp10 >= 6) {
+		smp_buf_putc(b, digits[0]);
+		if (nd > 1) {
+			smp_buf_putc(b, '.');
+			smp_buf_put(b, digits + 1, (size_t)nd - 1);
+		}
+		smp_buf_printf(b, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+		return;
+	}
+	if (exp10 < 0) {
+		smp_buf_puts(b, "0.");
+		for (int i = -1; i > exp10; i--)
+			smp_buf_putc(b, '0');
+		smp_buf_put(b, digits, (size_t)nd);
+		return;
+	}
+	for (int i = 0; i <= exp10; i++)
+		smp_buf_putc(b, i < nd ? digits[i] : '0');
+	if (nd > exp10 + 1) {
+		smp_buf_putc(b, '.');
+		smp_buf_put(b, digits + exp10 + 1, (size_t)(nd - exp10 - 1));
+	}
+}
+
+static int cmp_member_keys(const void *x, const void *y)
+{
+	const smp_member *a = *(const smp_member *const *)x;
+	const smp_member *b = *(const smp_member *const *)y;
+	size_t n = a->klen < b->klen ? a->klen : b->klen;
+	int c = memcmp(a->key, b->key, n);
+
+	if (c)
+		return c;
+	return a->klen < b->klen ? -1 : a->klen > b->klen;
+}
+
+static void gofmt(smp_buf *b, const smp_value *v, char verb, unsigned depth)
+{
+	if (depth > 64) {
+		smp_buf_puts(b, "...");
+		return;
+	}
+	if (!v || v->type == SMP_NULL) {
+		smp_buf_puts(b, verb == 's' ? "%!s(<nil>)" : "<nil>");
+		return;
+	}
+	switch (v->type) {
+	case SMP_BOOL:
+		smp_buf_puts(b, verb == 's' ? (v->u.b ? "%!s(bool=true)" : "%!s(bool=false)")
+		                            : (v->u.b ? "true" : "false"));
+		return;
+	case SMP_INT:
+		if (verb == 's')
+			smp_buf_printf(b, "%%!s(int64=%lld)", (long long)v->u.i);
+		else
+			smp_buf_printf(b, "%lld", (long long)v->u.i);
+		return;
+	case SMP_FLOAT:
+		if (verb == 's')
+			smp_buf_puts(b, "%!s(float64=");
+		put_go_g(b, v->u.f);
+		if (verb == 's')
+			smp_buf_putc(b, ')');
+		return;
+	case SMP_STRING:
+		smp_buf_put(b, v->u.s.ptr, v->u.s.len);
+		return;
+	case SMP_LIST:
+		smp_buf_putc(b, '[');
+		for (size_t i = 0; i < v->u.list.len; i++) {
+			if (i)
+				smp_buf_putc(b, ' ');
+			gofmt(b, v->u.list.items[i], verb, depth + 1);
+		}
+		smp_buf_putc(b, ']');
+		return;
+	case SMP_MAP: {
+		size_t n = v->u.map.len;
+		const smp_member **m = n ? malloc(n * sizeof(*m)) : NULL;
+
+		smp_buf_puts(b, "map[");
+		if (n && !m) {
+			smp_buf_puts(b, "...]");
+			return;
+		}
+		for (size_t i = 0; i < n; i++)
+			m[i] = &v->u.map.items[i];
+		/* fmt prints map keys sorted. */
+		if (n > 1)
+			qsort(m, n, sizeof(*m), cmp_member_keys);
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				smp_buf_putc(b, ' ');
+			smp_buf_put(b, m[i]->key, m[i]->klen);
+			smp_buf_putc(b, ':');
+			gofmt(b, m[i]->val, verb, depth + 1);
+		}
+		smp_buf_putc(b, ']');
+		free(m);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+void smp_gofmt_v(smp_buf *b, const smp_value *v) { gofmt(b, v, 'v', 0); }
+void smp_gofmt_s(smp_buf *b, const smp_value *v) { gofmt(b, v, 's', 0); }
+
+const char *smp_go_type_name(const smp_value *v)
+{
+	switch (v ? v->type : SMP_NULL) {
+	case SMP_NULL: return "%!s(<nil>)";
+	case SMP_BOOL: return "bool";
+	case SMP_INT: return "int64";
+	case SMP_FLOAT: return "float64";
+	case SMP_STRING: return "string";
+	case SMP_LIST: return "[]interface {}";
+	case SMP_MAP: return "map[string]interface {}";
+	}
+	return "?";
+}
