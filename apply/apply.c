@@ -557,9 +557,7 @@ static int set_namespace(smp_arena *a, smp_value *cfg, const smp_apply_options *
 		if (o->enforce_namespace && o->default_namespace && strcmp(ns, want) != 0)
 			return smp_err_set(err, SMP_EINVALOBJ, NULL, nsv->line, nsv->col, NULL,
 			                   "the namespace from the provided object \"%s\" does not "
-			                   "match the namespace \"%s\". You must pass "
-			                   "'--namespace=%s' to perform this operation.",
-			                   ns, want, ns);
+			                   "match the namespace \"%s\"", ns, want);
 		return 0;
 	}
 	nsv = smpv_str(a, want, strlen(want));

@@ -173,9 +173,7 @@ static int ns_mismatch(smp_error *err, const char *ref, const char *own, const c
 	cli_buf_puts(&b, own);
 	cli_buf_puts(&b, "\" does not match the namespace \"");
 	cli_buf_puts(&b, want);
-	cli_buf_puts(&b, "\". You must pass '--namespace=");
-	cli_buf_puts(&b, own);
-	cli_buf_puts(&b, "' to perform this operation.");
+	cli_buf_puts(&b, "\""); /* cli_fail adds "You must pass '--namespace=...'" */
 	if (b.oom || !b.ptr) {
 		err->code = SMP_ENOMEM;
 		snprintf(err->message, sizeof(err->message), "out of memory");

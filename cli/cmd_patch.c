@@ -134,8 +134,8 @@ int patch_cli_root(const smp_stype **out, patch_schema_opts *so, const smp_value
 		rc = smp_schema_kind(out, s, av, kind, err);
 		if (rc)
 			return patch_cli_err(err, SMP_ESCHEMA, so->openapi,
-			                     "no strategic merge schema for %s %s in the schema; for "
-			                     "custom resources use --type merge", av, kind);
+			                     "no strategic merge schema for %s %s in the schema", av,
+			                     kind); /* cli_fail adds the --type merge hint */
 		return 0;
 	}
 	return patch_cli_err(err, SMP_ESCHEMA, NULL,

@@ -36,6 +36,26 @@ int cli_exit_code(int code)
 	}
 }
 
+/* The library names no command-line flags: where a flag is the way out,
+ * the CLI says which (in kubectl's words where kubectl has the message). */
+static void add_hint(char *line, size_t size, int code)
+{
+	static const char ns_msg[] = "the namespace from the provided object \"";
+	size_t n = strlen(line);
+	const char *p;
+
+	if (code == SMP_ESCHEMA && strstr(line, "no strategic merge schema for ")) {
+		snprintf(line + n, size - n, "; for custom resources use --type merge");
+	} else if (code == SMP_ESCHEMA &&
+	           strstr(line, "strategic merge patch is not supported for ")) {
+		snprintf(line + n, size - n, " locally, try --type merge");
+	} else if (code == SMP_EINVALOBJ && (p = strstr(line, ns_msg))) {
+		p += sizeof(ns_msg) - 1;
+		snprintf(line + n, size - n, ". You must pass '--namespace=%.*s' to perform this "
+		         "operation.", (int)strcspn(p, "\""), p);
+	}
+}
+
 int cli_fail(const smp_error *err)
 {
 	char line[SMP_ERROR_MESSAGE_MAX + SMP_ERROR_FILE_MAX + SMP_ERROR_PATH_MAX + 64];
@@ -52,9 +72,11 @@ int cli_fail(const smp_error *err)
 			snprintf(loc, sizeof(loc), "%s", e.file);
 		e.file[0] = '\0';
 		smp_error_format(line, sizeof(line), &e);
+		add_hint(line, sizeof(line), e.code);
 		fprintf(stderr, "smpatch: %s: error: %s\n", loc, line);
 	} else {
 		smp_error_format(line, sizeof(line), &e);
+		add_hint(line, sizeof(line), e.code);
 		fprintf(stderr, "smpatch: error: %s\n", line);
 	}
 	return cli_exit_code(err->code);

@@ -462,7 +462,8 @@ typedef struct smp_patch_options {
  * a missing map key, copy/test read a missing map key as null, "01" is
  * index 1, escapes other than ~0/~1 are literal).
  * Errors: SMP_EPATCH with err->path naming the field
- * (`spec.template.spec.containers[name=nginx].ports`), SMP_ESCHEMA (unknown
+ * (`spec.template.spec.containers[name=nginx].ports`), or "empty document"
+ * for a NULL patch (an empty file's root), SMP_ESCHEMA (unknown
  * kind or field), SMP_EPARSE (target not a map), SMP_ELIMIT, SMP_ENOMEM.
  * Only reads its inputs; thread-safe on shared inputs. */
 SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_value *patch,
@@ -475,7 +476,8 @@ SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_va
  * smp_patch_apply would, with the same options and errors. On success
  * `*inout` holds one root, the result: for STRATEGIC the same document
  * changed in place (no copy of untouched parts), for MERGE and JSON a new
- * document (the old one is freed). Either way every value obtained from
+ * document (the old one is freed). A NULL patch is SMP_EPATCH ("empty
+ * document"), `*inout` left alone. Either way every value obtained from
  * `*inout` before the call is invalid afterwards. On any other error the
  * document is freed and `*inout` set to NULL (a failed patch may leave it
  * half-changed). `patch` must not be a value of `*inout`; it is only read.

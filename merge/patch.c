@@ -59,12 +59,11 @@ static int root_type(const smp_stype **out, const smp_patch_options *o, const sm
 		if (!e)
 			return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
 			                   "no strategic merge schema for %s %s in the built-in "
-			                   "Kubernetes tables; for custom resources use --type merge",
-			                   av, kind);
+			                   "Kubernetes tables", av, kind);
 		if (!e->kubectl_scheme)
 			return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
-			                   "strategic merge patch is not supported for %s, Kind=%s "
-			                   "locally, try --type merge", av, kind);
+			                   "strategic merge patch is not supported for %s, Kind=%s",
+			                   av, kind);
 		*out = e->type;
 		return 0;
 	}
@@ -85,6 +84,8 @@ SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_va
 	if (!out)
 		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL, "smp_patch_apply: out is NULL");
 	*out = NULL;
+	if (!patch) /* an empty file, say: not a schema or type error */
+		return smp_err_set(err, SMP_EPATCH, NULL, 0, 0, NULL, "empty document");
 	if ((rc = new_result(&doc, err)))
 		return rc;
 	switch (o->type) {
@@ -129,6 +130,8 @@ SMP_API int smp_patch_apply_doc(smp_doc **inout, const smp_value *patch,
 		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
 		                   "smp_patch_apply_doc: the document set holds %zu documents, "
 		                   "not one", doc->nroots);
+	if (!patch) /* left alone, as for the usage errors above */
+		return smp_err_set(err, SMP_EPATCH, NULL, 0, 0, NULL, "empty document");
 	target = doc->roots[0];
 	if (o->type != SMP_PATCH_STRATEGIC) {
 		/* Merge and JSON patches copy as they go: build a new document. */

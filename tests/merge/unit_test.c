@@ -98,7 +98,7 @@ static const tcase cases[] = {
 	 0, NULL, NULL},
 	{"unknown kind for a strategic patch", APPLY, SMP_PATCH_STRATEGIC,
 	 "apiVersion: example.com/v1\nkind: Widget\nspec: {a: 1}", "spec: {b: 2}", NULL, NULL,
-	 SMP_ESCHEMA, "--type merge", NULL},
+	 SMP_ESCHEMA, "Widget in the built-in Kubernetes tables", NULL},
 	{"unknown field with different values", DIFF2, SMP_PATCH_STRATEGIC,
 	 DEPLOY "spec: {bogus: {a: 1}}", DEPLOY "spec: {bogus: {a: 2}}", NULL, NULL, SMP_ESCHEMA,
 	 "unable to find api field \"bogus\"", "spec.bogus"},
