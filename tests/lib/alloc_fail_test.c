@@ -423,6 +423,15 @@ int main(int argc, char **argv)
 		else
 			source_dir = argv[i];
 	}
+	if (shared_dir) {
+		char probe[4096];
+		snprintf(probe, sizeof(probe), "%s/conformance/schemas", shared_dir);
+		if (access(probe, R_OK) != 0) {
+			printf("note: %s not found: the workload leaves out the OpenAPI "
+			       "documents of the shared reference data\n", probe);
+			shared_dir = NULL;
+		}
+	}
 	signal(SIGSEGV, on_signal);
 	signal(SIGABRT, on_signal);
 	signal(SIGBUS, on_signal);
