@@ -39,11 +39,11 @@ def stream(*docs):
 for old in glob.glob(os.path.join(out_root, "*", "seed-*")):
     os.remove(old)
 
-# testdata/patch: `patch` and `diff` golden cases (cmd = one argument a line).
-for case in sorted(glob.glob("testdata/patch/*/cmd")):
+# testdata/patch: `patch` and `diff` golden cases (args: shell words).
+for case in sorted(glob.glob("testdata/patch/*/args")):
     d = os.path.dirname(case)
     name = os.path.basename(d)
-    args = read(case).decode().split("\n")
+    args = shlex.split(read(case).decode())
     files = [a for a in args if a and os.path.isfile(os.path.join(d, a))]
     docs = [read(os.path.join(d, f)) for f in files]
     if not docs:
@@ -185,3 +185,4 @@ write("schema", "item-v2-gvk.json", text.replace(
     '"type":"object","properties"',
     '"x-kubernetes-group-version-kind":[{"group":"x.io","version":"v1","kind":"Item"}],'
     '"type":"object","properties"', 1))
+
