@@ -6,8 +6,8 @@
  */
 #include "schema/schema.h"
 
-static const smp_stype T[1087];
-static const smp_sfield F[3137];
+static const smp_stype T[1101];
+static const smp_sfield F[3192];
 
 static const char *const K0[] = {"name", NULL};
 static const char *const K1[] = {"type", NULL};
@@ -23,7 +23,7 @@ static const char *const K10[] = {"driver", "device", "pool", "shareID", NULL};
 static const char *const K11[] = {"uid", NULL};
 static const char *const K12[] = {"rule", NULL};
 
-static const smp_stype T[1087] = {
+static const smp_stype T[1101] = {
 	/* 0 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.admissionregistration.v1.ApplyConfiguration", .type_name = "object", .fields = &F[0], .nfields = 1},
 	/* 1 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.admissionregistration.v1.AuditAnnotation", .type_name = "object", .fields = &F[1], .nfields = 2},
 	/* 2 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.admissionregistration.v1.ExpressionWarning", .type_name = "object", .fields = &F[3], .nfields = 2},
@@ -1111,9 +1111,23 @@ static const smp_stype T[1087] = {
 	/* 1084 */ {.kind = SMP_SKIND_LIST, .type_name = "array", .elem = &T[765]},
 	/* 1085 */ {.kind = SMP_SKIND_PRIMITIVE, .type_name = "string", .format = "byte", .list_type = "atomic"},
 	/* 1086 */ {.kind = SMP_SKIND_LIST, .type_name = "array", .elem = &T[766], .list_type = "map", .list_map_keys = K1},
+	/* 1087 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler", .type_name = "object", .fields = &F[3137], .nfields = 5},
+	/* 1088 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler", .type_name = "object", .fields = &F[3142], .nfields = 5},
+	/* 1089 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.flowcontrol.v1.FlowSchema", .type_name = "object", .fields = &F[3147], .nfields = 5},
+	/* 1090 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration", .type_name = "object", .fields = &F[3152], .nfields = 5},
+	/* 1091 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.flowcontrol.v1.FlowSchema", .type_name = "object", .fields = &F[3157], .nfields = 5},
+	/* 1092 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration", .type_name = "object", .fields = &F[3162], .nfields = 5},
+	/* 1093 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.policy.v1.PodDisruptionBudget", .type_name = "object", .fields = &F[3167], .nfields = 5},
+	/* 1094 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus", .type_name = "object", .fields = &F[3172], .nfields = 6},
+	/* 1095 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus", .type_name = "object", .fields = &F[3178], .nfields = 6},
+	/* 1096 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.flowcontrol.v1.FlowSchemaStatus", .type_name = "object", .fields = &F[3184], .nfields = 1},
+	/* 1097 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus", .type_name = "object", .fields = &F[3185], .nfields = 1},
+	/* 1098 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.flowcontrol.v1.FlowSchemaStatus", .type_name = "object", .fields = &F[3186], .nfields = 1},
+	/* 1099 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus", .type_name = "object", .fields = &F[3187], .nfields = 1},
+	/* 1100 */ {.kind = SMP_SKIND_OBJECT, .name = "io.k8s.api.policy.v1.PodDisruptionBudgetSpec", .type_name = "object", .fields = &F[3188], .nfields = 4},
 };
 
-static const smp_sfield F[3137] = {
+static const smp_sfield F[3192] = {
 	/* 0 */ {.name = "expression", .type = &T[771]},
 	/* 1 */ {.name = "key", .type = &T[771]},
 	/* 2 */ {.name = "valueExpression", .type = &T[771]},
@@ -4251,6 +4265,61 @@ static const smp_sfield F[3137] = {
 	/* 3134 */ {.name = "name", .type = &T[771]},
 	/* 3135 */ {.name = "namespace", .type = &T[771]},
 	/* 3136 */ {.name = "port", .type = &T[780]},
+	/* 3137 */ {.name = "apiVersion", .type = &T[771]},
+	/* 3138 */ {.name = "kind", .type = &T[771]},
+	/* 3139 */ {.name = "metadata", .type = &T[751]},
+	/* 3140 */ {.name = "spec", .type = &T[145]},
+	/* 3141 */ {.name = "status", .type = &T[1094]},
+	/* 3142 */ {.name = "apiVersion", .type = &T[771]},
+	/* 3143 */ {.name = "kind", .type = &T[771]},
+	/* 3144 */ {.name = "metadata", .type = &T[751]},
+	/* 3145 */ {.name = "spec", .type = &T[145]},
+	/* 3146 */ {.name = "status", .type = &T[1095]},
+	/* 3147 */ {.name = "apiVersion", .type = &T[771]},
+	/* 3148 */ {.name = "kind", .type = &T[771]},
+	/* 3149 */ {.name = "metadata", .type = &T[751]},
+	/* 3150 */ {.name = "spec", .type = &T[437]},
+	/* 3151 */ {.name = "status", .type = &T[1096]},
+	/* 3152 */ {.name = "apiVersion", .type = &T[771]},
+	/* 3153 */ {.name = "kind", .type = &T[771]},
+	/* 3154 */ {.name = "metadata", .type = &T[751]},
+	/* 3155 */ {.name = "spec", .type = &T[448]},
+	/* 3156 */ {.name = "status", .type = &T[1097]},
+	/* 3157 */ {.name = "apiVersion", .type = &T[771]},
+	/* 3158 */ {.name = "kind", .type = &T[771]},
+	/* 3159 */ {.name = "metadata", .type = &T[751]},
+	/* 3160 */ {.name = "spec", .type = &T[437]},
+	/* 3161 */ {.name = "status", .type = &T[1098]},
+	/* 3162 */ {.name = "apiVersion", .type = &T[771]},
+	/* 3163 */ {.name = "kind", .type = &T[771]},
+	/* 3164 */ {.name = "metadata", .type = &T[751]},
+	/* 3165 */ {.name = "spec", .type = &T[448]},
+	/* 3166 */ {.name = "status", .type = &T[1099]},
+	/* 3167 */ {.name = "apiVersion", .type = &T[771]},
+	/* 3168 */ {.name = "kind", .type = &T[771]},
+	/* 3169 */ {.name = "metadata", .type = &T[751]},
+	/* 3170 */ {.name = "spec", .type = &T[1100]},
+	/* 3171 */ {.name = "status", .type = &T[505]},
+	/* 3172 */ {.name = "conditions", .type = &T[832]},
+	/* 3173 */ {.name = "currentMetrics", .type = &T[833]},
+	/* 3174 */ {.name = "currentReplicas", .type = &T[780]},
+	/* 3175 */ {.name = "desiredReplicas", .type = &T[780]},
+	/* 3176 */ {.name = "lastScaleTime", .type = &T[760]},
+	/* 3177 */ {.name = "observedGeneration", .type = &T[791]},
+	/* 3178 */ {.name = "conditions", .type = &T[832]},
+	/* 3179 */ {.name = "currentMetrics", .type = &T[833]},
+	/* 3180 */ {.name = "currentReplicas", .type = &T[780]},
+	/* 3181 */ {.name = "desiredReplicas", .type = &T[780]},
+	/* 3182 */ {.name = "lastScaleTime", .type = &T[760]},
+	/* 3183 */ {.name = "observedGeneration", .type = &T[791]},
+	/* 3184 */ {.name = "conditions", .type = &T[941]},
+	/* 3185 */ {.name = "conditions", .type = &T[946]},
+	/* 3186 */ {.name = "conditions", .type = &T[941]},
+	/* 3187 */ {.name = "conditions", .type = &T[946]},
+	/* 3188 */ {.name = "maxUnavailable", .type = &T[763]},
+	/* 3189 */ {.name = "minAvailable", .type = &T[763]},
+	/* 3190 */ {.name = "selector", .type = &T[746]},
+	/* 3191 */ {.name = "unhealthyPodEvictionPolicy", .type = &T[771]},
 };
 
 static const smp_def_entry defs[771] = {
@@ -5199,9 +5268,9 @@ static const smp_gvk_entry kinds[384] = {
 	{.group = "autoscaling", .version = "v2", .kind = "HorizontalPodAutoscalerList", .type = &T[144], .namespaced = -1, .kubectl_scheme = true},
 	{.group = "autoscaling", .version = "v2", .kind = "WatchEvent", .type = &T[761], .namespaced = -1, .kubectl_scheme = true},
 	/* legacy, served as io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler */
-	{.group = "autoscaling", .version = "v2beta1", .kind = "HorizontalPodAutoscaler", .type = &T[141], .namespaced = 1, .resource = "horizontalpodautoscalers", .kubectl_scheme = true},
+	{.group = "autoscaling", .version = "v2beta1", .kind = "HorizontalPodAutoscaler", .type = &T[1087], .namespaced = 1, .resource = "horizontalpodautoscalers", .kubectl_scheme = true},
 	/* legacy, served as io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler */
-	{.group = "autoscaling", .version = "v2beta2", .kind = "HorizontalPodAutoscaler", .type = &T[141], .namespaced = 1, .resource = "horizontalpodautoscalers", .kubectl_scheme = true},
+	{.group = "autoscaling", .version = "v2beta2", .kind = "HorizontalPodAutoscaler", .type = &T[1088], .namespaced = 1, .resource = "horizontalpodautoscalers", .kubectl_scheme = true},
 	{.group = "batch", .version = "v1", .kind = "CronJob", .type = &T[158], .namespaced = 1, .resource = "cronjobs", .kubectl_scheme = true},
 	{.group = "batch", .version = "v1", .kind = "CronJobList", .type = &T[159], .namespaced = -1, .kubectl_scheme = true},
 	{.group = "batch", .version = "v1", .kind = "DeleteOptions", .type = &T[741], .namespaced = -1, .kubectl_scheme = true},
@@ -5280,15 +5349,15 @@ static const smp_gvk_entry kinds[384] = {
 	{.group = "flowcontrol.apiserver.k8s.io", .version = "v1", .kind = "WatchEvent", .type = &T[761], .namespaced = -1, .kubectl_scheme = true},
 	{.group = "flowcontrol.apiserver.k8s.io", .version = "v1beta1", .kind = "DeleteOptions", .type = &T[741], .namespaced = -1, .kubectl_scheme = true},
 	/* legacy, served as io.k8s.api.flowcontrol.v1.FlowSchema */
-	{.group = "flowcontrol.apiserver.k8s.io", .version = "v1beta1", .kind = "FlowSchema", .type = &T[434], .namespaced = 0, .resource = "flowschemas", .kubectl_scheme = true},
+	{.group = "flowcontrol.apiserver.k8s.io", .version = "v1beta1", .kind = "FlowSchema", .type = &T[1089], .namespaced = 0, .resource = "flowschemas", .kubectl_scheme = true},
 	/* legacy, served as io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration */
-	{.group = "flowcontrol.apiserver.k8s.io", .version = "v1beta1", .kind = "PriorityLevelConfiguration", .type = &T[444], .namespaced = 0, .resource = "prioritylevelconfigurations", .kubectl_scheme = true},
+	{.group = "flowcontrol.apiserver.k8s.io", .version = "v1beta1", .kind = "PriorityLevelConfiguration", .type = &T[1090], .namespaced = 0, .resource = "prioritylevelconfigurations", .kubectl_scheme = true},
 	{.group = "flowcontrol.apiserver.k8s.io", .version = "v1beta1", .kind = "WatchEvent", .type = &T[761], .namespaced = -1, .kubectl_scheme = true},
 	{.group = "flowcontrol.apiserver.k8s.io", .version = "v1beta2", .kind = "DeleteOptions", .type = &T[741], .namespaced = -1, .kubectl_scheme = true},
 	/* legacy, served as io.k8s.api.flowcontrol.v1.FlowSchema */
-	{.group = "flowcontrol.apiserver.k8s.io", .version = "v1beta2", .kind = "FlowSchema", .type = &T[434], .namespaced = 0, .resource = "flowschemas", .kubectl_scheme = true},
+	{.group = "flowcontrol.apiserver.k8s.io", .version = "v1beta2", .kind = "FlowSchema", .type = &T[1091], .namespaced = 0, .resource = "flowschemas", .kubectl_scheme = true},
 	/* legacy, served as io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration */
-	{.group = "flowcontrol.apiserver.k8s.io", .version = "v1beta2", .kind = "PriorityLevelConfiguration", .type = &T[444], .namespaced = 0, .resource = "prioritylevelconfigurations", .kubectl_scheme = true},
+	{.group = "flowcontrol.apiserver.k8s.io", .version = "v1beta2", .kind = "PriorityLevelConfiguration", .type = &T[1092], .namespaced = 0, .resource = "prioritylevelconfigurations", .kubectl_scheme = true},
 	{.group = "flowcontrol.apiserver.k8s.io", .version = "v1beta2", .kind = "WatchEvent", .type = &T[761], .namespaced = -1, .kubectl_scheme = true},
 	{.group = "flowcontrol.apiserver.k8s.io", .version = "v1beta3", .kind = "DeleteOptions", .type = &T[741], .namespaced = -1, .kubectl_scheme = true},
 	/* legacy, served as io.k8s.api.flowcontrol.v1.FlowSchema */
@@ -5349,7 +5418,7 @@ static const smp_gvk_entry kinds[384] = {
 	/* legacy, served as io.k8s.api.policy.v1.Eviction */
 	{.group = "policy", .version = "v1beta1", .kind = "Eviction", .type = &T[501], .namespaced = 1, .kubectl_scheme = true},
 	/* legacy, served as io.k8s.api.policy.v1.PodDisruptionBudget */
-	{.group = "policy", .version = "v1beta1", .kind = "PodDisruptionBudget", .type = &T[502], .namespaced = 1, .resource = "poddisruptionbudgets", .kubectl_scheme = true},
+	{.group = "policy", .version = "v1beta1", .kind = "PodDisruptionBudget", .type = &T[1093], .namespaced = 1, .resource = "poddisruptionbudgets", .kubectl_scheme = true},
 	{.group = "policy", .version = "v1beta1", .kind = "WatchEvent", .type = &T[761], .namespaced = -1, .kubectl_scheme = true},
 	{.group = "rbac.authorization.k8s.io", .version = "v1", .kind = "ClusterRole", .type = &T[507], .namespaced = 0, .resource = "clusterroles", .kubectl_scheme = true},
 	{.group = "rbac.authorization.k8s.io", .version = "v1", .kind = "ClusterRoleBinding", .type = &T[508], .namespaced = 0, .resource = "clusterrolebindings", .kubectl_scheme = true},
