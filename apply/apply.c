@@ -413,6 +413,107 @@ static void ints_from_floats(smp_value *v, unsigned depth)
 	}
 }
 
+/* kubectl computes its JSON merge patch (jsonmergepatch, for kinds without
+ * strategic metadata) on the three objects read back through Go's
+ * encoding/json, every number a float64: integers beyond 2^53 are compared
+ * and sent rounded (123456789012345678 -> 123456789012345680). The
+ * annotation and a create keep the exact text. */
+#define EXACT_INT_LIMIT 9007199254740992LL /* 2^53 */
+
+static bool big_int(const smp_value *v)
+{
+	return v->type == SMP_INT && (v->u.i > EXACT_INT_LIMIT || v->u.i < -EXACT_INT_LIMIT);
+}
+
+static bool has_big_int(const smp_value *v, unsigned depth)
+{
+	if (depth > SMP_DEFAULT_MAX_DEPTH)
+		return false;
+	if (big_int(v))
+		return true;
+	if (v->type == SMP_MAP) {
+		for (size_t i = 0; i < v->u.map.len; i++)
+			if (has_big_int(v->u.map.items[i].val, depth + 1))
+				return true;
+	} else if (v->type == SMP_LIST) {
+		for (size_t i = 0; i < v->u.list.len; i++)
+			if (has_big_int(v->u.list.items[i], depth + 1))
+				return true;
+	}
+	return false;
+}
+
+static void floats_from_big_ints(smp_value *v, unsigned depth)
+{
+	if (depth > SMP_DEFAULT_MAX_DEPTH)
+		return;
+	if (big_int(v)) {
+		double f = (double)v->u.i;
+
+		v->type = SMP_FLOAT;
+		v->u.f = f;
+	} else if (v->type == SMP_MAP) {
+		for (size_t i = 0; i < v->u.map.len; i++)
+			floats_from_big_ints(v->u.map.items[i].val, depth + 1);
+	} else if (v->type == SMP_LIST) {
+		for (size_t i = 0; i < v->u.list.len; i++)
+			floats_from_big_ints(v->u.list.items[i], depth + 1);
+	}
+}
+
+/* v as kubectl's JSON merge patch sees it: v itself, or a copy in `a`
+ * with its big integers made floats. NULL only when the copy fails. */
+static const smp_value *as_float64(smp_arena *a, const smp_value *v)
+{
+	smp_value *c;
+
+	if (!v || !has_big_int(v, 0))
+		return v;
+	if (!(c = smpv_copy(a, v)))
+		return NULL;
+	floats_from_big_ints(c, 0);
+	return c;
+}
+
+/* One warning line per number of the patch `p` that is the integer at the
+ * same place of the configuration `m`, rounded to another value. `path`
+ * (plen used, room for cap) names the place. */
+static void warn_rounded(smp_buf *b, const smp_value *p, const smp_value *m, char *path,
+                         size_t plen, size_t cap, unsigned depth)
+{
+	if (!p || !m || depth > SMP_DEFAULT_MAX_DEPTH)
+		return;
+	if (p->type == SMP_FLOAT && big_int(m)) {
+		char ftext[32], itext[24];
+		size_t fn = smp_format_float(ftext, p->u.f), in = smp_format_int(itext, m->u.i);
+
+		if (fn != in || memcmp(ftext, itext, in) != 0)
+			smp_buf_printf(b, "%sWarning: %.*s: %.*s is sent as %.*s: kubectl's JSON merge "
+			               "patch carries numbers as float64, exact only up to 2^53",
+			               b->len ? "\n" : "", (int)plen, path, (int)in, itext, (int)fn,
+			               ftext);
+	} else if (p->type == SMP_MAP && m->type == SMP_MAP) {
+		for (size_t i = 0; i < p->u.map.len; i++) {
+			const smp_member *e = &p->u.map.items[i];
+			ptrdiff_t at = smpv_map_find(m, e->key, e->klen);
+			int n = snprintf(path + plen, cap - plen, "%s%.*s", plen ? "." : "",
+			                 (int)e->klen, e->key);
+
+			warn_rounded(b, e->val, at >= 0 ? m->u.map.items[at].val : NULL, path,
+			             plen + ((size_t)n < cap - plen ? (size_t)n : cap - plen - 1), cap,
+			             depth + 1);
+		}
+	} else if (p->type == SMP_LIST && m->type == SMP_LIST) {
+		for (size_t i = 0; i < p->u.list.len && i < m->u.list.len; i++) {
+			int n = snprintf(path + plen, cap - plen, "[%zu]", i);
+
+			warn_rounded(b, p->u.list.items[i], m->u.list.items[i], path,
+			             plen + ((size_t)n < cap - plen ? (size_t)n : cap - plen - 1), cap,
+			             depth + 1);
+		}
+	}
+}
+
 static size_t annotations_size(const smp_value *obj)
 {
 	const smp_value *ann = smpv_map_get(smpv_map_get(obj, "metadata"), "annotations");
@@ -631,6 +732,27 @@ static int make_warning(smp_apply_result *res, const smp_value *live,
 	return res->warning ? 0 : SMP_ENOMEM;
 }
 
+/* Appends the rounding warnings (patch vs configuration) to res->warning. */
+static int add_rounding_warnings(smp_apply_result *res, const smp_value *mod)
+{
+	char path[1024];
+	smp_buf b;
+
+	smp_buf_init(&b);
+	if (res->warning)
+		smp_buf_puts(&b, res->warning);
+	path[0] = '\0';
+	warn_rounded(&b, res->patch, mod, path, 0, sizeof(path), 0);
+	if (b.oom) {
+		smp_buf_release(&b);
+		return SMP_ENOMEM;
+	}
+	free(res->warning);
+	res->warning = b.len ? smp_buf_detach(&b, NULL) : NULL;
+	smp_buf_release(&b);
+	return 0;
+}
+
 int smp_apply_object(smp_apply_result **out, const smp_value *config,
                      const smp_value *live, const smp_apply_options *opts,
                      smp_error *err)
@@ -644,7 +766,7 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 	const smp_value *original = NULL, *cur, *avv = NULL;
 	smp_doc *odoc = NULL;
 	size_t enclen = 0;
-	bool too_large;
+	bool too_large, rounded = false;
 	int rc;
 
 	*out = NULL;
@@ -760,7 +882,19 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 				goto out;
 			}
 		}
-		rc = smp_diff_three_way(&res->pdoc, original, mod, cur, &po, err);
+		if (po.type == SMP_PATCH_MERGE) {
+			const smp_value *fo = as_float64(a, original), *fm = as_float64(a, mod);
+			const smp_value *fc = as_float64(a, cur);
+
+			if ((original && !fo) || !fm || !fc) {
+				rc = oom(err);
+				goto out;
+			}
+			rounded = fm != mod;
+			rc = smp_diff_three_way(&res->pdoc, fo, fm, fc, &po, err);
+		} else {
+			rc = smp_diff_three_way(&res->pdoc, original, mod, cur, &po, err);
+		}
 		if (!rc && avv) {
 			smp_value *p = res->pdoc->nroots ? res->pdoc->roots[0] : NULL;
 
@@ -797,10 +931,17 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 			}
 		} else {
 			res->action = SMP_ACTION_CONFIGURE;
+			if (rounded && (rc = add_rounding_warnings(res, mod))) {
+				rc = oom(err);
+				goto out;
+			}
 			if (!too_large &&
 			    (rc = smp_patch_apply(&res->odoc, live, res->patch, &po, err)))
 				goto fail_named;
 			res->object = too_large ? NULL : smp_doc_root(res->odoc, 0);
+			/* the server reads the rounded numbers back as integers */
+			if (rounded && res->object)
+				ints_from_floats((smp_value *)res->object, 0);
 		}
 	}
 	if (too_large || annotations_size(res->object) > SMP_ANNOTATIONS_MAX_BYTES) {

@@ -967,8 +967,10 @@ SMP_API const smp_value *smp_apply_result_patch(const smp_apply_result *res);
  * shows; kubectl's --dry-run=client shows it only for creates). Owned by
  * `res`. */
 SMP_API const smp_value *smp_apply_result_object(const smp_apply_result *res);
-/* A warning to show (the missing-annotation warning, one line without a
- * newline), or NULL. Owned by `res`. */
+/* Warnings to show, one a line, without a final newline, or NULL: the
+ * missing-annotation warning; for a JSON merge patch, each integer beyond
+ * 2^53 that kubectl sends rounded through float64 (the field, the value and
+ * what is sent). Owned by `res`. */
 SMP_API const char *smp_apply_result_warning(const smp_apply_result *res);
 
 /* Checks the types kubectl's decoder imposes when it reads an object from a
