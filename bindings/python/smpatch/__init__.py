@@ -1,0 +1,31 @@
+"""smpatch: kubectl apply's strategic merge patch, offline, in Python.
+
+A ctypes binding (standard library only) over libsmpatch, the C library of
+the smpatch program. The library is found through the SMPATCH_LIBRARY
+environment variable (a path), else the loader's usual search
+(LD_LIBRARY_PATH, ld.so.cache, the system directories), else where
+`make install` put it beside this package. See docs/PYTHON.md.
+
+Values go in as Python objects (dict, list, str, int, float, bool, None) or
+as YAML/JSON text of one document, and come out as Python objects. Every
+failure raises smpatch.Error (or a subclass named for its code) carrying
+code, message, file, line, column and path.
+"""
+from ._errors import (EINTERNAL, EINVAL, EINVALOBJ, EIO, ELIMIT, ENOMEM, EPARSE, EPATCH,
+                      EPRECOND, ESCHEMA, ECONFLICT, ConflictError, Error, InputOutputError,
+                      InvalidArgumentError, InvalidObjectError, LimitError, ParseError,
+                      PatchError, PreconditionError, SchemaError)
+from ._api import (FieldSelector, Schema, Selector, diff, diff3, dump, has_conflicts, parse,
+                   parse_file, patch, validate_label, version)
+
+__version__ = version()
+
+__all__ = [
+    "parse", "parse_file", "dump", "patch", "diff", "diff3", "has_conflicts",
+    "Schema", "Selector", "FieldSelector", "validate_label", "version",
+    "Error", "InvalidArgumentError", "ParseError", "PatchError", "SchemaError",
+    "ConflictError", "PreconditionError", "LimitError", "InputOutputError",
+    "InvalidObjectError",
+    "EINVAL", "EPARSE", "EPATCH", "ESCHEMA", "ECONFLICT", "EPRECOND", "ENOMEM", "ELIMIT",
+    "EIO", "EINVALOBJ", "EINTERNAL",
+]

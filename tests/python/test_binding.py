@@ -1,0 +1,367 @@
+"""The Python binding (bindings/python/smpatch) against the built library.
+
+Run by ctest with SMPATCH_LIBRARY naming the build's libsmpatch.so and
+PYTHONPATH the package's folder; SMP_SOURCE_DIR is the source tree. Each
+check compares with what the smpatch program or the reference prints.
+"""
+import json
+import os
+import subprocess
+import sys
+import threading
+import unittest
+
+import smpatch
+
+SRC = os.environ.get("SMP_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+EXAMPLES = os.path.join(SRC, "examples", "apply")
+
+DEPLOY = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web", "namespace": "default"},
+    "spec": {"replicas": 2, "template": {"spec": {"containers": [
+        {"name": "web", "image": "nginx:1", "ports": [{"containerPort": 80}]},
+        {"name": "side", "image": "busybox"},
+    ]}}},
+}
+
+
+def read(*parts):
+    with open(os.path.join(*parts), encoding="utf-8") as f:
+        return f.read()
+
+
+class Loading(unittest.TestCase):
+    def test_version(self):
+        self.assertRegex(smpatch.version(), r"^\d+\.\d+\.\d+$")
+        self.assertEqual(smpatch.__version__, smpatch.version())
+
+    def test_library_from_environment(self):
+        self.assertEqual(smpatch._native.lib._name, os.environ["SMPATCH_LIBRARY"])
+
+    def test_bad_library_path_is_an_import_error(self):
+        env = dict(os.environ, SMPATCH_LIBRARY="/nonexistent/libsmpatch.so.0")
+        r = subprocess.run([sys.executable, "-c", "import smpatch"], env=env,
+                           capture_output=True, text=True)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("SMPATCH_LIBRARY=/nonexistent/libsmpatch.so.0 cannot be loaded", r.stderr)
+        self.assertIn("\nImportError: ", r.stderr)
+
+    def test_loader_path(self):
+        # Without SMPATCH_LIBRARY the loader's search finds it (LD_LIBRARY_PATH).
+        env = dict(os.environ)
+        lib = env.pop("SMPATCH_LIBRARY")
+        env["LD_LIBRARY_PATH"] = os.path.dirname(lib)
+        r = subprocess.run([sys.executable, "-c",
+                            "import smpatch; print(smpatch.parse('a: 1'))"],
+                           env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "[{'a': 1}]\n")
+
+
+class Parsing(unittest.TestCase):
+    def test_documents(self):
+        docs = smpatch.parse("a: 1\nb: [x, yes, 1.5, ~]\n---\n---\nc: {d: e}\n")
+        self.assertEqual(docs, [{"a": 1, "b": ["x", True, 1.5, None]}, {"c": {"d": "e"}}])
+
+    def test_bytes_json_and_anchors(self):
+        self.assertEqual(smpatch.parse(b'{"a": [1, 2]}'), [{"a": [1, 2]}])
+        self.assertEqual(smpatch.parse("x: &v {k: 1}\nz: *v\n"), [{"x": {"k": 1}, "z": {"k": 1}}])
+
+    def test_format_forced(self):
+        with self.assertRaises(smpatch.ParseError):
+            smpatch.parse("a: 1", format="json")
+
+    def test_error_position(self):
+        with self.assertRaises(smpatch.ParseError) as cm:
+            smpatch.parse("a: 1\nb: [1, 2\n", filename="bad.yaml")
+        e = cm.exception
+        self.assertIsInstance(e, smpatch.Error)
+        self.assertIsInstance(e, ValueError)
+        self.assertEqual((e.code, e.file, e.line), (smpatch.EPARSE, "bad.yaml", 3))
+        self.assertGreater(e.column, 0)
+        self.assertTrue(str(e).startswith("bad.yaml:3:%d: " % e.column), str(e))
+        self.assertEqual(e.description, "invalid document")
+
+    def test_duplicate_keys(self):
+        with self.assertRaises(smpatch.ParseError) as cm:
+            smpatch.parse("a: 1\na: 2\n")
+        self.assertIn("a", cm.exception.message)
+        self.assertEqual(smpatch.parse("a: 1\na: 2\n", allow_duplicate_keys=True), [{"a": 2}])
+
+    def test_file(self):
+        docs = smpatch.parse_file(os.path.join(EXAMPLES, "web.yaml"))
+        self.assertEqual(docs[0]["kind"], "Deployment")
+        with self.assertRaises(smpatch.InputOutputError) as cm:
+            smpatch.parse_file("/nonexistent.yaml")
+        self.assertEqual(cm.exception.code, smpatch.EIO)
+        self.assertEqual(cm.exception.file, "/nonexistent.yaml")
+
+    def test_dump_matches_the_program(self):
+        text = read(EXAMPLES, "web.yaml")
+        for output, flag in (("json-indent", "json"), ("yaml", "yaml")):
+            got = smpatch.dump(text, output)
+            self.assertEqual(got, smpatch_program("convert", "-o", flag, "-",
+                                                  stdin=text).stdout)
+        self.assertEqual(smpatch.dump({"b": 1, "a": "<"}, "json", sort_keys=True, go_escape=True),
+                         '{"a":"\\u003c","b":1}')
+
+    def test_unicode_and_nul(self):
+        v = {"s": "h\u00e9\u4e16\U0001f600\x00end"}
+        self.assertEqual(smpatch.patch(v, {}, type="merge"), v)
+
+    def test_not_json(self):
+        with self.assertRaises(smpatch.InvalidArgumentError):
+            smpatch.patch({"a": float("nan")}, {}, type="merge")
+        with self.assertRaises(TypeError):
+            smpatch.patch({"a": object()}, {}, type="merge")
+        with self.assertRaises(smpatch.InvalidArgumentError):
+            smpatch.dump({}, "xml")
+
+
+class Patches(unittest.TestCase):
+    def test_strategic(self):
+        got = smpatch.patch(DEPLOY, {"spec": {"template": {"spec": {"containers": [
+            {"name": "web", "image": "nginx:2"}]}}}})
+        cs = got["spec"]["template"]["spec"]["containers"]
+        self.assertEqual([c["image"] for c in cs], ["nginx:2", "busybox"])
+        self.assertEqual(cs[0]["ports"], [{"containerPort": 80}])
+
+    def test_strategic_directives_text_input(self):
+        got = smpatch.patch(json.dumps(DEPLOY), "spec:\n  template:\n    spec:\n      containers:\n"
+                            "      - name: side\n        $patch: delete\n")
+        self.assertEqual([c["name"] for c in got["spec"]["template"]["spec"]["containers"]],
+                         ["web"])
+
+    def test_merge_and_json(self):
+        got = smpatch.patch(DEPLOY, {"spec": {"replicas": None}}, type="merge")
+        self.assertNotIn("replicas", got["spec"])
+        got = smpatch.patch(DEPLOY, [{"op": "replace", "path": "/spec/replicas", "value": 5},
+                                     {"op": "remove", "path": "/metadata/namespace"}],
+                            type="json")
+        self.assertEqual(got["spec"]["replicas"], 5)
+        self.assertEqual(got["metadata"], {"name": "web"})
+        with self.assertRaises(smpatch.PatchError) as cm:
+            smpatch.patch(DEPLOY, [{"op": "test", "path": "/spec/replicas", "value": 3}],
+                          type="json")
+        self.assertEqual(cm.exception.code, smpatch.EPATCH)
+
+    def test_target_none_is_empty(self):
+        self.assertEqual(smpatch.patch(None, {"a": {"b": 1}}, type="merge"), {"a": {"b": 1}})
+
+    def test_patch_error_path(self):
+        with self.assertRaises(smpatch.PatchError) as cm:
+            smpatch.patch(DEPLOY, {"spec": {"template": {"spec": {"containers": [
+                {"image": "x"}]}}}})
+        e = cm.exception
+        self.assertEqual(e.path, "spec.template.spec.containers")
+        self.assertIn("does not contain declared merge key: name", e.message)
+        self.assertEqual(str(e), e.message + " (at spec.template.spec.containers)")
+
+    def test_unknown_kind(self):
+        with self.assertRaises(smpatch.SchemaError) as cm:
+            smpatch.patch({"apiVersion": "x.io/v1", "kind": "Widget"}, {"a": 1})
+        self.assertEqual(cm.exception.code, smpatch.ESCHEMA)
+
+    def test_matches_the_program(self):
+        live = os.path.join(EXAMPLES, "live.yaml")
+        patch = {"spec": {"template": {"spec": {"containers": [
+            {"name": "web", "env": [{"name": "DEBUG", "$patch": "delete"}]}]}}}}
+        want = smpatch_program("patch", live, "-", "-o", "json", stdin=json.dumps(patch)).stdout
+        got = smpatch.patch(read(live), patch)
+        self.assertEqual(got, json.loads(want))
+
+    def test_two_way(self):
+        modified = smpatch.patch(DEPLOY, {"spec": {"replicas": 3}}, type="merge")
+        self.assertEqual(smpatch.diff(DEPLOY, modified), {"spec": {"replicas": 3}})
+        self.assertEqual(smpatch.diff(DEPLOY, DEPLOY), {})
+        changed = json.loads(json.dumps(DEPLOY))
+        del changed["spec"]["template"]["spec"]["containers"][1]
+        p = smpatch.diff(DEPLOY, changed)
+        self.assertEqual(p["spec"]["template"]["spec"]["$setElementOrder/containers"],
+                         [{"name": "web"}])
+        self.assertEqual(smpatch.patch(DEPLOY, p), changed)
+        self.assertEqual(smpatch.diff({"a": 1, "b": 2}, {"a": 1}, type="merge"), {"b": None})
+
+    def test_three_way(self):
+        original = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+                    "data": {"a": "1", "b": "2"}}
+        modified = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+                    "data": {"a": "1"}}
+        current = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+                   "data": {"a": "1", "b": "2", "c": "3"}}
+        self.assertEqual(smpatch.diff3(original, modified, current), {"data": {"b": None}})
+        with self.assertRaises(smpatch.PreconditionError):
+            smpatch.diff3(original, dict(modified, metadata={"name": "d"}), current)
+
+    def test_three_way_conflict(self):
+        original = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+                    "data": {"a": "1"}}
+        modified = dict(original, data={"a": "2"})
+        current = dict(original, data={"a": "3"})
+        self.assertEqual(smpatch.diff3(original, modified, current), {"data": {"a": "2"}})
+        with self.assertRaises(smpatch.ConflictError) as cm:
+            smpatch.diff3(original, modified, current, overwrite=False)
+        self.assertEqual(cm.exception.code, smpatch.ECONFLICT)
+
+    def test_has_conflicts(self):
+        self.assertTrue(smpatch.has_conflicts({"a": 1}, {"a": 2}))
+        self.assertFalse(smpatch.has_conflicts({"a": 1}, {"b": 2}))
+
+    def test_multi_document_argument(self):
+        with self.assertRaises(smpatch.ParseError) as cm:
+            smpatch.patch("a: 1\n---\nb: 2\n", {}, type="merge")
+        self.assertIn("2 documents", cm.exception.message)
+
+
+CRD = """apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              items:
+                type: array
+                x-kubernetes-patch-strategy: merge
+                x-kubernetes-patch-merge-key: name
+                items:
+                  type: object
+                  properties:
+                    name: {type: string}
+                    size: {type: integer}
+"""
+
+
+class Schemas(unittest.TestCase):
+    def test_builtin(self):
+        b = smpatch.Schema.builtin()
+        self.assertTrue(b.has_kind("apps/v1", "Deployment"))
+        self.assertFalse(b.has_kind("apps/v1", "Nothing"))
+        self.assertTrue(b.namespaced("apps/v1", "Deployment"))
+        self.assertFalse(b.namespaced("v1", "Namespace"))
+        self.assertEqual(b.resource("v1", "Endpoints"), "endpoints")
+
+    def test_crd_schema_merges_by_key(self):
+        s = smpatch.Schema(CRD, filename="crd.yaml")
+        self.assertTrue(s.has_kind("example.com/v1", "Widget"))
+        self.assertTrue(s.namespaced("example.com/v1", "Widget"))
+        self.assertEqual(s.resource("example.com/v1", "Widget"), "widgets")
+        w = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+             "spec": {"items": [{"name": "a", "size": 1}, {"name": "b", "size": 2}]}}
+        got = smpatch.patch(w, {"spec": {"items": [{"name": "b", "size": 3}]}}, schema=s)
+        self.assertEqual(got["spec"]["items"], [{"name": "a", "size": 1}, {"name": "b", "size": 3}])
+        # without the schema the kind is unknown
+        with self.assertRaises(smpatch.SchemaError):
+            smpatch.patch(w, {"spec": {}})
+
+    def test_definition(self):
+        got = smpatch.patch({"containers": [{"name": "a", "image": "x"}]},
+                            {"containers": [{"name": "a", "image": "y"}]},
+                            definition="io.k8s.api.core.v1.PodSpec")
+        self.assertEqual(got, {"containers": [{"name": "a", "image": "y"}]})
+        with self.assertRaises(smpatch.SchemaError) as cm:
+            smpatch.patch({}, {}, definition="no.such.Type")
+        self.assertIn("no definition no.such.Type in the built-in tables", cm.exception.message)
+
+    def test_bad_schema(self):
+        with self.assertRaises(smpatch.Error) as cm:
+            smpatch.Schema('{"swagger": "2.0", "definitions": {"a": {"$ref": "#/definitions/b"}}}',
+                           filename="s.json")
+        self.assertEqual(cm.exception.code, smpatch.ESCHEMA)
+        self.assertEqual(cm.exception.file, "s.json")
+        self.assertTrue(cm.exception.path.startswith("/definitions/a"), cm.exception.path)
+
+
+class Selectors(unittest.TestCase):
+    def test_label_selector(self):
+        s = smpatch.Selector("app=web,tier in (a, b),!legacy")
+        self.assertTrue(s.matches({"app": "web", "tier": "a"}))
+        self.assertFalse(s.matches({"app": "web", "tier": "c"}))
+        self.assertFalse(s.matches({"app": "web", "tier": "a", "legacy": "1"}))
+        self.assertFalse(s.matches(None))
+        self.assertFalse(s.empty)
+        self.assertTrue(smpatch.Selector("").empty)
+        self.assertTrue(smpatch.Selector("").matches(None))
+
+    def test_label_selector_error(self):
+        with self.assertRaises(smpatch.InvalidArgumentError) as cm:
+            smpatch.Selector("app in (a")
+        self.assertEqual(cm.exception.code, smpatch.EINVAL)
+        self.assertGreater(cm.exception.column, 0)
+
+    def test_from_object(self):
+        s = smpatch.Selector.from_object({"matchLabels": {"app": "web"}, "matchExpressions": [
+            {"key": "tier", "operator": "NotIn", "values": ["db"]}]})
+        self.assertTrue(s.matches({"app": "web"}))
+        self.assertFalse(s.matches({"app": "web", "tier": "db"}))
+        with self.assertRaises(smpatch.InvalidArgumentError) as cm:
+            smpatch.Selector.from_object({"matchExpressions": [{"key": "a", "operator": "In"}]})
+        self.assertEqual(cm.exception.path, "matchExpressions[0]")
+        n = smpatch.Selector.from_object({"matchExpressions": [
+            {"key": "cpu", "operator": "Gt", "values": ["4"]}]}, node_selector=True)
+        self.assertTrue(n.matches({"cpu": "8"}))
+
+    def test_field_selector(self):
+        f = smpatch.FieldSelector("metadata.name=web,spec.replicas!=3")
+        self.assertTrue(f.matches(DEPLOY))
+        self.assertFalse(smpatch.FieldSelector("metadata.namespace=prod").matches(DEPLOY))
+        with self.assertRaises(smpatch.InvalidArgumentError):
+            smpatch.FieldSelector("metadata.name")
+
+    def test_validate_label(self):
+        smpatch.validate_label("example.com/app", "web")
+        with self.assertRaises(smpatch.InvalidObjectError) as cm:
+            smpatch.validate_label("-bad")
+        self.assertIn("alphanumeric", cm.exception.message)
+
+
+class Threads(unittest.TestCase):
+    def test_parallel_patches(self):
+        want = smpatch.patch(DEPLOY, {"spec": {"replicas": 9}})
+        errors = []
+
+        def work():
+            try:
+                for _ in range(200):
+                    if smpatch.patch(DEPLOY, {"spec": {"replicas": 9}}) != want:
+                        errors.append("differs")
+            except Exception as x:  # noqa: BLE001 - any failure fails the test
+                errors.append(repr(x))
+
+        ts = [threading.Thread(target=work) for _ in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        self.assertEqual(errors, [])
+
+
+def smpatch_program(*args, stdin=None):
+    prog = os.environ.get("SMPATCH_PROGRAM")
+    if not prog:
+        raise unittest.SkipTest("SMPATCH_PROGRAM not set")
+    # The sanitized build preloads the sanitizer runtime for Python; the
+    # program links its own.
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    r = subprocess.run([prog] + list(args), input=stdin, capture_output=True, text=True,
+                       env=env)
+    if r.returncode != 0:
+        raise AssertionError("smpatch %s: %s" % (" ".join(args), r.stderr))
+    return r
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
