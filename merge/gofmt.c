@@ -4,76 +4,26 @@
  * messages print values this way.
  */
 #include "merge/merge.h"
+#include "codec/codec.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- Go formatting ---- */
 
-/* strconv.FormatFloat(f, 'g', -1, 64), which is what %v prints. */
+/* strconv.FormatFloat(f, 'g', -1, 64), which is what %v prints: the
+ * codec's formatter, but with Go's own words for NaN and the infinities. */
 static void put_go_g(smp_buf *b, double f)
 {
-	char tmp[64], digits[32];
-	int prec, exp10 = 0, nd = 0;
+	char num[32];
 
-	if (isnan(f)) {
+	if (isnan(f))
 		smp_buf_puts(b, "NaN");
-		return;
-	}
-	if (isinf(f)) {
+	else if (isinf(f))
 		smp_buf_puts(b, f > 0 ? "+Inf" : "-Inf");
-		return;
-	}
-	if (f == 0) {
-		smp_buf_puts(b, signbit(f) ? "-0" : "0");
-		return;
-	}
-	/* Shortest digits that read back as the same double. */
-	for (prec = 1; prec <= 17; prec++) {
-		snprintf(tmp, sizeof(tmp), "%.*e", prec - 1, f);
-		if (strtod(tmp, NULL) == f)
-			break;
-	}
-	{
-		const char *p = tmp;
-		if (*p == '-') {
-			smp_buf_putc(b, '-');
-			p++;
-		}
-		for (; *p && *p != 'e'; p++)
-			if (*p >= '0' && *p <= '9')
-				digits[nd++] = *p;
-		if (*p == 'e')
-			exp10 = atoi(p + 1);
-	}
-	while (nd > 1 && digits[nd - 1] == '0')
-		nd--;
-	digits[nd] = '\0';
-	/* %e when the exponent is < -4 or >= 6 (shortest precision rule). */
-	if (exp10 < -4 || exp10 >= 6) {
-		smp_buf_putc(b, digits[0]);
-		if (nd > 1) {
-			smp_buf_putc(b, '.');
-			smp_buf_put(b, digits + 1, (size_t)nd - 1);
-		}
-		smp_buf_printf(b, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
-		return;
-	}
-	if (exp10 < 0) {
-		smp_buf_puts(b, "0.");
-		for (int i = -1; i > exp10; i--)
-			smp_buf_putc(b, '0');
-		smp_buf_put(b, digits, (size_t)nd);
-		return;
-	}
-	for (int i = 0; i <= exp10; i++)
-		smp_buf_putc(b, i < nd ? digits[i] : '0');
-	if (nd > exp10 + 1) {
-		smp_buf_putc(b, '.');
-		smp_buf_put(b, digits + exp10 + 1, (size_t)(nd - exp10 - 1));
-	}
+	else
+		smp_buf_put(b, num, smp_format_float_g(num, f, false));
 }
 
 static int cmp_member_keys(const void *x, const void *y)
