@@ -11,14 +11,14 @@
  * when it holds characters that only escapes can carry.
  */
 #include "codec.h"
+#include "depth.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Trees from the reader are at most opts->max_depth deep; built trees could
- * be anything, and this printer recurses. */
-#define YAML_PRINT_MAX_DEPTH 10000
+ * be anything, and this printer recurses: SMP_DEPTH_YAML_PRINT. */
 
 /* Simple keys are limited to 1024 characters in YAML; longer ones use the
  * explicit "? key" form. */
@@ -361,9 +361,9 @@ static int emit(yp *p, const smp_value *v, size_t col, int ctx, size_t depth)
 	if (!v)
 		return smp_err_set(p->err, SMP_EINTERNAL, NULL, 0, 0, NULL,
 		                   "smp_print: NULL value in tree");
-	if (depth > YAML_PRINT_MAX_DEPTH)
+	if (depth > SMP_DEPTH_YAML_PRINT)
 		return smp_err_set(p->err, SMP_ELIMIT, NULL, 0, 0, NULL,
-		                   "value nested deeper than %d levels", YAML_PRINT_MAX_DEPTH);
+		                   "value nested deeper than %d levels", SMP_DEPTH_YAML_PRINT);
 	coll = (v->type == SMP_MAP && v->u.map.len) || (v->type == SMP_LIST && v->u.list.len);
 	if (!coll) {
 		if (ctx == CTX_MAPVAL)

@@ -5,6 +5,7 @@
  */
 #include "merge/merge.h"
 #include "codec/codec.h"
+#include "codec/depth.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ static int cmp_member_keys(const void *x, const void *y)
 
 static void gofmt(smp_buf *b, const smp_value *v, char verb, unsigned depth)
 {
-	if (depth > 64) {
+	if (depth > SMP_DEPTH_GO_FORMAT) {
 		smp_buf_puts(b, "...");
 		return;
 	}

@@ -8,10 +8,9 @@
  * when large so merging stays linear.
  */
 #include "merge/merge.h"
+#include "codec/depth.h"
 
 #include <string.h>
-
-#define JMP_MAX_DEPTH 4096
 
 typedef struct jctx {
 	smp_arena *a, *tmp;
@@ -35,7 +34,7 @@ static smp_value *prune_copy(jctx *c, const smp_value *v, unsigned depth)
 {
 	smp_value *r;
 
-	if (depth > JMP_MAX_DEPTH) {
+	if (depth > SMP_DEPTH_JSON_MERGE) {
 		jdeep(c);
 		return NULL;
 	}
@@ -102,7 +101,7 @@ static smp_value *merge_docs(jctx *c, const smp_value *cur, const smp_value *pat
 	smp_kindex pix, cix;
 	smp_value *r;
 
-	if (++c->depth > JMP_MAX_DEPTH) {
+	if (++c->depth > SMP_DEPTH_JSON_MERGE) {
 		jdeep(c);
 		goto fail;
 	}
@@ -193,7 +192,7 @@ static int get_diff(jctx *c, smp_value **out, const smp_value *a, const smp_valu
 	smp_value *into;
 	int rc = 0;
 
-	if (++c->depth > JMP_MAX_DEPTH) {
+	if (++c->depth > SMP_DEPTH_JSON_MERGE) {
 		c->depth--;
 		return jdeep(c);
 	}
@@ -285,7 +284,7 @@ static int keep_or_delete(jctx *c, smp_value **out, const smp_value *m, bool kee
 
 	if (!r)
 		return jnomem(c);
-	if (++c->depth > JMP_MAX_DEPTH) {
+	if (++c->depth > SMP_DEPTH_JSON_MERGE) {
 		c->depth--;
 		return jdeep(c);
 	}
@@ -400,7 +399,7 @@ out:
 static bool has_conflicts(smp_arena *tmp, const smp_value *l, const smp_value *r,
                           unsigned depth)
 {
-	if (depth > JMP_MAX_DEPTH)
+	if (depth > SMP_DEPTH_JSON_MERGE)
 		return true;
 	switch (l ? l->type : SMP_NULL) {
 	case SMP_MAP: {

@@ -174,7 +174,7 @@ static smp_value *copy_clean(sctx *c, const smp_value *v, bool discard, bool str
 	smp_value *r;
 
 	*keep = true;
-	if (depth > SMP_MERGE_MAX_DEPTH) {
+	if (depth > SMP_DEPTH_MERGE) {
 		sfail(c, SMP_ELIMIT, "document nested too deeply");
 		return NULL;
 	}
@@ -792,7 +792,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		*out = orig;
 		return 0;
 	}
-	if (++c->depth > SMP_MERGE_MAX_DEPTH)
+	if (++c->depth > SMP_DEPTH_MERGE)
 		return sfail(c, SMP_ELIMIT, "document nested too deeply");
 	if ((rc = slice_elem_type(c, orig, patch, &kind)))
 		goto out;
@@ -1389,7 +1389,7 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 		}
 		return err_bad_patch_type(c, d, patch);
 	}
-	if (++c->depth > SMP_MERGE_MAX_DEPTH) {
+	if (++c->depth > SMP_DEPTH_MERGE) {
 		c->depth--;
 		return sfail(c, SMP_ELIMIT, "document nested too deeply");
 	}

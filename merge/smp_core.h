@@ -5,11 +5,10 @@
 #define SMP_SMP_CORE_H
 
 #include "merge/merge.h"
+#include "codec/depth.h"
 
 #include <stdbool.h>
 #include <stddef.h>
-
-#define SMP_MERGE_MAX_DEPTH 4096
 
 #define DIRECTIVE_MARKER "$patch"
 #define RETAIN_KEYS_DIRECTIVE "$retainKeys"

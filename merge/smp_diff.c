@@ -556,7 +556,7 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 	int rc = 0;
 
 	*out = NULL;
-	if (++c->depth > SMP_MERGE_MAX_DEPTH) {
+	if (++c->depth > SMP_DEPTH_MERGE) {
 		c->depth--;
 		return sfail(c, SMP_ELIMIT, "document nested too deeply");
 	}
@@ -857,7 +857,7 @@ static int field_conflicts(sctx *c, bool *res, const smp_value *l, const smp_val
 {
 	int rc;
 
-	if (++c->depth > SMP_MERGE_MAX_DEPTH) {
+	if (++c->depth > SMP_DEPTH_MERGE) {
 		c->depth--;
 		return sfail(c, SMP_ELIMIT, "document nested too deeply");
 	}

@@ -3,6 +3,7 @@
  * equality as JSON compares (1 equals 1.0).
  */
 #include "merge/merge.h"
+#include "codec/depth.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +93,7 @@ static bool tc_fill(tcopy *t, smp_value *d, const smp_value *s, unsigned depth,
 	default:
 		return true;
 	}
-	if (depth > 4096) {
+	if (depth > SMP_DEPTH_MERGE) {
 		/* deeper than the merge goes: smpv_copy's plain recursion */
 		smp_value *c = smpv_copy(t->a, s);
 		if (!c)

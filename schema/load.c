@@ -11,6 +11,7 @@
  * are found. See schema.h for how each OpenAPI construct is represented.
  */
 #include "schema/schema.h"
+#include "codec/depth.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -20,7 +21,6 @@
 
 enum { SRC_V2, SRC_V3, SRC_CRD };
 
-#define LD_MAX_DEPTH 512   /* nesting of inline schemas */
 #define LD_MAX_WRAP 16     /* allOf wrappers around one schema */
 #define LD_PATH_MAX 480
 
@@ -456,9 +456,9 @@ static int parse_type(loader *L, const smp_value *node, const smp_stype **out)
 	*out = NULL;
 	if (node->type != SMP_MAP)
 		return ld_fail(L, node, "a schema must be a map, not %s", vtype_name(node));
-	if (++L->depth > LD_MAX_DEPTH) {
+	if (++L->depth > SMP_DEPTH_SCHEMA_LOAD) {
 		rc = smp_err_set(L->err, SMP_ELIMIT, L->file, node->line, node->col, L->path,
-		                 "schema nested deeper than %d levels", LD_MAX_DEPTH);
+		                 "schema nested deeper than %d levels", SMP_DEPTH_SCHEMA_LOAD);
 		goto out;
 	}
 	if ((rc = unwrap(L, node, chain, &nchain)))
