@@ -20,5 +20,9 @@ const cli_option cli_apply_options[] = {
 	{"namespace", 'n', CLI_ARG_VALUE, 12, NULL, NULL},
 	{"openapi", 0, CLI_ARG_VALUE, 13, "@file", NULL},
 	{"schema", 0, CLI_ARG_VALUE, 14, "@file", NULL},
+	/* server-side apply (cmd_apply_ssa.c reads these) */
+	{"server-side", 0, CLI_ARG_BOOL, 15, NULL, NULL},
+	{"field-manager", 0, CLI_ARG_VALUE, 16, NULL, NULL},
+	{"force-conflicts", 0, CLI_ARG_BOOL, 17, NULL, NULL},
 	{NULL, 0, 0, 0, NULL, NULL},
 };

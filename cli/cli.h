@@ -92,6 +92,7 @@ extern const cli_option cli_explain_options[];
 extern const cli_option cli_patch_options[];
 extern const cli_option cli_last_applied_options[];
 extern const cli_option cli_apply_options[];
+extern const cli_option cli_replace_options[];
 
 /* The subcommands. argv[0] is the subcommand name. */
 int cmd_convert(int argc, char **argv);
@@ -99,6 +100,10 @@ int cmd_explain(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_patch(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
+/* `smpatch apply`: cmd_apply_ssa (cmd_apply_ssa.c) when its arguments ask
+ * for server-side apply, else cmd_apply. */
+int cmd_apply_any(int argc, char **argv);
+int cmd_replace(int argc, char **argv);
 int cmd_last_applied(int argc, char **argv);
 /* `smpatch completion bash|zsh` and the hidden `smpatch __complete WORDS`
  * the scripts call (complete.c). */

@@ -17,7 +17,7 @@ mkdir "$tmp/bin" && ln -s "$smpatch" "$tmp/bin/smpatch"
 # LINE|EXPECTED: the completions of LINE (cursor at its end), sorted,
 # space-separated. Run from the source directory (file names).
 cat >"$tmp/cases" <<'CASES'
-smpatch |apply completion convert diff explain help last-applied patch version
+smpatch |apply completion convert diff explain help last-applied patch replace version
 smpatch con|convert
 smpatch -|--help --version
 smpatch convert --out|--output
@@ -27,6 +27,9 @@ smpatch convert -o |json yaml
 smpatch convert -oy|-oyaml
 smpatch apply -o |diff json name patch yaml
 smpatch apply -R -o n|name
+smpatch apply --force|--force-conflicts
+smpatch replace -o |diff json name yaml
+smpatch replace --field|--field-manager
 smpatch diff -t=|merge strategic
 smpatch diff -t s|strategic
 smpatch patch --type |json merge strategic

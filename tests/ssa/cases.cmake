@@ -71,6 +71,16 @@ if(TARGET ssa_driver)
     FIXTURES_REQUIRED ssa_oracle SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS "ssa;oracle;differential")
 endif()
 
+# The command-line golden cases' expected outputs against the oracle's
+# answers to the same requests (cli_oracle.py).
+if(SMP_PYTHON3)
+  add_test(NAME ssa.cli_oracle
+           COMMAND ${SMP_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/cli_oracle.py ${SMP_SSA_ORACLE}
+                   $<TARGET_FILE:smpatch> ${SMP_SHARED_DIR} ${CMAKE_SOURCE_DIR}/testdata/ssa-cli)
+  set_tests_properties(ssa.cli_oracle PROPERTIES
+    FIXTURES_REQUIRED ssa_oracle SKIP_RETURN_CODE 77 LABELS "ssa;oracle")
+endif()
+
 # The comparison itself, on answers whose verdict is known.
 add_test(NAME ssa.check_selftest COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/check_selftest.sh $<TARGET_FILE:ssa_check>)
 set_tests_properties(ssa.check_selftest PROPERTIES LABELS ssa)

@@ -1,0 +1,169 @@
+/*
+ * cmd_replace.c - `smpatch replace`: what `kubectl replace` stores (a PUT
+ * of each whole object) and how the field ownership changes
+ * (smp_ssa_update); the run is shared with server-side apply
+ * (cmd_apply_ssa.c).
+ */
+#include "ssa_cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help_text[] =
+	"Usage: smpatch replace [--field-manager NAME] -f PATH [-f PATH...] [-R]\n"
+	"                       --live FILE|- [-o yaml|json|diff|name]\n"
+	"                       [--show-managed-fields] [-n NAMESPACE]\n"
+	"                       [--openapi FILE | --schema CRD.yaml ...]\n"
+	"\n"
+	"Computes what `kubectl replace -f` does, offline: each object of the\n"
+	"configuration files replaces its live object whole (a PUT), and the\n"
+	"field manager becomes the owner (an Update entry of\n"
+	"metadata.managedFields) of every field it added, changed or removed,\n"
+	"taking it from the other managers, as the API server records it. The\n"
+	"server keeps the live uid, creationTimestamp, generation, deletion\n"
+	"fields and resourceVersion (it would then write the next version, which\n"
+	"is not known here), and, for built-in kinds, the live status.\n"
+	"\n"
+	"Options:\n"
+	"      --field-manager NAME  the manager recorded (default\n"
+	"                         \"kubectl-replace\", as kubectl's)\n"
+	"  -f, --filename PATH    configuration: a file, a directory (its .yaml, .yml\n"
+	"                         and .json files, in name order) or - for standard\n"
+	"                         input; repeatable; streams and Lists are expanded\n"
+	"  -R, --recursive        descend into subdirectories of directories given\n"
+	"                         with -f\n"
+	"      --live FILE|-      the live objects, with their managedFields\n"
+	"                         (kubectl get -o yaml --show-managed-fields)\n"
+	"  -o, --output FORMAT    yaml, json: the stored objects (several as one\n"
+	"                         `kind: List`), then, for each object the server\n"
+	"                         refuses, the metav1.Status it answers.\n"
+	"                         diff: a unified diff of each live object against\n"
+	"                         the stored one; exit 1 when anything differs.\n"
+	"                         name: kind.group/name per object.\n"
+	"                         Without -o: kubectl's status lines on standard\n"
+	"                         output (deployment.apps/web replaced); with -o\n"
+	"                         yaml or json they go to standard error.\n"
+	"      --show-managed-fields  keep metadata.managedFields in the objects\n"
+	"                         printed by -o yaml, json and diff\n"
+	"  -n, --namespace NS     namespace for namespaced objects that name none\n"
+	"                         (default \"default\")\n"
+	"      --openapi FILE     an OpenAPI v2/v3 document (custom resources)\n"
+	"      --schema FILE      a CustomResourceDefinition; repeatable\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"The time written into the managedFields entries that change is the\n"
+	"current time, or $SMPATCH_NOW (RFC 3339) when set.\n"
+	"\n"
+	"Exit codes: 0 success; 1 differences found (-o diff); 2 usage; 3 invalid\n"
+	"input or a request the server rejects (no such live object: NotFound; a\n"
+	"value of the wrong type, duplicate list keys); 4 a resourceVersion in the\n"
+	"configuration other than the live one (Conflict: the object has been\n"
+	"modified); 5 internal error. Each failing object is reported and left\n"
+	"out; the others are still shown.\n";
+
+enum {
+	OPT_FILENAME = 1, OPT_RECURSIVE, OPT_LIVE, OPT_OUTPUT, OPT_MANAGED, OPT_NAMESPACE,
+	OPT_OPENAPI, OPT_SCHEMA, OPT_FIELD_MANAGER
+};
+
+const cli_option cli_replace_options[] = {
+	{"filename", 'f', CLI_ARG_VALUE, OPT_FILENAME, "@file", NULL},
+	{"recursive", 'R', CLI_ARG_BOOL, OPT_RECURSIVE, NULL, NULL},
+	{"live", 0, CLI_ARG_VALUE, OPT_LIVE, "@file", NULL},
+	{"output", 'o', CLI_ARG_VALUE, OPT_OUTPUT, "yaml json diff name", NULL},
+	{"show-managed-fields", 0, CLI_ARG_BOOL, OPT_MANAGED, NULL, NULL},
+	{"namespace", 'n', CLI_ARG_VALUE, OPT_NAMESPACE, NULL, NULL},
+	{"openapi", 0, CLI_ARG_VALUE, OPT_OPENAPI, "@file", NULL},
+	{"schema", 0, CLI_ARG_VALUE, OPT_SCHEMA, "@file", NULL},
+	{"field-manager", 0, CLI_ARG_VALUE, OPT_FIELD_MANAGER, NULL, NULL},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
+
+static int usage(const char *fmt, const char *arg)
+{
+	return cli_usage("replace", fmt, arg);
+}
+
+static int output_format(ssa_cli_format *fmt, const char *val)
+{
+	static const struct {
+		const char *name;
+		ssa_cli_format fmt;
+	} names[] = {{"yaml", SSA_OUT_YAML}, {"json", SSA_OUT_JSON}, {"diff", SSA_OUT_DIFF},
+	             {"name", SSA_OUT_NAME}};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(val, names[i].name) == 0) {
+			*fmt = names[i].fmt;
+			return CLI_OK;
+		}
+	return usage("unknown output format '%s' (yaml, json, diff, name)", val);
+}
+
+int cmd_replace(int argc, char **argv)
+{
+	ssa_cli_args a;
+	cli_args p;
+	bool help = false;
+	int k, code = CLI_OK;
+
+	memset(&a, 0, sizeof(a));
+	a.mode = SSA_CLI_REPLACE;
+	a.fmt = SSA_OUT_NONE;
+	a.manager = "kubectl-replace";
+	a.files = calloc((size_t)argc + 1, sizeof(*a.files));
+	a.schemas = calloc((size_t)argc + 1, sizeof(*a.schemas));
+	if (!a.files || !a.schemas) {
+		fprintf(stderr, "smpatch: error: out of memory\n");
+		code = CLI_INTERNAL;
+		goto out;
+	}
+	cli_args_init(&p, argc, argv, cli_replace_options);
+	while (code == CLI_OK && !help && (k = cli_args_next(&p)) != CLI_ARGS_END) {
+		switch (k) {
+		case CLI_ARGS_POSITIONAL:
+			code = usage("unexpected argument '%s'", p.value);
+			break;
+		case CLI_ARGS_HELP: help = true; break;
+		case OPT_FILENAME: a.files[a.nfiles++] = p.value; break;
+		case OPT_RECURSIVE: a.recursive = p.on; break;
+		case OPT_LIVE: a.live_path = p.value; break;
+		case OPT_OUTPUT: code = output_format(&a.fmt, p.value); break;
+		case OPT_MANAGED: a.managed = p.on; break;
+		case OPT_NAMESPACE: a.ns = p.value; break;
+		case OPT_OPENAPI: a.openapi = p.value; break;
+		case OPT_SCHEMA: a.schemas[a.nschemas++] = p.value; break;
+		case OPT_FIELD_MANAGER: a.manager = p.value; break;
+		default: code = CLI_USAGE; break; /* the parser has said why */
+		}
+	}
+	if (code != CLI_OK)
+		goto out;
+	if (help) {
+		fputs(help_text, stdout);
+		goto out;
+	}
+	if (!a.nfiles) {
+		code = usage("%s", "must specify -f (a file, a directory or -)");
+		goto out;
+	}
+	if (!a.live_path) {
+		code = usage("%s", "must specify --live (the objects to replace)");
+		goto out;
+	}
+	for (size_t i = 0; i < a.nfiles && strcmp(a.live_path, "-") == 0; i++)
+		if (strcmp(a.files[i], "-") == 0) {
+			code = usage("%s", "-f - and --live - cannot both read standard input");
+			goto out;
+		}
+	if (a.openapi && a.nschemas) {
+		code = usage("%s", "--openapi and --schema cannot be used together");
+		goto out;
+	}
+	code = ssa_cli_run(&a);
+out:
+	free(a.files);
+	free(a.schemas);
+	return code;
+}
