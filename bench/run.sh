@@ -540,9 +540,11 @@ if [ -z "${BENCH_NO_RESULTS:-}" ]; then
 		cat "$TARGETS"
 		echo
 		cat "$TABLES"
-		# bench/cluster.sh's section, kept until it runs again.
+		# bench/cluster.sh's and bench/ssa.sh's sections, kept until they run again.
 		if [ -f "$BENCH/RESULTS.md" ]; then
 			sed -n '/^<!-- cluster:begin -->/,/^<!-- cluster:end -->/p' "$BENCH/RESULTS.md" |
+				awk 'NR == 1 { print "" } { print }'
+			sed -n '/^<!-- ssa:begin -->/,/^<!-- ssa:end -->/p' "$BENCH/RESULTS.md" |
 				awk 'NR == 1 { print "" } { print }'
 		fi
 		if [ -f "$BENCH/history.md" ]; then
