@@ -191,9 +191,9 @@ static int request_body(smp_doc **out, const smp_value *cfg, const smp_apply_opt
 	    strcmp(have, ao->default_namespace) != 0) {
 		err->code = SMP_EINVALOBJ;
 		snprintf(err->message, sizeof(err->message),
+		         /* cli_fail adds kubectl's "You must pass '--namespace=...'" */
 		         "the namespace from the provided object \"%s\" does not match the "
-		         "namespace \"%s\". You must pass '--namespace=%s' to perform this "
-		         "operation.", have, ao->default_namespace, have);
+		         "namespace \"%s\"", have, ao->default_namespace);
 		return SMP_EINVALOBJ;
 	}
 	if (!*ns || (have && strcmp(have, ns) == 0))
