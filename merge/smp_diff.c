@@ -341,6 +341,18 @@ static int diff_lists(sctx *c, vlist *add, vlist *del, smp_value **order,
 	if (orig->u.list.len == 0) {
 		if (mod->u.list.len == 0 || o.ignore_changes)
 			return 0;
+		/* The reference adds the whole list unchecked, and its apply
+		 * then refuses map items without the merge key (or mixed with
+		 * other items): refuse that patch here, as diffListsOfMaps
+		 * would for a non-empty original. Lists of scalars merge. */
+		bool maps = false;
+		for (size_t i = 0; *mk && i < mod->u.list.len; i++)
+			maps = maps || mod->u.list.items[i]->type == SMP_MAP;
+		for (size_t i = 0; maps && i < mod->u.list.len; i++) {
+			const smp_value *kv;
+			if ((rc = elem_mk(c, mod->u.list.items[i], mk, &kv)))
+				return rc;
+		}
 		for (size_t i = 0; i < mod->u.list.len; i++) {
 			smp_value *cv = dcopy(c, mod->u.list.items[i]);
 			if (!cv || (rc = vl_push(c, add, cv)))
