@@ -14,7 +14,11 @@
  *      - a null map value in modified means "delete": the result lacks the
  *        key, except inside a list element the patch adds whole, where it
  *        stays (compared as if null map values were absent on both sides);
- *      - inputs that break the schema or the merge rules (see exempt()).
+ *      - a list of scalars with repeated items: a merged list of scalars is
+ *        a set to the reference's apply, so the repeats come back once
+ *        (compared as modified without its repeats, see eq_dedup());
+ *      - inputs that break the schema or the merge rules: the diff
+ *        refuses them (property 1).
  */
 #include "schemas.h"
 
@@ -34,6 +38,7 @@ static const smp_value *find(const smp_value *m, const char *k, size_t klen)
 
 /* Non-null entries of a that b lacks or holds differently. */
 static bool covers(const smp_value *a, const smp_value *b);
+static bool eq_dedup(const smp_value *a, const smp_value *b);
 
 /* a equals b where null map values count as absent, on either side: a
  * null in modified asks for a deletion, and a null inside a list element
@@ -45,14 +50,37 @@ static bool eq_modulo_null(const smp_value *a, const smp_value *b)
 	if (ta == SMP_MAP && tb == SMP_MAP)
 		return covers(a, b) && covers(b, a);
 	if (ta == SMP_LIST && tb == SMP_LIST) {
-		if (smp_value_len(a) != smp_value_len(b))
-			return false;
-		for (size_t i = 0; i < smp_value_len(a); i++)
-			if (!eq_modulo_null(smp_list_get(a, i), smp_list_get(b, i)))
-				return false;
-		return true;
+		bool same = smp_value_len(a) == smp_value_len(b);
+		for (size_t i = 0; same && i < smp_value_len(a); i++)
+			same = eq_modulo_null(smp_list_get(a, i), smp_list_get(b, i));
+		return same || eq_dedup(a, b) || eq_dedup(b, a);
 	}
 	return smp_value_equal(a, b);
+}
+
+/* a is b with its repeated scalars left out (first occurrences kept; the
+ * comparison runs both ways, so either side may be the modified one): a
+ * list of scalars the schema merges is a set to the reference's apply, so
+ * modified's duplicates come back once (`kubectl patch --local` too). */
+static bool eq_dedup(const smp_value *a, const smp_value *b)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < smp_value_len(b); i++) {
+		const smp_value *bv = smp_list_get(b, i);
+		bool dup = false;
+		smp_type t = smp_value_type(bv);
+		if (t == SMP_MAP || t == SMP_LIST)
+			return false;
+		for (size_t k = 0; k < i && !dup; k++)
+			dup = smp_value_equal(smp_list_get(b, k), bv);
+		if (dup)
+			continue;
+		if (j >= smp_value_len(a) || !smp_value_equal(smp_list_get(a, j), bv))
+			return false;
+		j++;
+	}
+	return j == smp_value_len(a);
 }
 
 static bool covers(const smp_value *a, const smp_value *b)
