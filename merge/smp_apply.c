@@ -138,11 +138,11 @@ static int wm_set(sctx *c, wmap *w, const char *key, size_t klen, smp_value *val
 		return 0;
 	}
 	if (smpv_map_add_copy(c->a, w->m, key, klen, val))
-		return snomem(c);
+		return smp__snomem(c);
 	if (w->mode == WM_HASH && smp_kindex_added(&w->ix))
-		return snomem(c);
+		return smp__snomem(c);
 	if (w->mode == WM_SORTED && !wm_tail_add(c, w, w->m->u.map.len - 1))
-		return snomem(c);
+		return smp__snomem(c);
 	return 0;
 }
 
@@ -175,12 +175,12 @@ static smp_value *copy_clean(sctx *c, const smp_value *v, bool discard, bool str
 
 	*keep = true;
 	if (depth > SMP_DEPTH_MERGE) {
-		sfail(c, SMP_ELIMIT, "document nested too deeply");
+		smp__sfail(c, SMP_ELIMIT, "document nested too deeply");
 		return NULL;
 	}
 	if (v->type == SMP_MAP) {
 		if (strip) {
-			const smp_value *d = mget(v, DIRECTIVE_MARKER);
+			const smp_value *d = smp__mget(v, DIRECTIVE_MARKER);
 			if (d && !(discard && d->type == SMP_NULL)) {
 				*keep = false;
 				return NULL;
@@ -225,7 +225,7 @@ static smp_value *copy_clean(sctx *c, const smp_value *v, bool discard, bool str
 		goto nomem;
 	return r;
 nomem:
-	snomem(c);
+	smp__snomem(c);
 	return NULL;
 }
 
@@ -233,259 +233,8 @@ static smp_value *raw_copy(sctx *c, const smp_value *v)
 {
 	smp_value *r = smpv_copy(c->a, v);
 	if (!r)
-		snomem(c);
+		smp__snomem(c);
 	return r;
-}
-
-/* ---- list ordering (normalizeElementOrder and friends) ---- */
-
-int vl_reserve(sctx *c, vlist *l, size_t need)
-{
-	size_t ncap = l->cap ? l->cap * 2 : 8;
-	smp_value **nv;
-
-	if (need <= l->cap)
-		return 0;
-	if (ncap < need)
-		ncap = need;
-	if (ncap > SIZE_MAX / sizeof(*nv))
-		return snomem(c);
-	nv = sc_alloc(c, ncap * sizeof(*nv));
-	if (!nv)
-		return snomem(c);
-	if (l->n)
-		memcpy(nv, l->v, l->n * sizeof(*nv));
-	l->v = nv;
-	l->cap = ncap;
-	return 0;
-}
-
-int vl_from_list(sctx *c, vlist *l, const smp_value *list)
-{
-	memset(l, 0, sizeof(*l));
-	if (!list || list->type != SMP_LIST)
-		return 0;
-	for (size_t i = 0; i < list->u.list.len; i++)
-		if (vl_push(c, l, list->u.list.items[i]))
-			return SMP_ENOMEM;
-	return 0;
-}
-
-smp_value *vl_to_list(sctx *c, const vlist *l)
-{
-	smp_value *r = smpv_list(c->a, l->n);
-
-	if (!r) {
-		snomem(c);
-		return NULL;
-	}
-	for (size_t i = 0; i < l->n; i++)
-		r->u.list.items[i] = l->v[i];
-	r->u.list.len = l->n;
-	return r;
-}
-
-/* What index() compares: the merge-key value for maps, the item itself
- * otherwise. */
-static const smp_value *order_key(const smp_value *item, const char *mk, bool maps)
-{
-	return maps ? mk_value(item, mk) : item;
-}
-
-/* Index over an order list, built once per list and shared by partition,
- * normalize_slice_order and the interleaving. Maps without the merge key
- * are left out: partition skips them (findMapInSliceBasedOnKeyValue), and
- * the others validate the merge keys before looking anything up. */
-static int build_order_index(sctx *c, smp_vindex *ix, const vlist *order, const char *mk,
-                             bool maps)
-{
-	if (sc_vindex(c, ix, order->n))
-		return snomem(c);
-	for (size_t i = 0; i < order->n; i++) {
-		const smp_value *key = maps && order->k ? order->k[i] : order_key(order->v[i], mk, maps);
-		if (key)
-			smp_vindex_add(ix, key, i);
-	}
-	return 0;
-}
-
-static int validate_merge_keys(sctx *c, const char *mk, const vlist *l)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		const smp_value *m = l->v[i];
-		if (l->k && l->k[i])
-			continue; /* a map with the key (its value is known) */
-		if (m->type != SMP_MAP)
-			return err_bad_arg_type(c, "map[string]interface {}", m);
-		if (!mk_value(m, mk))
-			return err_no_merge_key(c, m, mk);
-	}
-	return 0;
-}
-
-static bool is_delete_item(const smp_value *m)
-{
-	return smpv_is_str(mget(m, DIRECTIVE_MARKER), "delete");
-}
-
-/* normalizeSliceOrder with the index over `order` given. `l_checked`: the
- * items of l are known to be maps with the merge key (partition checked
- * them), so only `order` needs validating. */
-static int nso_ix(sctx *c, vlist *l, const vlist *order, const smp_vindex *ix, const char *mk,
-                  bool maps, bool l_checked)
-{
-	vlist keep = {0}, del = {0};
-	const smp_value **kk = NULL; /* merge keys of keep, when l came with them */
-	size_t hint = 0;
-	long *keys;
-	int rc;
-
-	if (maps) {
-		if ((!l_checked && (rc = validate_merge_keys(c, mk, l))) ||
-		    (rc = validate_merge_keys(c, mk, order)))
-			return rc;
-		if (l_checked && l->k && !(kk = sc_alloc(c, (l->n + 1) * sizeof(*kk))))
-			return snomem(c);
-		for (size_t i = 0; i < l->n; i++) {
-			bool d = is_delete_item(l->v[i]);
-			if (!d && kk)
-				kk[keep.n] = l->k[i];
-			if ((rc = vl_push(c, d ? &del : &keep, l->v[i])))
-				return rc;
-		}
-	} else {
-		keep = *l;
-		keep.k = NULL;
-	}
-	keys = sc_alloc(c, (keep.n + 1) * sizeof(*keys));
-	if (!keys)
-		return snomem(c);
-	for (size_t i = 0; i < keep.n; i++)
-		keys[i] = smp_vindex_find_next(ix, kk ? kk[i] : order_key(keep.v[i], mk, maps),
-		                               &hint);
-	smp_go_stable_by_index((void **)keep.v, keys, keep.n);
-	for (size_t i = 0; i < del.n; i++)
-		if ((rc = vl_push(c, &keep, del.v[i])))
-			return rc;
-	*l = keep;
-	return 0;
-}
-
-/* normalizeSliceOrder: stable sort of l by position in order; items marked
- * $patch: delete go last. */
-int normalize_slice_order(sctx *c, vlist *l, const vlist *order, const char *mk,
-                                 bool maps)
-{
-	smp_vindex ix;
-	int rc;
-
-	if ((rc = build_order_index(c, &ix, order, mk, maps)))
-		return rc;
-	return nso_ix(c, l, order, &ix, mk, maps, false);
-}
-
-/* normalizeElementOrder + mergeSortedSlice over the two halves partition
- * gave. `pix` is partition's index over patch_order when it ran with the
- * same `maps` (NULL: built here). */
-static int normalize_element_order(sctx *c, vlist *out, vlist *patch, vlist *server,
-                                   const vlist *patch_order, const vlist *server_order,
-                                   const char *mk, bool maps, const smp_vindex *pix)
-{
-	smp_vindex pbuf, ix;
-	/* Given the caller's index, partition ran with the same `maps` and
-	 * checked every item of patch and server. */
-	bool checked = pix != NULL;
-	size_t i = 0, j = 0, hs = 0, hp = 0;
-	long li = -1, ri = -1;
-	bool have_li = false, have_ri = false;
-	int rc;
-
-	if (!pix) {
-		if ((rc = build_order_index(c, &pbuf, patch_order, mk, maps)))
-			return rc;
-		pix = &pbuf;
-	}
-	if ((rc = nso_ix(c, patch, patch_order, pix, mk, maps, checked)))
-		return rc;
-	/* With no server-only items the index over server_order is not needed
-	 * (nso_ix still validates the lists). */
-	if (server->n && (rc = build_order_index(c, &ix, server_order, mk, maps)))
-		return rc;
-	if ((rc = nso_ix(c, server, server_order, &ix, mk, maps, checked)))
-		return rc;
-	memset(out, 0, sizeof(*out));
-	/* Each item is looked up once, in list order (the hints keep that a
-	 * sequential walk when the lists line up). */
-	while (i < server->n && j < patch->n) {
-		if (!have_li) {
-			li = smp_vindex_find_next(&ix, order_key(server->v[i], mk, maps), &hs);
-			have_li = true;
-		}
-		if (!have_ri) {
-			ri = smp_vindex_find_next(&ix, order_key(patch->v[j], mk, maps), &hp);
-			have_ri = true;
-		}
-		if (li >= 0 && ri >= 0 && li < ri) {
-			rc = vl_push(c, out, server->v[i++]);
-			have_li = false;
-		} else {
-			rc = vl_push(c, out, patch->v[j++]);
-			have_ri = false;
-		}
-		if (rc)
-			return rc;
-	}
-	while (i < server->n)
-		if ((rc = vl_push(c, out, server->v[i++])))
-			return rc;
-	while (j < patch->n)
-		if ((rc = vl_push(c, out, patch->v[j++])))
-			return rc;
-	return 0;
-}
-
-/* partitionPrimitivesByPresentInList / partitionMapsByPresentInList. The
- * index over `by` is left in *ix for normalize_element_order. */
-static int partition(sctx *c, const vlist *merged, const vlist *by, const char *mk, bool maps,
-                     vlist *in, vlist *out, smp_vindex *ix)
-{
-	size_t hint = 0;
-	int rc;
-
-	memset(in, 0, sizeof(*in));
-	memset(out, 0, sizeof(*out));
-	if (maps) {
-		for (size_t i = 0; i < merged->n && i == 0; i++)
-			for (size_t k = 0; k < by->n; k++)
-				if (by->v[k]->type != SMP_MAP)
-					return sfail(c, SMP_EPATCH, "value for key %zu is not a map", k);
-	}
-	if ((rc = build_order_index(c, ix, by, mk, maps)) ||
-	    (rc = vl_reserve(c, in, merged->n)) || (rc = vl_reserve(c, out, merged->n)))
-		return rc;
-	/* Both halves keep their merge keys for normalize_slice_order. */
-	if (maps && merged->n &&
-	    (!(in->k = sc_alloc(c, merged->n * sizeof(*in->k))) ||
-	     !(out->k = sc_alloc(c, merged->n * sizeof(*out->k)))))
-		return snomem(c);
-	for (size_t i = 0; i < merged->n; i++) {
-		const smp_value *v = merged->v[i];
-		const smp_value *key = v;
-		if (maps) {
-			if (v->type != SMP_MAP)
-				return err_bad_arg_type(c, "map[string]interface {}", v);
-			key = mk_value(v, mk);
-			if (!key)
-				return err_no_merge_key(c, v, mk);
-		}
-		vlist *half = smp_vindex_find_next(ix, key, &hint) >= 0 ? in : out;
-		if (maps)
-			half->k[half->n] = key;
-		rc = vl_push(c, half, merged->v[i]);
-		if (rc)
-			return rc;
-	}
-	return 0;
 }
 
 /* ---- merging ---- */
@@ -634,12 +383,12 @@ static int fast_order(sctx *c, smp_value **out, const vlist *merged, const smp_v
 		 * deletion directives after the others */
 		for (int pass = 0; pass < 2; pass++)
 			for (size_t i = 0; i < n; i++)
-				if (!used[i] && (mdir[i] && is_delete_item(merged->v[i])) == (pass == 1))
+				if (!used[i] && (mdir[i] && smp__is_delete_item(merged->v[i])) == (pass == 1))
 					res[taken++] = merged->v[i];
 	}
 	r = smpv_list(c->a, n);
 	if (!r) {
-		*rc = snomem(c);
+		*rc = smp__snomem(c);
 		return FO_ORDERED;
 	}
 	if (n) /* an empty list has no items array */
@@ -714,7 +463,7 @@ static int alias_view(sctx *c, vlist *view, const smp_value *orig, const long *d
 
 	memset(view, 0, sizeof(*view));
 	if (!removed || !order || !bucket_start || !stale || !curk)
-		return snomem(c);
+		return smp__snomem(c);
 	memset(removed, 0, L + 1);
 	memset(bucket_start, 0, (ndel_keys + 2) * sizeof(size_t));
 	/* Removal order: by the directive's first position, then ascending. */
@@ -753,7 +502,7 @@ static int alias_view(sctx *c, vlist *view, const smp_value *orig, const long *d
 	if (!replace) {
 		bool realloc = false;
 		if (sc_vindex(c, &ix, n + patch_order->n))
-			return snomem(c);
+			return smp__snomem(c);
 		for (size_t i = 0; i < n; i++) {
 			const smp_value *mv = curk[i];
 			if (mv)
@@ -793,8 +542,8 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		return 0;
 	}
 	if (++c->depth > SMP_DEPTH_MERGE)
-		return sfail(c, SMP_ELIMIT, "document nested too deeply");
-	if ((rc = slice_elem_type(c, orig, patch, &kind)))
+		return smp__sfail(c, SMP_ELIMIT, "document nested too deeply");
+	if ((rc = smp__slice_elem_type(c, orig, patch, &kind)))
 		goto out;
 	maps = kind == SMP_MAP;
 	if (!maps) {
@@ -802,7 +551,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 			/* deleteFromSlice */
 			smp_vindex ix;
 			if (sc_vindex(c, &ix, patch->u.list.len)) {
-				rc = snomem(c);
+				rc = smp__snomem(c);
 				goto out;
 			}
 			for (size_t i = 0; i < patch->u.list.len; i++)
@@ -811,12 +560,12 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 				if (smp_vindex_find(&ix, orig->u.list.items[i]) < 0 &&
 				    (rc = vl_push(c, &merged, orig->u.list.items[i])))
 					goto out;
-			*out = vl_to_list(c, &merged);
+			*out = smp__vl_to_list(c, &merged);
 			rc = *out ? 0 : SMP_ENOMEM;
 			goto out;
 		}
-		if ((rc = vl_from_list(c, &server_order, orig)) ||
-		    (rc = vl_from_list(c, &patch_order, patch)))
+		if ((rc = smp__vl_from_list(c, &server_order, orig)) ||
+		    (rc = smp__vl_from_list(c, &patch_order, patch)))
 			goto out;
 		for (size_t i = 0; i < server_order.n; i++)
 			if ((rc = vl_push(c, &merged, server_order.v[i])))
@@ -828,7 +577,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 				goto out;
 			}
 		}
-		merged.n = dedup_scalars(c, merged.v, merged.n);
+		merged.n = smp__dedup_scalars(c, merged.v, merged.n);
 	} else {
 		vlist nonspecial = {0};
 		smp_vindex del, ix;
@@ -844,8 +593,8 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		uint64_t *ohash = NULL, *mhash;
 
 		if (!mk || !*mk) {
-			rc = sfail(c, SMP_EPATCH, "cannot merge lists without merge key for %s",
-			           elem && elem->name ? elem->name : "object");
+			rc = smp__sfail(c, SMP_EPATCH, "cannot merge lists without merge key for %s",
+			                 elem && elem->name ? elem->name : "object");
 			goto out;
 		}
 		okeys = sc_alloc(c, (on + 1) * sizeof(*okeys));
@@ -856,7 +605,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		mhash = sc_alloc(c, (on + pn + 1) * sizeof(*mhash));
 		if (!okeys || !nkeys || !mkeys || !odir || !mdir || !mhash ||
 		    sc_vindex(c, &del, pn)) {
-			rc = snomem(c);
+			rc = smp__snomem(c);
 			goto out;
 		}
 		/* mergeSliceWithSpecialElements */
@@ -872,11 +621,11 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 					goto out;
 				continue;
 			}
-			d = mget(pe, DIRECTIVE_MARKER);
-			size_t pl = spush_elem(c, mk, mv, i);
+			d = smp__mget(pe, DIRECTIVE_MARKER);
+			size_t pl = smp__spush_elem(c, mk, mv, i);
 			if (smpv_is_str(d, "delete")) {
 				if (!mv) {
-					rc = err_no_merge_key(c, pe, mk);
+					rc = smp__err_no_merge_key(c, pe, mk);
 					goto out;
 				}
 				if (smp_vindex_find(&del, mv) < 0)
@@ -885,13 +634,13 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 			} else if (smpv_is_str(d, "replace")) {
 				replace = true;
 			} else if (smpv_is_str(d, "merge")) {
-				rc = sfail(c, SMP_EPATCH, "merging lists cannot yet be specified in the patch");
+				rc = smp__sfail(c, SMP_EPATCH, "merging lists cannot yet be specified in the patch");
 				goto out;
 			} else {
-				rc = err_bad_patch_type(c, d, pe);
+				rc = smp__err_bad_patch_type(c, d, pe);
 				goto out;
 			}
-			spop(c, pl);
+			smp__spop(c, pl);
 		}
 		for (size_t i = 0; i < on; i++) {
 			/* (slice_elem_type touched the elements) */
@@ -909,7 +658,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 			dgrp = sc_alloc(c, (on + 1) * sizeof(*dgrp));
 			ohash = sc_alloc(c, (on + 1) * sizeof(*ohash));
 			if (!dgrp || !ohash) {
-				rc = snomem(c);
+				rc = smp__snomem(c);
 				goto out;
 			}
 			for (size_t i = 0; i < on; i++) {
@@ -964,7 +713,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 			if ((rc = vl_push(c, &merged, server_order.v[i])))
 				goto out;
 		if (sc_vindex(c, &ix, merged.n + patch_order.n)) {
-			rc = snomem(c);
+			rc = smp__snomem(c);
 			goto out;
 		}
 		/* Every original element a map with the merge key (deleted ones
@@ -972,7 +721,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 		orig_keyed = !replace;
 		for (size_t i = 0; i < merged.n; i++) {
 			if (replace) {
-				const smp_value *mv = mk_value(merged.v[i], mk);
+				const smp_value *mv = smp__mk_value(merged.v[i], mk);
 				if (mv)
 					smp_vindex_add(&ix, mv, i);
 			} else if (mkeys[i]) {
@@ -986,17 +735,17 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 			const smp_value *mv = nkeys[i];
 			long pos;
 			if (!mv) {
-				rc = err_no_merge_key(c, pe, mk);
+				rc = smp__err_no_merge_key(c, pe, mk);
 				goto out;
 			}
 			pos = smp_vindex_find_next(&ix, mv, &hint);
 			if (pos >= 0) {
-				size_t pl = spush_elem(c, mk, mv, (size_t)pos);
+				size_t pl = smp__spush_elem(c, mk, mv, (size_t)pos);
 				smp_value *r;
 				rc = smp_merge_map(c, &r, merged.v[pos], pe, elem);
 				if (rc)
 					goto out;
-				spop(c, pl);
+				smp__spop(c, pl);
 				merged.v[pos] = r;
 				mkeys[pos] = NULL;
 			} else {
@@ -1006,7 +755,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 					goto out;
 				}
 				mkeys[merged.n - 1] = NULL;
-				smp_vindex_add(&ix, mk_value(cv, mk), merged.n - 1);
+				smp_vindex_add(&ix, smp__mk_value(cv, mk), merged.n - 1);
 			}
 		}
 		int fo = FO_GENERAL;
@@ -1024,18 +773,18 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 			goto out;
 		if (fo == FO_ANY_ORDER) {
 			/* the caller orders it (as it is) */
-			*out = vl_to_list(c, &merged);
+			*out = smp__vl_to_list(c, &merged);
 			rc = *out ? 0 : SMP_ENOMEM;
 			c->fast++;
 			goto out;
 		}
 	}
-	if ((rc = partition(c, &merged, &patch_order, mk, maps, &in, &outl, &pix)))
+	if ((rc = smp__partition(c, &merged, &patch_order, mk, maps, &in, &outl, &pix)))
 		goto out;
-	if ((rc = normalize_element_order(c, &res, &in, &outl, &patch_order, &server_order, mk,
-	                                  maps, &pix)))
+	if ((rc = smp__normalize_element_order(c, &res, &in, &outl, &patch_order, &server_order, mk,
+	                                        maps, &pix)))
 		goto out;
-	*out = vl_to_list(c, &res);
+	*out = smp__vl_to_list(c, &res);
 	rc = *out ? 0 : SMP_ENOMEM;
 out:
 	c->depth--;
@@ -1050,8 +799,8 @@ static int extract_key(sctx *c, const char *key, size_t klen, const char *prefix
 
 	if (!slash || (size_t)(slash - key) != pn || memcmp(key, prefix, pn) != 0) {
 		if (strcmp(prefix, DELETE_FROM_PRIMITIVE_PREFIX) == 0)
-			return sfail(c, SMP_EPATCH, "invalid patch format of primitive list");
-		return sfail(c, SMP_EPATCH, "invalid patch format of setElementOrder list");
+			return smp__sfail(c, SMP_EPATCH, "invalid patch format of primitive list");
+		return smp__sfail(c, SMP_EPATCH, "invalid patch format of setElementOrder list");
 	}
 	*rest = slash + 1;
 	*rlen = klen - pn - 1;
@@ -1072,8 +821,8 @@ static int apply_retain_keys(sctx *c, wmap *w, const smp_value *patch, bool *don
 		long oi = wm_find(c, w, RETAIN_KEYS_DIRECTIVE, strlen(RETAIN_KEYS_DIRECTIVE));
 		if (oi >= 0) {
 			if (!smpv_equal(w->m->u.map.items[oi].val, rk))
-				return sfail(c, SMP_EPATCH, "$retainKeys lists differ: this may happen when "
-				             "calculating the 3-way diff patch");
+				return smp__sfail(c, SMP_EPATCH, "$retainKeys lists differ: this may happen when "
+				                   "calculating the 3-way diff patch");
 			return 0;
 		}
 		smp_value *cv = raw_copy(c, rk);
@@ -1081,25 +830,25 @@ static int apply_retain_keys(sctx *c, wmap *w, const smp_value *patch, bool *don
 		          : SMP_ENOMEM;
 	}
 	if (rk->type != SMP_LIST)
-		return sfail(c, SMP_EPATCH, "invalid patch format of retainKeys");
+		return smp__sfail(c, SMP_EPATCH, "invalid patch format of retainKeys");
 	if (sc_vindex(c, &set, rk->u.list.len))
-		return snomem(c);
+		return smp__snomem(c);
 	for (size_t i = 0; i < rk->u.list.len; i++)
 		smp_vindex_add(&set, rk->u.list.items[i], i);
 	for (size_t i = 0; i < patch->u.map.len; i++) {
 		const smp_member *e = &patch->u.map.items[i];
 		smp_value key;
 		if ((ptrdiff_t)i == ri || e->val->type == SMP_NULL ||
-		    has_prefix(e->key, e->klen, DELETE_FROM_PRIMITIVE_PREFIX) ||
-		    has_prefix(e->key, e->klen, SET_ELEMENT_ORDER_PREFIX))
+		    smp__has_prefix(e->key, e->klen, DELETE_FROM_PRIMITIVE_PREFIX) ||
+		    smp__has_prefix(e->key, e->klen, SET_ELEMENT_ORDER_PREFIX))
 			continue;
 		memset(&key, 0, sizeof(key));
 		key.type = SMP_STRING;
 		key.u.s.ptr = e->key;
 		key.u.s.len = e->klen;
 		if (smp_vindex_find(&set, &key) < 0)
-			return sfail(c, SMP_EPATCH, "invalid patch format of retainKeys: "
-			             "field \"%s\" is not in the $retainKeys list", e->key);
+			return smp__sfail(c, SMP_EPATCH, "invalid patch format of retainKeys: "
+			                   "field \"%s\" is not in the $retainKeys list", e->key);
 	}
 	for (size_t i = 0; i < w->m->u.map.len; i++) {
 		smp_member *e = &w->m->u.map.items[i];
@@ -1135,19 +884,19 @@ static int validate_set_order(sctx *c, const smp_value *plist, const smp_value *
 	pk = sc_alloc(c, (pn + 1) * sizeof(*pk));
 	pdir = sc_alloc(c, pn + 1);
 	if (!pk || !pdir)
-		return snomem(c);
+		return smp__snomem(c);
 	for (size_t i = 0; i < pn; i++) {
 		smp_value *v = plist->u.list.items[i];
 		bool dir = false;
 		const smp_value *k = NULL;
 		if (*mk) {
 			if (v->type != SMP_MAP)
-				return err_bad_arg_type(c, "map[string]interface {}", v);
+				return smp__err_bad_arg_type(c, "map[string]interface {}", v);
 			k = mk_scan(v, mk, &dir);
-			if (dir && is_delete_item(v))
+			if (dir && smp__is_delete_item(v))
 				continue;
 		} else if (v->type == SMP_MAP) {
-			dir = mget(v, DIRECTIVE_MARKER) != NULL;
+			dir = smp__mget(v, DIRECTIVE_MARKER) != NULL;
 		}
 		pk[nondel.n] = k;
 		pdir[nondel.n] = dir;
@@ -1167,14 +916,14 @@ static int validate_set_order(sctx *c, const smp_value *plist, const smp_value *
 		} else {
 			/* pv is a map (checked above) */
 			if (ov->type != SMP_MAP)
-				return err_bad_arg_type(c, "map[string]interface {}", ov);
-			const smp_value *a = pk[pi], *b = okeys ? okeys[si] : mk_value(ov, mk);
+				return smp__err_bad_arg_type(c, "map[string]interface {}", ov);
+			const smp_value *a = pk[pi], *b = okeys ? okeys[si] : smp__mk_value(ov, mk);
 			if (okeys && si + 4 < m)
 				prefetch_str(okeys[si + 4]);
 			if (!a)
-				return err_no_merge_key(c, pv, mk);
+				return smp__err_no_merge_key(c, pv, mk);
 			if (!b)
-				return err_no_merge_key(c, ov, mk);
+				return smp__err_no_merge_key(c, ov, mk);
 			eq = smpv_equal(a, b);
 		}
 		if (eq)
@@ -1188,7 +937,7 @@ static int validate_set_order(sctx *c, const smp_value *plist, const smp_value *
 		smp_gofmt_v(&b, plist);
 		smp_buf_printf(&b, " doesn't match %s list: ", SET_ELEMENT_ORDER_PREFIX);
 		smp_gofmt_v(&b, order);
-		rc = b.oom ? snomem(c) : sfail(c, SMP_EPATCH, "%.600s", b.ptr);
+		rc = b.oom ? smp__snomem(c) : smp__sfail(c, SMP_EPATCH, "%.600s", b.ptr);
 		smp_buf_release(&b);
 		return rc;
 	}
@@ -1218,7 +967,7 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		smp_type kind;
 		bool pmaps;
 
-		if (done[i] || !has_prefix(e->key, e->klen, SET_ELEMENT_ORDER_PREFIX))
+		if (done[i] || !smp__has_prefix(e->key, e->klen, SET_ELEMENT_ORDER_PREFIX))
 			continue;
 		done[i] = true;
 		/* Everything this list needs in scratch is given back at its end
@@ -1226,15 +975,15 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		smp_mmark mark = sc_mark(c);
 		if (!indexed) {
 			if (smp_kindex_init(&pix, c->tmp, patch))
-				return snomem(c);
+				return smp__snomem(c);
 			indexed = true;
 		}
-		pl = spush_key(c, e->key, e->klen);
+		pl = smp__spush_key(c, e->key, e->klen);
 		if (!c->mpl) {
 			long ex = wm_find(c, w, e->key, e->klen);
 			if (ex >= 0) {
 				if (!smpv_equal(w->m->u.map.items[ex].val, order))
-					return sfail(c, SMP_EPATCH, "invalid patch format of setElementOrder list");
+					return smp__sfail(c, SMP_EPATCH, "invalid patch format of setElementOrder list");
 			} else {
 				smp_value *cv = raw_copy(c, order);
 				if (!cv || (rc = wm_set(c, w, e->key, e->klen, cv)))
@@ -1242,11 +991,11 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 			}
 		}
 		if (order->type != SMP_LIST)
-			return err_bad_arg_type(c, "[]interface {}", order);
+			return smp__err_bad_arg_type(c, "[]interface {}", order);
 		if ((rc = extract_key(c, e->key, e->klen, SET_ELEMENT_ORDER_PREFIX, &okey, &oklen)))
 			return rc;
-		spop(c, pl);
-		pl = spush_key(c, okey, oklen);
+		smp__spop(c, pl);
+		pl = smp__spush_key(c, okey, oklen);
 		oidx = wm_find(c, w, okey, oklen);
 		pidx = smp_kindex_find(&pix, okey, oklen);
 		if (pidx >= 0 && done[pidx])
@@ -1254,14 +1003,14 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		if (oidx >= 0) {
 			olist = w->m->u.map.items[oidx].val;
 			if (olist->type != SMP_LIST)
-				return err_bad_arg_type(c, "[]interface {}", olist);
+				return smp__err_bad_arg_type(c, "[]interface {}", olist);
 		}
 		if (pidx >= 0) {
 			plist = patch->u.map.items[pidx].val;
 			if (plist->type != SMP_LIST)
-				return err_bad_arg_type(c, "[]interface {}", plist);
+				return smp__err_bad_arg_type(c, "[]interface {}", plist);
 		}
-		if ((rc = lookup_slice(c, t, okey, oklen, &m)))
+		if ((rc = smp__lookup_slice(c, t, okey, oklen, &m)))
 			return rc;
 		/* Applying, kubectl's Go types answer "not a slice" for a (non-
 		 * pointer) struct field; only a list actually present there (the
@@ -1269,21 +1018,21 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		 * cannot tell pointers, so the three-way merge of two patches
 		 * (where neither side need hold the list) lets it through. */
 		if (m.object_as_list && !olist && !plist && c->mpl)
-			return sfail(c, SMP_EPATCH, "expected slice or array type, but got: struct");
+			return smp__sfail(c, SMP_EPATCH, "expected slice or array type, but got: struct");
 		/* The order list's merge keys, looked up once for the validation
 		 * and fast_order's index. */
 		const smp_value **okk = NULL;
 		size_t on = order->u.list.len;
 		if (*m.mk && plist && plist->u.list.len && on) {
 			if (!(okk = sc_alloc(c, on * sizeof(*okk))))
-				return snomem(c);
+				return smp__snomem(c);
 			for (size_t k = 0; k < on; k++) {
 				const smp_value *ahead = k + 4 < on ? order->u.list.items[k + 4] : NULL;
 				if (k + 8 < on)
 					PREFETCH(order->u.list.items[k + 8]);
 				if (ahead && ahead->type == SMP_MAP)
 					PREFETCH(ahead->u.map.items);
-				okk[k] = mk_value(order->u.list.items[k], m.mk);
+				okk[k] = smp__mk_value(order->u.list.items[k], m.mk);
 				PREFETCH(okk[k]); /* compared below */
 			}
 		}
@@ -1313,35 +1062,36 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 					return rc;
 				if (pidx >= 0)
 					done[pidx] = true;
-				spop(c, pl);
+				smp__spop(c, pl);
 				sc_reset(c, mark);
 				continue;
 			}
 		} else {
-			spop(c, pl);
+			smp__spop(c, pl);
 			sc_reset(c, mark);
 			continue;
 		}
-		if ((rc = vl_from_list(c, &merged, mergedv)) || (rc = vl_from_list(c, &order_l, order)) ||
-		    (rc = vl_from_list(c, &orig_l, olist)))
+		if ((rc = smp__vl_from_list(c, &merged, mergedv)) ||
+		    (rc = smp__vl_from_list(c, &order_l, order)) ||
+		    (rc = smp__vl_from_list(c, &orig_l, olist)))
 			return rc;
 		if (olist && plist && so.view.v)
 			orig_l = so.view;
 		pmaps = *m.mk != '\0';
-		if ((rc = partition(c, &merged, &order_l, m.mk, pmaps, &in, &outl, &oix)))
+		if ((rc = smp__partition(c, &merged, &order_l, m.mk, pmaps, &in, &outl, &oix)))
 			return rc;
-		if ((rc = slice_elem_type(c, olist, plist, &kind)))
+		if ((rc = smp__slice_elem_type(c, olist, plist, &kind)))
 			return rc;
-		if ((rc = normalize_element_order(c, &res, &in, &outl, &order_l, &orig_l, m.mk,
-		                                  kind == SMP_MAP,
-		                                  pmaps == (kind == SMP_MAP) ? &oix : NULL)))
+		if ((rc = smp__normalize_element_order(c, &res, &in, &outl, &order_l, &orig_l, m.mk,
+		                                        kind == SMP_MAP,
+		                                        pmaps == (kind == SMP_MAP) ? &oix : NULL)))
 			return rc;
-		smp_value *lv = vl_to_list(c, &res);
+		smp_value *lv = smp__vl_to_list(c, &res);
 		if (!lv || (rc = wm_set(c, w, okey, oklen, lv)))
 			return SMP_ENOMEM;
 		if (pidx >= 0)
 			done[pidx] = true;
-		spop(c, pl);
+		smp__spop(c, pl);
 		sc_reset(c, mark);
 	}
 	return 0;
@@ -1370,7 +1120,7 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 		if (smpv_is_str(d, "replace")) {
 			r = smpv_map(c->a, patch->u.map.len);
 			if (!r)
-				return snomem(c);
+				return smp__snomem(c);
 			for (size_t i = 0; i < patch->u.map.len; i++) {
 				const smp_member *e = &patch->u.map.items[i];
 				smp_value *cv;
@@ -1378,31 +1128,31 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 					continue;
 				cv = raw_copy(c, e->val);
 				if (!cv || smpv_map_add_copy(c->a, r, e->key, e->klen, cv))
-					return snomem(c);
+					return smp__snomem(c);
 			}
 			*out = r;
 			return 0;
 		}
 		if (smpv_is_str(d, "delete")) {
 			*out = smpv_map(c->a, 0);
-			return *out ? 0 : snomem(c);
+			return *out ? 0 : smp__snomem(c);
 		}
-		return err_bad_patch_type(c, d, patch);
+		return smp__err_bad_patch_type(c, d, patch);
 	}
 	if (++c->depth > SMP_DEPTH_MERGE) {
 		c->depth--;
-		return sfail(c, SMP_ELIMIT, "document nested too deeply");
+		return smp__sfail(c, SMP_ELIMIT, "document nested too deeply");
 	}
 	/* Scratch taken below (done, the lists' indices) is given back on
 	 * return; the wmap's structures live in c->tmp. */
 	mark = sc_mark(c);
 	if (!orig && !(orig = smpv_map(c->a, patch->u.map.len))) {
-		rc = snomem(c);
+		rc = smp__snomem(c);
 		goto out;
 	}
 	done = sc_alloc(c, patch->u.map.len + 1);
 	if (!done) {
-		rc = snomem(c);
+		rc = smp__snomem(c);
 		goto out;
 	}
 	wm_init(&w, orig, patch->u.map.len);
@@ -1420,7 +1170,7 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 
 		if (done[i])
 			continue;
-		if (dollar && has_prefix(k, klen, DELETE_FROM_PRIMITIVE_PREFIX)) {
+		if (dollar && smp__has_prefix(k, klen, DELETE_FROM_PRIMITIVE_PREFIX)) {
 			if (!c->mpl) {
 				smp_value *cv = raw_copy(c, pv);
 				if (!cv || (rc = wm_set(c, &w, k, klen, cv))) {
@@ -1429,23 +1179,23 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 				}
 				continue;
 			}
-			pl = spush_key(c, k, klen);
+			pl = smp__spush_key(c, k, klen);
 			const char *rest;
 			size_t rlen;
 			if ((rc = extract_key(c, k, klen, DELETE_FROM_PRIMITIVE_PREFIX, &rest, &rlen)))
 				goto out;
-			spop(c, pl);
+			smp__spop(c, pl);
 			if (rlen) {
 				k = rest;
 				klen = rlen;
 			}
 			is_delete_list = true;
 		}
-		pl = spush_key(c, k, klen);
+		pl = smp__spush_key(c, k, klen);
 		if (pv->type == SMP_NULL) {
 			wm_del(c, &w, k, klen);
 			if (c->iun) {
-				spop(c, pl);
+				smp__spop(c, pl);
 				continue;
 			}
 		}
@@ -1465,14 +1215,14 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 				if (rc)
 					goto out;
 			}
-			spop(c, pl);
+			smp__spop(c, pl);
 			continue;
 		}
 		smp_value *ov = w.m->u.map.items[oi].val, *nv = NULL;
 		pmeta m;
 		switch (pv->type) {
 		case SMP_MAP:
-			if ((rc = lookup_struct(c, t, k, klen, &m)))
+			if ((rc = smp__lookup_struct(c, t, k, klen, &m)))
 				goto out;
 			if (m.replace) {
 				nv = raw_copy(c, pv);
@@ -1483,7 +1233,7 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 			break;
 		case SMP_LIST: {
 			smp_mmark lm = sc_mark(c);
-			if ((rc = lookup_slice(c, t, k, klen, &m)))
+			if ((rc = smp__lookup_slice(c, t, k, klen, &m)))
 				goto out;
 			rc = merge_slice_handler(c, &nv, ov, pv, &m, is_delete_list, NULL);
 			sc_reset(c, lm);
@@ -1499,7 +1249,7 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 		if (rc)
 			goto out;
 		w.m->u.map.items[oi].val = nv;
-		spop(c, pl);
+		smp__spop(c, pl);
 	}
 	wm_compact(w.m);
 	*out = w.m;
@@ -1532,7 +1282,7 @@ static int sm_apply(smp_value **out, smp_arena *a, const smp_value *target, smp_
 		                   smp_go_type_name(patch));
 	smp_arena_init(&tmp);
 	smp_mscratch_init(&scr);
-	sctx_init(&c, a, &tmp, err);
+	smp__sctx_init(&c, a, &tmp, err);
 	c.s = &scr;
 	c.general = general;
 	c.mpl = true;
@@ -1545,7 +1295,7 @@ static int sm_apply(smp_value **out, smp_arena *a, const smp_value *target, smp_
 		       : smp_tree_copy_for_patch(a, target, patch && patch->type == SMP_MAP ? patch
 		                                                                         : NULL);
 	if (!orig) {
-		rc = snomem(&c);
+		rc = smp__snomem(&c);
 		goto out;
 	}
 	if (!patch || patch->type != SMP_MAP) {

@@ -56,7 +56,7 @@ typedef struct pmeta {
 	bool object_as_list;  /* slice lookup on an object-typed field (mergeItemPtr) */
 } pmeta;
 
-void sctx_init(sctx *c, smp_arena *a, smp_arena *tmp, smp_error *err);
+void smp__sctx_init(sctx *c, smp_arena *a, smp_arena *tmp, smp_error *err);
 
 /* Memory that lives no longer than the list or map being merged: from c->s
  * when the operation has one (given back by sc_reset), else from c->tmp.
@@ -93,37 +93,37 @@ static inline int sc_vindex(sctx *c, smp_vindex *ix, size_t max_entries)
 }
 
 /* Error with the current document path. Returns code. */
-int sfail(sctx *c, int code, const char *fmt, ...)
+int smp__sfail(sctx *c, int code, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 3, 4)))
 #endif
 	;
-int snomem(sctx *c);
+int smp__snomem(sctx *c);
 
 /* Document path: push returns the length to restore with spop. */
-size_t spush_key(sctx *c, const char *key, size_t klen);
-size_t spush_elem(sctx *c, const char *mk, const smp_value *mkval, size_t index);
-void spop(sctx *c, size_t len);
+size_t smp__spush_key(sctx *c, const char *key, size_t klen);
+size_t smp__spush_elem(sctx *c, const char *mk, const smp_value *mkval, size_t index);
+void smp__spop(sctx *c, size_t len);
 
-int lookup_struct(sctx *c, const smp_stype *t, const char *key, size_t klen, pmeta *m);
-int lookup_slice(sctx *c, const smp_stype *t, const char *key, size_t klen, pmeta *m);
+int smp__lookup_struct(sctx *c, const smp_stype *t, const char *key, size_t klen, pmeta *m);
+int smp__lookup_slice(sctx *c, const smp_stype *t, const char *key, size_t klen, pmeta *m);
 
 /* Member helpers on maps built in our arena. */
-const smp_value *mget(const smp_value *map, const char *key);
-bool has_prefix(const char *key, size_t klen, const char *prefix);
+const smp_value *smp__mget(const smp_value *map, const char *key);
+bool smp__has_prefix(const char *key, size_t klen, const char *prefix);
 
 /* "%v" of a value into a new string in arena tmp (for sorting/keys). */
-int gov_key(sctx *c, const smp_value *v, smp_skey *out);
+int smp__gov_key(sctx *c, const smp_value *v, smp_skey *out);
 
 /* Error message helpers with %v of values. */
-int err_no_merge_key(sctx *c, const smp_value *m, const char *mk);
-int err_bad_arg_type(sctx *c, const char *expected, const smp_value *actual);
-int err_bad_patch_type(sctx *c, const smp_value *t, const smp_value *m);
-int err_list_types(sctx *c, const smp_value *l1, const smp_value *l2);
+int smp__err_no_merge_key(sctx *c, const smp_value *m, const char *mk);
+int smp__err_bad_arg_type(sctx *c, const char *expected, const smp_value *actual);
+int smp__err_bad_patch_type(sctx *c, const smp_value *t, const smp_value *m);
+int smp__err_list_types(sctx *c, const smp_value *l1, const smp_value *l2);
 
 /* sliceElementType over up to two lists: *kind gets SMP_MAP, SMP_STRING,
  * ... Errors as the reference (lists of lists, mixed types, no elements). */
-int slice_elem_type(sctx *c, const smp_value *l1, const smp_value *l2, smp_type *kind);
+int smp__slice_elem_type(sctx *c, const smp_value *l1, const smp_value *l2, smp_type *kind);
 
 /* Value of key mk in map item (NULL when absent or not a map). */
 /* Whether map entry e's key is mk (NUL-terminated), compared in place (no
@@ -138,14 +138,14 @@ static inline bool mk_key_is(const smp_member *e, const char *mk)
 	return k == e->klen && mk[k] == '\0';
 }
 
-const smp_value *mk_value(const smp_value *item, const char *mk);
+const smp_value *smp__mk_value(const smp_value *item, const char *mk);
 
 /* deduplicateScalars, exactly (order included), on an array in place;
  * returns the new length. */
-size_t dedup_scalars(sctx *c, smp_value **s, size_t n);
+size_t smp__dedup_scalars(sctx *c, smp_value **s, size_t n);
 
 /* sortScalars: sorts by "%v" as Go's sort.Sort. */
-int sort_scalars(sctx *c, smp_value **s, size_t n);
+int smp__sort_scalars(sctx *c, smp_value **s, size_t n);
 
 /* A growable array of value pointers in the scratch arena. */
 typedef struct vlist {
@@ -156,21 +156,37 @@ typedef struct vlist {
 } vlist;
 
 /* Grows l (doubling, at least to `need`); returns 0 or SMP_ENOMEM. */
-int vl_reserve(sctx *c, vlist *l, size_t need);
+int smp__vl_reserve(sctx *c, vlist *l, size_t need);
 
 static inline int vl_push(sctx *c, vlist *l, smp_value *v)
 {
-	if (l->n == l->cap && vl_reserve(c, l, l->n + 1))
+	if (l->n == l->cap && smp__vl_reserve(c, l, l->n + 1))
 		return SMP_ENOMEM;
 	l->v[l->n++] = v;
 	return 0;
 }
-int vl_from_list(sctx *c, vlist *l, const smp_value *list);
-smp_value *vl_to_list(sctx *c, const vlist *l);
+int smp__vl_from_list(sctx *c, vlist *l, const smp_value *list);
+smp_value *smp__vl_to_list(sctx *c, const vlist *l);
 
 /* normalizeSliceOrder: stable sort of l by first position in order (merge
  * key values for maps); $patch: delete items go last. */
-int normalize_slice_order(sctx *c, vlist *l, const vlist *order, const char *mk, bool maps);
+int smp__normalize_slice_order(sctx *c, vlist *l, const vlist *order, const char *mk, bool maps);
+
+/* Whether a list item is a map with $patch: delete. */
+bool smp__is_delete_item(const smp_value *m);
+
+/* partitionPrimitivesByPresentInList / partitionMapsByPresentInList: the
+ * items of `merged` present in `by` go to `in`, the others to `out`; the
+ * index over `by` is left in *ix for normalize_element_order. */
+int smp__partition(sctx *c, const vlist *merged, const vlist *by, const char *mk, bool maps,
+                    vlist *in, vlist *out, smp_vindex *ix);
+
+/* normalizeElementOrder + mergeSortedSlice over the two halves partition
+ * gave. `pix` is partition's index over patch_order when it ran with the
+ * same `maps` (NULL: built here). */
+int smp__normalize_element_order(sctx *c, vlist *out, vlist *patch, vlist *server,
+                                  const vlist *patch_order, const vlist *server_order,
+                                  const char *mk, bool maps, const smp_vindex *pix);
 
 /* mergeMap with c->mpl / c->iun as MergeOptions; `orig` (may be NULL) is
  * changed in place and must live in c->a. */

@@ -31,7 +31,7 @@ static smp_value *dcopy(sctx *c, const smp_value *v)
 		return (smp_value *)v; /* never written: see smp_sm_diff3 */
 	r = smpv_copy(c->a, v);
 	if (!r)
-		snomem(c);
+		smp__snomem(c);
 	return r;
 }
 
@@ -43,8 +43,8 @@ static int pset(sctx *c, smp_value *patch, const char *key, size_t klen, smp_val
 	if (!v)
 		return SMP_ENOMEM;
 	if (c->ref_copies)
-		return smpv_map_add(c->a, patch, key, klen, v) ? snomem(c) : 0;
-	return smpv_map_add_copy(c->a, patch, key, klen, v) ? snomem(c) : 0;
+		return smpv_map_add(c->a, patch, key, klen, v) ? smp__snomem(c) : 0;
+	return smpv_map_add_copy(c->a, patch, key, klen, v) ? smp__snomem(c) : 0;
 }
 
 /* The merge key as a map key of the patch: one copy per arena and key
@@ -75,13 +75,13 @@ static int pset_replace(sctx *c, smp_value *patch, const char *mk, smp_value *v)
 	const char *key = mk_key(c, mk, &klen);
 
 	if (!v || !key)
-		return snomem(c);
+		return smp__snomem(c);
 	i = smpv_map_find(patch, key, klen);
 	if (i >= 0) {
 		patch->u.map.items[i].val = v;
 		return 0;
 	}
-	return smpv_map_add(c->a, patch, key, klen, v) ? snomem(c) : 0;
+	return smpv_map_add(c->a, patch, key, klen, v) ? smp__snomem(c) : 0;
 }
 
 static int pset_prefixed(sctx *c, smp_value *patch, const char *prefix, const char *key,
@@ -91,12 +91,12 @@ static int pset_prefixed(sctx *c, smp_value *patch, const char *prefix, const ch
 	char *k = smp_arena_alloc(c->a, pn + 1 + klen + 1);
 
 	if (!k || !v)
-		return snomem(c);
+		return smp__snomem(c);
 	memcpy(k, prefix, pn);
 	k[pn] = '/';
 	memcpy(k + pn + 1, key, klen);
 	k[pn + 1 + klen] = '\0';
-	return smpv_map_add(c->a, patch, k, pn + 1 + klen, v) ? snomem(c) : 0;
+	return smpv_map_add(c->a, patch, k, pn + 1 + klen, v) ? smp__snomem(c) : 0;
 }
 
 /* ---- lists ---- */
@@ -105,10 +105,10 @@ static int pset_prefixed(sctx *c, smp_value *patch, const char *prefix, const ch
 static int elem_mk(sctx *c, const smp_value *e, const char *mk, const smp_value **out)
 {
 	if (e->type != SMP_MAP)
-		return err_bad_arg_type(c, "map[string]interface {}", e);
-	*out = mk_value(e, mk);
+		return smp__err_bad_arg_type(c, "map[string]interface {}", e);
+	*out = smp__mk_value(e, mk);
 	if (!*out)
-		return err_no_merge_key(c, e, mk);
+		return smp__err_no_merge_key(c, e, mk);
 	return 0;
 }
 
@@ -159,14 +159,14 @@ static int sort_by_mk(sctx *c, const smp_value *l, const char *mk, size_t **idx_
 	int rc;
 
 	if (!idx || !keys || !kv)
-		return snomem(c);
+		return smp__snomem(c);
 	for (size_t i = 0; i < n; i++) {
 		const smp_value *e = l->u.list.items[i];
 		if (i + 4 < n && l->u.list.items[i + 4]->type == SMP_MAP)
 			PREFETCH(l->u.list.items[i + 4]->u.map.items);
 		idx[i] = i;
-		kv[i] = mk_value(e, mk);
-		if ((rc = gov_key(c, kv[i], &keys[i])))
+		kv[i] = smp__mk_value(e, mk);
+		if ((rc = smp__gov_key(c, kv[i], &keys[i])))
 			return rc;
 		if (i && ascending && skey_cmp(&keys[i - 1], &keys[i]) >= 0)
 			ascending = false;
@@ -182,7 +182,7 @@ static int sort_by_mk(sctx *c, const smp_value *l, const char *mk, size_t **idx_
 		for (size_t i = 0; i < n; i++)
 			idx[i] = i;
 		if (smp_go_sort_keys(idx, keys, n))
-			return snomem(c);
+			return smp__snomem(c);
 	}
 	*idx_out = idx;
 	*keys_out = keys;
@@ -199,7 +199,7 @@ static smp_value *delete_directive(sctx *c, const char *mk, const smp_value *mv)
 	d = smpv_str_ref(c->a, "delete", 6);
 	if (!m || !cv || !d || !key || smpv_map_add(c->a, m, key, klen, cv) ||
 	    smpv_map_add(c->a, m, DIRECTIVE_MARKER, strlen(DIRECTIVE_MARKER), d)) {
-		snomem(c);
+		smp__snomem(c);
 		return NULL;
 	}
 	return m;
@@ -221,7 +221,7 @@ static int diff_lists_of_maps(sctx *c, vlist *patch, vlist *dels, const smp_valu
 	int rc;
 
 	if (!apos)
-		return snomem(c);
+		return smp__snomem(c);
 	if ((rc = sort_by_mk(c, orig, mk, &oi_idx, &okeys, &okv, &odistinct)) ||
 	    (rc = sort_by_mk(c, mod, mk, &mi_idx, &mkeys, &mkv, mod_distinct)))
 		return rc;
@@ -246,10 +246,10 @@ static int diff_lists_of_maps(sctx *c, vlist *patch, vlist *dels, const smp_valu
 			cmp = skey_cmp(&okeys[oi_idx[oi]], &mkeys[mi_idx[mi]]);
 		if (oe && me && cmp == 0) {
 			smp_value *pv;
-			size_t pl = spush_elem(c, mk, mv, mi_idx[mi]);
+			size_t pl = smp__spush_elem(c, mk, mv, mi_idx[mi]);
 			if ((rc = diff_maps(c, &pv, oe, me, t, o)))
 				return rc;
-			spop(c, pl);
+			smp__spop(c, pl);
 			if (pv->u.map.len > 0) {
 				apos[patch->n] = (long)mi_idx[mi];
 				if ((rc = pset_replace(c, pv, mk, dcopy(c, mv))) ||
@@ -289,15 +289,15 @@ static int diff_lists_of_scalars(sctx *c, vlist *add, vlist *del, vlist *sorted_
 	smp_skey ok, mkk;
 	int rc;
 
-	if ((rc = vl_from_list(c, &os, orig)) || (rc = vl_from_list(c, &ms, mod)))
+	if ((rc = smp__vl_from_list(c, &os, orig)) || (rc = smp__vl_from_list(c, &ms, mod)))
 		return rc;
-	if ((rc = sort_scalars(c, os.v, os.n)) || (rc = sort_scalars(c, ms.v, ms.n)))
+	if ((rc = smp__sort_scalars(c, os.v, os.n)) || (rc = smp__sort_scalars(c, ms.v, ms.n)))
 		return rc;
 	while (oi < os.n || mi < ms.n) {
 		int cmp = 0;
-		if (oi < os.n && (rc = gov_key(c, os.v[oi], &ok)))
+		if (oi < os.n && (rc = smp__gov_key(c, os.v[oi], &ok)))
 			return rc;
-		if (mi < ms.n && (rc = gov_key(c, ms.v[mi], &mkk)))
+		if (mi < ms.n && (rc = smp__gov_key(c, ms.v[mi], &mkk)))
 			return rc;
 		if (oi < os.n && mi < ms.n)
 			cmp = skey_cmp(&ok, &mkk);
@@ -320,7 +320,7 @@ static int diff_lists_of_scalars(sctx *c, vlist *add, vlist *del, vlist *sorted_
 			oi++;
 		}
 	}
-	del->n = dedup_scalars(c, del->v, del->n);
+	del->n = smp__dedup_scalars(c, del->v, del->n);
 	*sorted_orig = os;
 	return 0;
 }
@@ -360,9 +360,9 @@ static int diff_lists(sctx *c, vlist *add, vlist *del, smp_value **order,
 		}
 		return 0;
 	}
-	if ((rc = slice_elem_type(c, orig, mod, &kind)))
+	if ((rc = smp__slice_elem_type(c, orig, mod, &kind)))
 		return rc;
-	if ((rc = vl_from_list(c, &modl, mod)))
+	if ((rc = smp__vl_from_list(c, &modl, mod)))
 		return rc;
 	if (kind == SMP_MAP) {
 		vlist dels = {0};
@@ -379,12 +379,12 @@ static int diff_lists(sctx *c, vlist *add, vlist *del, smp_value **order,
 		 * with no "$patch: delete" item (those go last) the stable sort by
 		 * those positions is the answer, without an index over mod. */
 		for (size_t i = 0; plain && i < add->n; i++)
-			plain = !smpv_is_str(mget(add->v[i], DIRECTIVE_MARKER), "delete");
+			plain = !smpv_is_str(smp__mget(add->v[i], DIRECTIVE_MARKER), "delete");
 		if (mod_distinct && plain && !c->general) {
 			smp_go_stable_by_index((void **)add->v, apos, add->n);
 		} else {
 			modl.k = mkv; /* the order list's merge keys are known */
-			if ((rc = normalize_slice_order(c, add, &modl, mk, true)))
+			if ((rc = smp__normalize_slice_order(c, add, &modl, mk, true)))
 				return rc;
 		}
 		/* isOrderSame */
@@ -403,7 +403,7 @@ static int diff_lists(sctx *c, vlist *add, vlist *del, smp_value **order,
 		     (!o.ignore_deletions && add->n > 0)) && mod->u.list.len > 0) {
 			smp_value *l = smpv_list(c->a, mod->u.list.len);
 			if (!l)
-				return snomem(c);
+				return smp__snomem(c);
 			for (size_t i = 0; i < mod->u.list.len; i++) {
 				smp_value *m = smpv_map(c->a, 1), *cv;
 				const smp_value *mv = mkv[i];
@@ -412,7 +412,7 @@ static int diff_lists(sctx *c, vlist *add, vlist *del, smp_value **order,
 				const char *key = mk_key(c, mk, &klen);
 				if (!m || !cv || !key || smpv_map_add(c->a, m, key, klen, cv) ||
 				    smpv_list_add(c->a, l, m))
-					return snomem(c);
+					return smp__snomem(c);
 			}
 			*order = l;
 		}
@@ -423,15 +423,15 @@ static int diff_lists(sctx *c, vlist *add, vlist *del, smp_value **order,
 		 * The reference's diff takes them for scalars and emits a patch
 		 * that its own apply (and ours) refuses; refuse it here instead,
 		 * with an error naming the list. */
-		return sfail(c, SMP_EPATCH,
-		             "cannot diff: the list is merged by the key \"%s\" but holds a %s, "
-		             "not a map",
-		             mk, smp_go_type_name(orig->u.list.items[0]));
+		return smp__sfail(c, SMP_EPATCH,
+		                   "cannot diff: the list is merged by the key \"%s\" but holds a %s, "
+		                   "not a map",
+		                   mk, smp_go_type_name(orig->u.list.items[0]));
 	}
 	vlist sorted;
 	if ((rc = diff_lists_of_scalars(c, add, del, &sorted, orig, mod, o)))
 		return rc;
-	if ((rc = normalize_slice_order(c, add, &modl, "", false)))
+	if ((rc = smp__normalize_slice_order(c, add, &modl, "", false)))
 		return rc;
 	/* reflect.DeepEqual(original, modified) sees the original sorted. */
 	bool same = sorted.n == mod->u.list.len;
@@ -452,7 +452,7 @@ static int handle_slice_diff(sctx *c, smp_value *patch, const char *key, size_t 
                              dopts o)
 {
 	pmeta m;
-	int rc = lookup_slice(c, t, key, klen, &m);
+	int rc = smp__lookup_slice(c, t, key, klen, &m);
 
 	if (rc)
 		return smpv_equal(ov, mv) ? 0 : rc;
@@ -462,10 +462,10 @@ static int handle_slice_diff(sctx *c, smp_value *patch, const char *key, size_t 
 		o.build_retain_keys = m.retain;
 		if ((rc = diff_lists(c, &add, &del, &order, ov, mv, m.sub, m.mk, o)))
 			return rc;
-		if (add.n > 0 && (rc = pset(c, patch, key, klen, vl_to_list(c, &add))))
+		if (add.n > 0 && (rc = pset(c, patch, key, klen, smp__vl_to_list(c, &add))))
 			return rc;
 		if (del.n > 0 && (rc = pset_prefixed(c, patch, DELETE_FROM_PRIMITIVE_PREFIX, key, klen,
-		                                     vl_to_list(c, &del))))
+		                                     smp__vl_to_list(c, &del))))
 			return rc;
 		if (order && (rc = pset_prefixed(c, patch, SET_ELEMENT_ORDER_PREFIX, key, klen, order)))
 			return rc;
@@ -482,7 +482,7 @@ static int handle_map_diff(sctx *c, smp_value *patch, const char *key, size_t kl
 {
 	pmeta m;
 	smp_value *pv;
-	int rc = lookup_struct(c, t, key, klen, &m);
+	int rc = smp__lookup_struct(c, t, key, klen, &m);
 
 	if (rc)
 		return smpv_equal(ov, mv) ? 0 : rc;
@@ -570,7 +570,7 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 	*out = NULL;
 	if (++c->depth > SMP_DEPTH_MERGE) {
 		c->depth--;
-		return sfail(c, SMP_ELIMIT, "document nested too deeply");
+		return smp__sfail(c, SMP_ELIMIT, "document nested too deeply");
 	}
 	/* scratch taken from here on is given back on return (the patch
 	 * lives in c->a; lookup indices in c->tmp) */
@@ -579,7 +579,7 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 	patch_v.type = SMP_MAP;
 	seen = sc_alloc(c, orig->u.map.len + 1);
 	if (!seen) {
-		rc = snomem(c);
+		rc = smp__snomem(c);
 		goto out;
 	}
 	memset(seen, 0, orig->u.map.len + 1);
@@ -592,7 +592,7 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 
 		oi = lix_find(c, &oix, e->key, e->klen);
 		if (oi == -2) {
-			rc = snomem(c);
+			rc = smp__snomem(c);
 			goto out;
 		}
 		if (oi >= 0)
@@ -603,21 +603,21 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 			continue;
 		}
 		ov = orig->u.map.items[oi].val;
-		pl = spush_key(c, e->key, e->klen);
+		pl = smp__spush_key(c, e->key, e->klen);
 		if (e->klen == 6 && memcmp(e->key, DIRECTIVE_MARKER, 6) == 0) {
 			if (ov->type != SMP_STRING || mv->type != SMP_STRING) {
-				rc = sfail(c, SMP_EPATCH, "invalid value for special key: %s", DIRECTIVE_MARKER);
+				rc = smp__sfail(c, SMP_EPATCH, "invalid value for special key: %s", DIRECTIVE_MARKER);
 				goto out;
 			}
 			if (!smpv_equal(ov, mv) && (rc = pset(c, patch, e->key, e->klen, dcopy(c, mv))))
 				goto out;
-			spop(c, pl);
+			smp__spop(c, pl);
 			continue;
 		}
 		if (ov->type != mv->type) {
 			if (!o.ignore_changes && (rc = pset(c, patch, e->key, e->klen, dcopy(c, mv))))
 				goto out;
-			spop(c, pl);
+			smp__spop(c, pl);
 			continue;
 		}
 		switch (ov->type) {
@@ -637,7 +637,7 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 		}
 		if (rc)
 			goto out;
-		spop(c, pl);
+		smp__spop(c, pl);
 	}
 	/* updatePatchIfMissing and hasAdditionalNewField */
 	bool additional = false;
@@ -649,7 +649,7 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 			continue;
 		if (oix.mode == LIX_HASH && oix.ix.dup) {
 			if (!mix_built && smp_kindex_init(&mix, c->tmp, mod)) {
-				rc = snomem(c);
+				rc = smp__snomem(c);
 				goto out;
 			}
 			mix_built = true;
@@ -661,7 +661,7 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 		if (!o.ignore_deletions) {
 			smp_value *n = smpv_null(c->a);
 			if (!n || smpv_map_add_copy(c->a, patch, e->key, e->klen, n)) {
-				rc = snomem(c);
+				rc = smp__snomem(c);
 				goto out;
 			}
 		}
@@ -676,31 +676,31 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 				continue;
 			k = smpv_str(c->a, e->key, e->klen);
 			if (!k || (rc = vl_push(c, &retain, k))) {
-				rc = snomem(c);
+				rc = smp__snomem(c);
 				goto out;
 			}
 		}
 	}
 	if (retain.n > 0) {
-		if ((rc = sort_scalars(c, retain.v, retain.n)))
+		if ((rc = smp__sort_scalars(c, retain.v, retain.n)))
 			goto out;
-		smp_value *l = vl_to_list(c, &retain);
+		smp_value *l = smp__vl_to_list(c, &retain);
 		if (!l || smpv_map_add(c->a, patch, RETAIN_KEYS_DIRECTIVE,
 		                       strlen(RETAIN_KEYS_DIRECTIVE), l)) {
-			rc = snomem(c);
+			rc = smp__snomem(c);
 			goto out;
 		}
 	}
 	if (patch_v.u.map.len == 0 && !top) {
 		if (!c->empty_map && !(c->empty_map = smpv_map(c->a, 0))) {
-			rc = snomem(c);
+			rc = smp__snomem(c);
 			goto out;
 		}
 		*out = c->empty_map;
 	} else {
 		smp_value *r = smpv_map(c->a, 0);
 		if (!r) {
-			rc = snomem(c);
+			rc = smp__snomem(c);
 			goto out;
 		}
 		r->u = patch_v.u;
@@ -724,7 +724,7 @@ static int maps_conflict(sctx *c, bool *res, const smp_value *l, const smp_value
 	int rc;
 
 	if (smp_kindex_init(&rix, c->tmp, r))
-		return snomem(c);
+		return smp__snomem(c);
 	for (size_t i = 0; i < l->u.map.len; i++) {
 		const smp_member *e = &l->u.map.items[i];
 		long ri;
@@ -737,13 +737,13 @@ static int maps_conflict(sctx *c, bool *res, const smp_value *l, const smp_value
 		ri = smp_kindex_find(&rix, e->key, e->klen);
 		if (ri < 0)
 			continue;
-		pl = spush_key(c, e->key, e->klen);
+		pl = smp__spush_key(c, e->key, e->klen);
 		memset(&m, 0, sizeof(m));
 		m.mk = "";
 		if (e->val->type == SMP_LIST)
-			rc = lookup_slice(c, t, e->key, e->klen, &m);
+			rc = smp__lookup_slice(c, t, e->key, e->klen, &m);
 		else if (e->val->type == SMP_MAP)
-			rc = lookup_struct(c, t, e->key, e->klen, &m);
+			rc = smp__lookup_struct(c, t, e->key, e->klen, &m);
 		else
 			rc = 0;
 		if (rc) {
@@ -755,7 +755,7 @@ static int maps_conflict(sctx *c, bool *res, const smp_value *l, const smp_value
 			return rc;
 		if (*res)
 			return 0;
-		spop(c, pl);
+		smp__spop(c, pl);
 	}
 	*res = false;
 	return 0;
@@ -768,28 +768,28 @@ static int slice_to_map(sctx *c, smp_value **out, const smp_value *l, const char
 	smp_kindex ix;
 
 	if (!m || smp_kindex_init(&ix, c->tmp, m))
-		return snomem(c);
+		return smp__snomem(c);
 	for (size_t i = 0; i < l->u.list.len; i++) {
 		const smp_value *e = l->u.list.items[i], *mv;
 		smp_buf b;
 		long at;
 		if (e->type != SMP_MAP)
-			return sfail(c, SMP_EPATCH, "invalid element type in merging list");
-		mv = mk_value(e, mk);
+			return smp__sfail(c, SMP_EPATCH, "invalid element type in merging list");
+		mv = smp__mk_value(e, mk);
 		if (!mv)
-			return sfail(c, SMP_EPATCH, "cannot find merge key `%s` in merging list element",
-			             mk);
+			return smp__sfail(c, SMP_EPATCH, "cannot find merge key `%s` in merging list element",
+			                   mk);
 		smp_buf_init(&b);
 		smp_gofmt_s(&b, mv);
 		if (b.oom)
-			return snomem(c);
+			return smp__snomem(c);
 		at = smp_kindex_find(&ix, b.ptr ? b.ptr : "", b.len);
 		if (at >= 0) {
 			m->u.map.items[at].val = (smp_value *)e;
 		} else if (smpv_map_add_copy(c->tmp, m, b.ptr ? b.ptr : "", b.len, (smp_value *)e) ||
 		           smp_kindex_added(&ix)) {
 			smp_buf_release(&b);
-			return snomem(c);
+			return smp__snomem(c);
 		}
 		smp_buf_release(&b);
 	}
@@ -801,7 +801,7 @@ static int slices_conflict(sctx *c, bool *res, const smp_value *l, const smp_val
                            const smp_stype *t, bool merge, const char *mk)
 {
 	smp_type kind;
-	int rc = slice_elem_type(c, l, r, &kind);
+	int rc = smp__slice_elem_type(c, l, r, &kind);
 
 	if (rc) {
 		*res = true;
@@ -819,7 +819,7 @@ static int slices_conflict(sctx *c, bool *res, const smp_value *l, const smp_val
 		}
 		smp_kindex rix;
 		if (smp_kindex_init(&rix, c->tmp, rm))
-			return snomem(c);
+			return smp__snomem(c);
 		for (size_t i = 0; i < lm->u.map.len; i++) {
 			long ri = smp_kindex_find(&rix, lm->u.map.items[i].key, lm->u.map.items[i].klen);
 			if (ri < 0)
@@ -836,12 +836,12 @@ static int slices_conflict(sctx *c, bool *res, const smp_value *l, const smp_val
 		return 0;
 	}
 	vlist ll, rl;
-	if ((rc = vl_from_list(c, &ll, l)) || (rc = vl_from_list(c, &rl, r)))
+	if ((rc = smp__vl_from_list(c, &ll, l)) || (rc = smp__vl_from_list(c, &rl, r)))
 		return rc;
 	if (kind != SMP_MAP) {
-		ll.n = dedup_scalars(c, ll.v, ll.n);
-		rl.n = dedup_scalars(c, rl.v, rl.n);
-		if ((rc = sort_scalars(c, ll.v, ll.n)) || (rc = sort_scalars(c, rl.v, rl.n)))
+		ll.n = smp__dedup_scalars(c, ll.v, ll.n);
+		rl.n = smp__dedup_scalars(c, rl.v, rl.n);
+		if ((rc = smp__sort_scalars(c, ll.v, ll.n)) || (rc = smp__sort_scalars(c, rl.v, rl.n)))
 			return rc;
 		if (c->patch_lists_mutable) {
 			/* deduplicateAndSortScalars works in place on the patch's
@@ -871,7 +871,7 @@ static int field_conflicts(sctx *c, bool *res, const smp_value *l, const smp_val
 
 	if (++c->depth > SMP_DEPTH_MERGE) {
 		c->depth--;
-		return sfail(c, SMP_ELIMIT, "document nested too deeply");
+		return smp__sfail(c, SMP_ELIMIT, "document nested too deeply");
 	}
 	switch (l->type) {
 	case SMP_MAP: {
@@ -881,8 +881,8 @@ static int field_conflicts(sctx *c, bool *res, const smp_value *l, const smp_val
 			rc = 0;
 			break;
 		}
-		lm = mget(l, DIRECTIVE_MARKER);
-		rm = mget(r, DIRECTIVE_MARKER);
+		lm = smp__mget(l, DIRECTIVE_MARKER);
+		rm = smp__mget(r, DIRECTIVE_MARKER);
 		if ((lm || rm) && (!lm || !rm || !smpv_equal(lm, rm))) {
 			*res = true;
 			rc = 0;
@@ -921,7 +921,7 @@ int smp_sm_conflicts(bool *conflict, const smp_value *left, const smp_value *rig
 	int rc;
 
 	smp_arena_init(&tmp);
-	sctx_init(&c, &tmp, &tmp, err);
+	smp__sctx_init(&c, &tmp, &tmp, err);
 	*conflict = false;
 	rc = field_conflicts(&c, conflict, left, right, root, false, false, "");
 	smp_arena_release(&tmp);
@@ -961,12 +961,12 @@ int smp_sm_diff2(smp_value **out, smp_arena *a, const smp_value *original,
 		return rc;
 	smp_arena_init(&tmp);
 	smp_mscratch_init(&scr);
-	sctx_init(&c, a, &tmp, err);
+	smp__sctx_init(&c, a, &tmp, err);
 	c.s = &scr;
 	original = as_map(original, &tmp);
 	modified = as_map(modified, &tmp);
 	if (!original || !modified)
-		rc = snomem(&c);
+		rc = smp__snomem(&c);
 	else
 		rc = diff_maps(&c, out, original, modified, root, o);
 	smp_mscratch_free(&scr);
@@ -980,12 +980,12 @@ static const char *precondition_broken(const smp_value *patch)
 {
 	const smp_value *md;
 
-	if (mget(patch, "apiVersion"))
+	if (smp__mget(patch, "apiVersion"))
 		return "apiVersion";
-	if (mget(patch, "kind"))
+	if (smp__mget(patch, "kind"))
 		return "kind";
-	md = mget(patch, "metadata");
-	return md && md->type == SMP_MAP && mget(md, "name") ? "metadata.name" : NULL;
+	md = smp__mget(patch, "metadata");
+	return md && md->type == SMP_MAP && smp__mget(md, "name") ? "metadata.name" : NULL;
 }
 
 static void put_compact(smp_buf *b, const smp_value *v)
@@ -1038,14 +1038,14 @@ static int sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
 		return rc;
 	smp_arena_init(&tmp);
 	smp_mscratch_init(&scr);
-	sctx_init(&c, a, &tmp, err);
+	smp__sctx_init(&c, a, &tmp, err);
 	c.s = &scr;
 	c.general = general;
 	original = as_map(original, &tmp);
 	modified = as_map(modified, &tmp);
 	current = as_map(current, &tmp);
 	if (!original || !modified || !current) {
-		rc = snomem(&c);
+		rc = smp__snomem(&c);
 		goto out;
 	}
 	/* The delta patch is only read, by the merge below, which copies what
@@ -1064,7 +1064,7 @@ static int sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
 		goto out;
 	c.mpl = false;
 	c.iun = false;
-	spop(&c, 0);
+	smp__spop(&c, 0);
 	if ((rc = smp_merge_map(&c, &patch, dels, delta, root)))
 		goto out;
 	c.patch_lists_mutable = true;
@@ -1076,10 +1076,10 @@ static int sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
 	}
 	if (!overwrite) {
 		bool conflict = false;
-		spop(&c, 0);
+		smp__spop(&c, 0);
 		if ((rc = diff_maps(&c, &changed, original, current, root, changed_o)))
 			goto out;
-		spop(&c, 0);
+		smp__spop(&c, 0);
 		if ((rc = field_conflicts(&c, &conflict, patch, changed, root, false, false, "")))
 			goto out;
 		if (conflict) {
@@ -1123,16 +1123,16 @@ static int sort_array(sctx *c, smp_value **out, const smp_value *l, const smp_st
 		*out = dcopy(c, l);
 		return *out ? 0 : SMP_ENOMEM;
 	}
-	if ((rc = slice_elem_type(c, l, NULL, &kind)) || (rc = vl_from_list(c, &v, l)))
+	if ((rc = smp__slice_elem_type(c, l, NULL, &kind)) || (rc = smp__vl_from_list(c, &v, l)))
 		return rc;
 	if (kind != SMP_MAP) {
-		v.n = dedup_scalars(c, v.v, v.n);
-		if ((rc = sort_scalars(c, v.v, v.n)))
+		v.n = smp__dedup_scalars(c, v.v, v.n);
+		if ((rc = smp__sort_scalars(c, v.v, v.n)))
 			return rc;
 		for (size_t i = 0; i < v.n; i++)
 			if (!(v.v[i] = dcopy(c, v.v[i])))
 				return SMP_ENOMEM;
-		*out = vl_to_list(c, &v);
+		*out = smp__vl_to_list(c, &v);
 		return *out ? 0 : SMP_ENOMEM;
 	}
 	for (size_t i = 0; i < v.n; i++)
@@ -1151,7 +1151,7 @@ static int sort_array(sctx *c, smp_value **out, const smp_value *l, const smp_st
 		return rc;
 	smp_value *r = smpv_list(c->a, v.n);
 	if (!r)
-		return snomem(c);
+		return smp__snomem(c);
 	for (size_t i = 0; i < v.n; i++)
 		r->u.list.items[i] = v.v[idx[i]];
 	r->u.list.len = v.n;
@@ -1165,7 +1165,7 @@ static int sort_map(sctx *c, smp_value **out, const smp_value *m, const smp_styp
 	int rc;
 
 	if (!r)
-		return snomem(c);
+		return smp__snomem(c);
 	for (size_t i = 0; i < m->u.map.len; i++) {
 		const smp_member *e = &m->u.map.items[i];
 		smp_value *v = NULL;
@@ -1173,29 +1173,29 @@ static int sort_map(sctx *c, smp_value **out, const smp_value *m, const smp_styp
 		if (e->klen == 11 && memcmp(e->key, RETAIN_KEYS_DIRECTIVE, 11) == 0) {
 			vlist l;
 			if (e->val->type != SMP_LIST)
-				return sfail(c, SMP_EPATCH, "invalid patch format of retainKeys");
-			if ((rc = vl_from_list(c, &l, e->val)) || (rc = sort_scalars(c, l.v, l.n)))
+				return smp__sfail(c, SMP_EPATCH, "invalid patch format of retainKeys");
+			if ((rc = smp__vl_from_list(c, &l, e->val)) || (rc = smp__sort_scalars(c, l.v, l.n)))
 				return rc;
-			v = vl_to_list(c, &l);
-		} else if (has_prefix(e->key, e->klen, DELETE_FROM_PRIMITIVE_PREFIX)) {
+			v = smp__vl_to_list(c, &l);
+		} else if (smp__has_prefix(e->key, e->klen, DELETE_FROM_PRIMITIVE_PREFIX)) {
 			vlist l;
 			if (e->val->type != SMP_LIST)
-				return sfail(c, SMP_EPATCH, "invalid patch format of primitive list");
-			if ((rc = vl_from_list(c, &l, e->val)) || (rc = sort_scalars(c, l.v, l.n)))
+				return smp__sfail(c, SMP_EPATCH, "invalid patch format of primitive list");
+			if ((rc = smp__vl_from_list(c, &l, e->val)) || (rc = smp__sort_scalars(c, l.v, l.n)))
 				return rc;
-			v = vl_to_list(c, &l);
-		} else if (has_prefix(e->key, e->klen, SET_ELEMENT_ORDER_PREFIX)) {
+			v = smp__vl_to_list(c, &l);
+		} else if (smp__has_prefix(e->key, e->klen, SET_ELEMENT_ORDER_PREFIX)) {
 			if (e->val->type != SMP_LIST)
-				return sfail(c, SMP_EPATCH, "invalid patch format of setElementOrder list");
+				return smp__sfail(c, SMP_EPATCH, "invalid patch format of setElementOrder list");
 			v = dcopy(c, e->val);
 		} else if (!(e->klen == 6 && memcmp(e->key, DIRECTIVE_MARKER, 6) == 0) &&
 		           e->val->type == SMP_MAP) {
-			if ((rc = lookup_struct(c, t, e->key, e->klen, &pm)) ||
+			if ((rc = smp__lookup_struct(c, t, e->key, e->klen, &pm)) ||
 			    (rc = sort_map(c, &v, e->val, pm.sub)))
 				return rc;
 		} else if (!(e->klen == 6 && memcmp(e->key, DIRECTIVE_MARKER, 6) == 0) &&
 		           e->val->type == SMP_LIST) {
-			if ((rc = lookup_slice(c, t, e->key, e->klen, &pm)))
+			if ((rc = smp__lookup_slice(c, t, e->key, e->klen, &pm)))
 				return rc;
 			if (pm.merge)
 				rc = sort_array(c, &v, e->val, pm.sub, pm.mk);
@@ -1207,7 +1207,7 @@ static int sort_map(sctx *c, smp_value **out, const smp_value *m, const smp_styp
 			v = dcopy(c, e->val);
 		}
 		if (!v || smpv_map_add_copy(c->a, r, e->key, e->klen, v))
-			return snomem(c);
+			return smp__snomem(c);
 	}
 	*out = r;
 	return 0;
@@ -1221,9 +1221,9 @@ int smp_sm_sort_merge_lists(smp_value **out, smp_arena *a, const smp_value *doc,
 	int rc;
 
 	smp_arena_init(&tmp);
-	sctx_init(&c, a, &tmp, err);
+	smp__sctx_init(&c, a, &tmp, err);
 	if (!doc || doc->type != SMP_MAP)
-		rc = sfail(&c, SMP_EPARSE, "invalid JSON document");
+		rc = smp__sfail(&c, SMP_EPARSE, "invalid JSON document");
 	else
 		rc = sort_map(&c, out, doc, root);
 	smp_arena_release(&tmp);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sctx_init(sctx *c, smp_arena *a, smp_arena *tmp, smp_error *err)
+void smp__sctx_init(sctx *c, smp_arena *a, smp_arena *tmp, smp_error *err)
 {
 	memset(c, 0, sizeof(*c));
 	c->a = a;
@@ -18,7 +18,7 @@ void sctx_init(sctx *c, smp_arena *a, smp_arena *tmp, smp_error *err)
 	c->err = err;
 }
 
-int sfail(sctx *c, int code, const char *fmt, ...)
+int smp__sfail(sctx *c, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -28,9 +28,9 @@ int sfail(sctx *c, int code, const char *fmt, ...)
 	return code;
 }
 
-int snomem(sctx *c)
+int smp__snomem(sctx *c)
 {
-	return sfail(c, SMP_ENOMEM, "out of memory");
+	return smp__sfail(c, SMP_ENOMEM, "out of memory");
 }
 
 /* Appends to the path; what does not fit is dropped but still counted, so
@@ -47,7 +47,7 @@ static void sappend(sctx *c, const char *s, size_t n)
 	c->plen += n;
 }
 
-size_t spush_key(sctx *c, const char *key, size_t klen)
+size_t smp__spush_key(sctx *c, const char *key, size_t klen)
 {
 	size_t old = c->plen;
 
@@ -57,7 +57,7 @@ size_t spush_key(sctx *c, const char *key, size_t klen)
 	return old;
 }
 
-size_t spush_elem(sctx *c, const char *mk, const smp_value *mkval, size_t index)
+size_t smp__spush_elem(sctx *c, const char *mk, const smp_value *mkval, size_t index)
 {
 	size_t old = c->plen;
 	char num[32];
@@ -97,7 +97,7 @@ size_t spush_elem(sctx *c, const char *mk, const smp_value *mkval, size_t index)
 	return old;
 }
 
-void spop(sctx *c, size_t len)
+void smp__spop(sctx *c, size_t len)
 {
 	c->plen = len;
 	if (len < sizeof(c->path))
@@ -133,8 +133,8 @@ static int meta_from_field(sctx *c, const smp_sfield *f, pmeta *m)
 	m->merge = (st & SMP_STRATEGY_MERGE) != 0;
 	m->replace = (st & SMP_STRATEGY_REPLACE) != 0;
 	if (m->merge && m->replace)
-		return sfail(c, SMP_ESCHEMA, "unexpected patch strategy: [merge replace] for field %s",
-		             f->name);
+		return smp__sfail(c, SMP_ESCHEMA, "unexpected patch strategy: [merge replace] for field %s",
+		                   f->name);
 	m->mk = f->merge_key ? f->merge_key : "";
 	return 0;
 }
@@ -146,33 +146,33 @@ static int find_field(sctx *c, const smp_stype *t, const char *key, size_t klen,
 	*out = NULL;
 	switch (t->kind) {
 	case SMP_SKIND_ANY:
-		return sfail(c, SMP_ESCHEMA, "unable to find api field \"%.*s\": the schema has no "
-		             "properties", (int)klen, key);
+		return smp__sfail(c, SMP_ESCHEMA, "unable to find api field \"%.*s\": the schema has no "
+		                   "properties", (int)klen, key);
 	case SMP_SKIND_OBJECT:
 		*out = smp_stype_field(t, key, klen);
 		if (!*out) {
 			if (t->flags & SMP_SFLAG_NO_PROPERTIES)
-				return sfail(c, SMP_ESCHEMA, "unable to find api field \"%.*s\" in %s: "
-				             "expected %s, but got map", (int)klen, key, type_label(t),
-				             slice ? "slice" : "kind");
-			return sfail(c, SMP_ESCHEMA, "unable to find api field \"%.*s\" in %s",
-			             (int)klen, key, type_label(t));
+				return smp__sfail(c, SMP_ESCHEMA, "unable to find api field \"%.*s\" in %s: "
+				                   "expected %s, but got map", (int)klen, key, type_label(t),
+				                   slice ? "slice" : "kind");
+			return smp__sfail(c, SMP_ESCHEMA, "unable to find api field \"%.*s\" in %s",
+			                   (int)klen, key, type_label(t));
 		}
 		return 0;
 	case SMP_SKIND_MAP:
-		return sfail(c, SMP_ESCHEMA, "unable to find api field \"%.*s\": expected %s, but got map",
-		             (int)klen, key, slice ? "slice" : "kind");
+		return smp__sfail(c, SMP_ESCHEMA, "unable to find api field \"%.*s\": expected %s, but got map",
+		                   (int)klen, key, slice ? "slice" : "kind");
 	case SMP_SKIND_LIST:
-		return sfail(c, SMP_ESCHEMA, "unable to find api field \"%.*s\": %s", (int)klen, key,
-		             slice ? "expected visit kind first, then visit array"
-		                   : "expected kind, but got slice");
+		return smp__sfail(c, SMP_ESCHEMA, "unable to find api field \"%.*s\": %s", (int)klen, key,
+		                   slice ? "expected visit kind first, then visit array"
+		                         : "expected kind, but got slice");
 	default:
-		return sfail(c, SMP_ESCHEMA, "unable to find api field \"%.*s\": expected %s, but got "
-		             "primitive", (int)klen, key, slice ? "slice" : "kind");
+		return smp__sfail(c, SMP_ESCHEMA, "unable to find api field \"%.*s\": expected %s, but got "
+		                   "primitive", (int)klen, key, slice ? "slice" : "kind");
 	}
 }
 
-int lookup_struct(sctx *c, const smp_stype *t, const char *key, size_t klen, pmeta *m)
+int smp__lookup_struct(sctx *c, const smp_stype *t, const char *key, size_t klen, pmeta *m)
 {
 	const smp_sfield *f;
 	int rc;
@@ -191,7 +191,7 @@ int lookup_struct(sctx *c, const smp_stype *t, const char *key, size_t klen, pme
 	return 0;
 }
 
-int lookup_slice(sctx *c, const smp_stype *t, const char *key, size_t klen, pmeta *m)
+int smp__lookup_slice(sctx *c, const smp_stype *t, const char *key, size_t klen, pmeta *m)
 {
 	const smp_sfield *f;
 	const smp_stype *ft;
@@ -224,30 +224,30 @@ int lookup_slice(sctx *c, const smp_stype *t, const char *key, size_t klen, pmet
 		m->object_as_list = true;
 		return 0;
 	case SMP_SKIND_MAP:
-		return sfail(c, SMP_ESCHEMA, "field \"%.*s\": expected slice, but got map", (int)klen,
-		             key);
+		return smp__sfail(c, SMP_ESCHEMA, "field \"%.*s\": expected slice, but got map", (int)klen,
+		                   key);
 	default:
-		return sfail(c, SMP_ESCHEMA, "field \"%.*s\": expected slice, but got primitive",
-		             (int)klen, key);
+		return smp__sfail(c, SMP_ESCHEMA, "field \"%.*s\": expected slice, but got primitive",
+		                   (int)klen, key);
 	}
 }
 
 /* ---- small helpers ---- */
 
-const smp_value *mget(const smp_value *map, const char *key)
+const smp_value *smp__mget(const smp_value *map, const char *key)
 {
 	if (!map || map->type != SMP_MAP)
 		return NULL;
 	return smpv_map_get(map, key);
 }
 
-bool has_prefix(const char *key, size_t klen, const char *prefix)
+bool smp__has_prefix(const char *key, size_t klen, const char *prefix)
 {
 	size_t n = strlen(prefix);
 	return klen >= n && memcmp(key, prefix, n) == 0;
 }
 
-const smp_value *mk_value(const smp_value *item, const char *mk)
+const smp_value *smp__mk_value(const smp_value *item, const char *mk)
 {
 	if (!item || item->type != SMP_MAP)
 		return NULL;
@@ -258,7 +258,7 @@ const smp_value *mk_value(const smp_value *item, const char *mk)
 	return NULL;
 }
 
-int gov_key(sctx *c, const smp_value *v, smp_skey *out)
+int smp__gov_key(sctx *c, const smp_value *v, smp_skey *out)
 {
 	smp_buf b;
 
@@ -271,12 +271,12 @@ int gov_key(sctx *c, const smp_value *v, smp_skey *out)
 	smp_gofmt_v(&b, v);
 	if (b.oom) {
 		smp_buf_release(&b);
-		return snomem(c);
+		return smp__snomem(c);
 	}
 	out->s = smp_arena_strndup(c->tmp, b.ptr ? b.ptr : "", b.len);
 	out->n = b.len;
 	smp_buf_release(&b);
-	return out->s ? 0 : snomem(c);
+	return out->s ? 0 : smp__snomem(c);
 }
 
 /* Errors carry the values as Go prints them, shortened to fit one line. */
@@ -298,12 +298,12 @@ static void put_short(smp_buf *b, const smp_value *v, bool s_verb)
 
 static int fail_buf(sctx *c, int code, smp_buf *b)
 {
-	int rc = b->oom ? snomem(c) : sfail(c, code, "%s", b->ptr ? b->ptr : "");
+	int rc = b->oom ? smp__snomem(c) : smp__sfail(c, code, "%s", b->ptr ? b->ptr : "");
 	smp_buf_release(b);
 	return rc;
 }
 
-int err_no_merge_key(sctx *c, const smp_value *m, const char *mk)
+int smp__err_no_merge_key(sctx *c, const smp_value *m, const char *mk)
 {
 	smp_buf b;
 
@@ -314,13 +314,13 @@ int err_no_merge_key(sctx *c, const smp_value *m, const char *mk)
 	return fail_buf(c, SMP_EPATCH, &b);
 }
 
-int err_bad_arg_type(sctx *c, const char *expected, const smp_value *actual)
+int smp__err_bad_arg_type(sctx *c, const char *expected, const smp_value *actual)
 {
-	return sfail(c, SMP_EPATCH, "expected a %s, but received a %s", expected,
-	             smp_go_type_name(actual));
+	return smp__sfail(c, SMP_EPATCH, "expected a %s, but received a %s", expected,
+	                   smp_go_type_name(actual));
 }
 
-int err_bad_patch_type(sctx *c, const smp_value *t, const smp_value *m)
+int smp__err_bad_patch_type(sctx *c, const smp_value *t, const smp_value *m)
 {
 	smp_buf b;
 
@@ -332,7 +332,7 @@ int err_bad_patch_type(sctx *c, const smp_value *t, const smp_value *m)
 	return fail_buf(c, SMP_EPATCH, &b);
 }
 
-int err_list_types(sctx *c, const smp_value *l1, const smp_value *l2)
+int smp__err_list_types(sctx *c, const smp_value *l1, const smp_value *l2)
 {
 	smp_buf b;
 
@@ -345,7 +345,7 @@ int err_list_types(sctx *c, const smp_value *l1, const smp_value *l2)
 	return fail_buf(c, SMP_EPATCH, &b);
 }
 
-int slice_elem_type(sctx *c, const smp_value *l1, const smp_value *l2, smp_type *kind)
+int smp__slice_elem_type(sctx *c, const smp_value *l1, const smp_value *l2, smp_type *kind)
 {
 	const smp_value *lists[2] = {l1, l2};
 	bool have = false;
@@ -362,24 +362,24 @@ int slice_elem_type(sctx *c, const smp_value *l1, const smp_value *l2, smp_type 
 				PREFETCH(l->u.list.items[i + 8]);
 			if (!have) {
 				if (t == SMP_LIST)
-					return sfail(c, SMP_EPATCH, "lists of lists are not supported");
+					return smp__sfail(c, SMP_EPATCH, "lists of lists are not supported");
 				prev = t;
 				have = true;
 			} else if (t != prev) {
-				return err_list_types(c, l1, l2);
+				return smp__err_list_types(c, l1, l2);
 			}
 		}
 	}
 	if (!have)
-		return sfail(c, SMP_EPATCH, "no elements in any of the given slices");
+		return smp__sfail(c, SMP_EPATCH, "no elements in any of the given slices");
 	/* A null element has no Go type; the reference cannot handle it. */
 	if (prev == SMP_NULL)
-		return err_list_types(c, l1, l2);
+		return smp__err_list_types(c, l1, l2);
 	*kind = prev;
 	return 0;
 }
 
-size_t dedup_scalars(sctx *c, smp_value **s, size_t n)
+size_t smp__dedup_scalars(sctx *c, smp_value **s, size_t n)
 {
 	smp_vindex ix;
 	uint32_t *count;
@@ -434,7 +434,7 @@ slow:
 	return len + 1;
 }
 
-int sort_scalars(sctx *c, smp_value **s, size_t n)
+int smp__sort_scalars(sctx *c, smp_value **s, size_t n)
 {
 	smp_skey *keys;
 	size_t *idx;
@@ -447,16 +447,16 @@ int sort_scalars(sctx *c, smp_value **s, size_t n)
 	idx = sc_alloc(c, n * sizeof(*idx));
 	copy = sc_alloc(c, n * sizeof(*copy));
 	if (!keys || !idx || !copy)
-		return snomem(c);
+		return smp__snomem(c);
 	for (size_t i = 0; i < n; i++) {
-		rc = gov_key(c, s[i], &keys[i]);
+		rc = smp__gov_key(c, s[i], &keys[i]);
 		if (rc)
 			return rc;
 		idx[i] = i;
 		copy[i] = s[i];
 	}
 	if (smp_go_sort_keys(idx, keys, n))
-		return snomem(c);
+		return smp__snomem(c);
 	for (size_t i = 0; i < n; i++)
 		s[i] = copy[idx[i]];
 	return 0;
