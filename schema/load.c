@@ -853,77 +853,6 @@ static int def_kinds(loader *L, const smp_value *node, const smp_stype *type)
 	return rc;
 }
 
-/* One segment of a path: [*p, *p + *n), advancing *p past it and its '/'. */
-static bool path_seg(const char **p, const char *end, const char **seg, size_t *n)
-{
-	const char *s = *p, *e;
-
-	if (s >= end)
-		return false;
-	e = memchr(s, '/', (size_t)(end - s));
-	if (!e)
-		e = end;
-	*seg = s;
-	*n = (size_t)(e - s);
-	*p = e < end ? e + 1 : end;
-	return *n > 0;
-}
-
-static bool seg_is(const char *seg, size_t n, const char *lit)
-{
-	return n == strlen(lit) && memcmp(seg, lit, n) == 0;
-}
-
-/* The group, version and resource of a plain collection or object path
- * (/api/v1/pods, /apis/apps/v1/namespaces/{namespace}/deployments/{name});
- * false for watch, subresource, proxy and other paths. */
-typedef struct path_res {
-	const char *g, *v, *r;
-	size_t gl, vl, rl;
-} path_res;
-
-static bool path_resource(const char *path, size_t len, path_res *pr)
-{
-	const char *p = path, *end = path + len, *s;
-	size_t n;
-
-	if (len < 2 || *p != '/')
-		return false;
-	p++;
-	if (!path_seg(&p, end, &s, &n))
-		return false;
-	if (seg_is(s, n, "api")) {
-		pr->g = "";
-		pr->gl = 0;
-	} else if (seg_is(s, n, "apis")) {
-		if (!path_seg(&p, end, &pr->g, &pr->gl))
-			return false;
-	} else {
-		return false;
-	}
-	if (!path_seg(&p, end, &pr->v, &pr->vl) || !path_seg(&p, end, &s, &n) ||
-	    seg_is(s, n, "watch"))
-		return false;
-	if (seg_is(s, n, "namespaces") && p < end && end - p >= 11 &&
-	    memcmp(p, "{namespace}", 11) == 0 && (end - p == 11 || p[11] == '/')) {
-		p += 11;
-		if (p < end)
-			p++;
-		if (!path_seg(&p, end, &s, &n))
-			return false;
-	}
-	if (*s == '{')
-		return false;
-	pr->r = s;
-	pr->rl = n;
-	if (p < end) {
-		/* at most the object's name may follow */
-		if (!path_seg(&p, end, &s, &n) || *s != '{' || p < end)
-			return false;
-	}
-	return true;
-}
-
 /* Scope from the document's paths: a kind is namespaced when some operation
  * on it has a path under /namespaces/{namespace}/, cluster-scoped when it
  * only has other paths. The resource name (plural) comes from the plain
@@ -936,8 +865,8 @@ static int scope_from_paths(loader *L, const smp_value *paths)
 	for (size_t i = 0; i < paths->u.map.len; i++) {
 		const smp_member *p = &paths->u.map.items[i];
 		bool ns = strstr(p->key, "/namespaces/{namespace}/") != NULL;
-		path_res pr = {0};
-		bool plain = path_resource(p->key, p->klen, &pr);
+		smp_path_res pr = {0};
+		bool plain = smp_path_resource(p->key, p->klen, &pr);
 
 		if (p->val->type != SMP_MAP)
 			continue;

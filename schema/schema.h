@@ -167,4 +167,15 @@ const smp_gvk_entry *smp_schema_find_kind(const smp_schema *s, const char *api_v
  * `group` need not be NUL-terminated. */
 int smp_removed_kind_scope(const char *group, size_t glen, const char *kind);
 
+/* The group, version and resource of a plain collection or object path of
+ * an OpenAPI document (/api/v1/pods,
+ * /apis/apps/v1/namespaces/{namespace}/deployments/{name}), as pointers
+ * into `path` and lengths; false for watch, subresource, proxy and other
+ * paths (schema/paths.c). */
+typedef struct smp_path_res {
+	const char *g, *v, *r;
+	size_t gl, vl, rl;
+} smp_path_res;
+bool smp_path_resource(const char *path, size_t len, smp_path_res *pr);
+
 #endif
