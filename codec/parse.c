@@ -307,8 +307,7 @@ int smp_doc_parse_file(smp_doc **out, const char *path, const smp_parse_options 
 	if (out)
 		*out = NULL;
 	if (!out || !path)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_doc_parse_file: invalid arguments");
+		return smp__err(err, SMP_EINVAL, "smp_doc_parse_file: invalid arguments");
 	if (opts && opts->version == 1) {
 		/* A version 1 struct ends before map_file. */
 		memcpy(&o, opts, offsetof(smp_parse_options, map_file));
@@ -318,8 +317,7 @@ int smp_doc_parse_file(smp_doc **out, const char *path, const smp_parse_options 
 		o = *opts;
 	}
 	if (o.version != SMP_PARSE_OPTIONS_VERSION)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_doc_parse_file: invalid arguments");
+		return smp__err(err, SMP_EINVAL, "smp_doc_parse_file: invalid arguments");
 	is_stdin = strcmp(path, "-") == 0;
 	if (!o.filename)
 		o.filename = is_stdin ? "<stdin>" : path;

@@ -371,8 +371,7 @@ static int print_json(pout *po, const smp_value *root, bool indent, bool sort,
 		}
 		f->i++;
 		if (!v) {
-			rc = smp_err_set(err, SMP_EINTERNAL, NULL, 0, 0, NULL,
-			                 "smp_print: NULL value in tree");
+			rc = smp__err(err, SMP_EINTERNAL, "smp_print: NULL value in tree");
 			goto out;
 		}
 	}
@@ -388,12 +387,11 @@ out:
 static int check_args(const smp_value *v, const smp_print_options *opts, smp_error *err)
 {
 	if (!v || opts->version != SMP_PRINT_OPTIONS_VERSION)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_print: invalid arguments");
+		return smp__err(err, SMP_EINVAL, "smp_print: invalid arguments");
 	if (opts->output != SMP_OUT_JSON && opts->output != SMP_OUT_JSON_INDENT &&
 	    opts->output != SMP_OUT_YAML)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_print: unknown output format %d", (int)opts->output);
+		return smp__err(err, SMP_EINVAL,
+		                "smp_print: unknown output format %d", (int)opts->output);
 	return 0;
 }
 
@@ -418,7 +416,7 @@ static int print_any(pout *po, const smp_value *v, const smp_print_options *opts
 	po->loc = NULL;
 	smp_c_locale_leave(&loc);
 	if (rc == SMP_ENOMEM)
-		smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+		smp__err(err, SMP_ENOMEM, "out of memory");
 	return rc;
 }
 
@@ -437,8 +435,7 @@ int smp_print(char **out, size_t *len, const smp_value *v, const smp_print_optio
 	if (!opts)
 		opts = &def;
 	if (!out)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_print: invalid arguments");
+		return smp__err(err, SMP_EINVAL, "smp_print: invalid arguments");
 	if ((rc = check_args(v, opts, err)))
 		return rc;
 	smp_buf_init(&b);
@@ -450,7 +447,7 @@ int smp_print(char **out, size_t *len, const smp_value *v, const smp_print_optio
 	smp_buf_put(&b, "", 0); /* the NUL the fast appends left out */
 	*out = smp_buf_detach(&b, len);
 	if (!*out)
-		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+		return smp__err(err, SMP_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -525,8 +522,7 @@ int smp_print_to(smp_write_fn write, void *ctx, const smp_value *v,
 	if (!opts)
 		opts = &def;
 	if (!write)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_print_to: invalid arguments");
+		return smp__err(err, SMP_EINVAL, "smp_print_to: invalid arguments");
 	if ((rc = check_args(v, opts, err)))
 		return rc;
 	smp_buf_init(&b);
@@ -548,10 +544,10 @@ int smp_print_to(smp_write_fn write, void *ctx, const smp_value *v,
 			po.write = NULL;
 			rc = nomem ? SMP_ENOMEM : print_any(&po, v, opts, err);
 			if (rc == 0)
-				rc = smp_err_set(err, SMP_EINTERNAL, NULL, 0, 0, NULL,
-				                 "smp_print_to: unprintable tree printed");
+				rc = smp__err(err, SMP_EINTERNAL,
+				              "smp_print_to: unprintable tree printed");
 			else if (rc == SMP_ENOMEM)
-				smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+				smp__err(err, SMP_ENOMEM, "out of memory");
 		} else {
 			rc = print_any(&po, v, opts, err);
 			if (rc == 0)
@@ -559,7 +555,7 @@ int smp_print_to(smp_write_fn write, void *ctx, const smp_value *v,
 		}
 	}
 	if (rc == SMP_EIO)
-		smp_err_set(err, SMP_EIO, NULL, 0, 0, NULL, "smp_print_to: write failed");
+		smp__err(err, SMP_EIO, "smp_print_to: write failed");
 	smp_buf_release(&b);
 	return rc;
 }

@@ -299,7 +299,7 @@ int smp_doc_new(smp_doc **out, smp_error *err)
 {
 	*out = smp_doc_alloc();
 	if (!*out)
-		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+		return smp__err(err, SMP_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -311,7 +311,7 @@ int smp_doc_add_copy(const smp_value **out, smp_doc *doc, const smp_value *v,
 	if (out)
 		*out = NULL;
 	if (!c || smp_doc_push_root(doc, c))
-		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+		return smp__err(err, SMP_ENOMEM, "out of memory");
 	if (out)
 		*out = c;
 	return 0;
@@ -863,6 +863,26 @@ int smp_err_set(smp_error *err, int code, const char *file, unsigned line,
 
 	va_start(ap, fmt);
 	smp_err_setv(err, code, file, line, col, path, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int smp__err(smp_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	smp_err_setv(err, code, NULL, 0, 0, NULL, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int smp__err_path(smp_error *err, int code, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	smp_err_setv(err, code, NULL, 0, 0, path, fmt, ap);
 	va_end(ap);
 	return code;
 }

@@ -174,6 +174,18 @@ int smp_err_set(smp_error *err, int code, const char *file, unsigned line,
 	;
 int smp_err_setv(smp_error *err, int code, const char *file, unsigned line,
                  unsigned col, const char *path, const char *fmt, va_list ap);
+/* The common cases, shorter: no input position, and no path (smp__err) or
+ * the document path at fault (smp__err_path; NULL = none). */
+int smp__err(smp_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+int smp__err_path(smp_error *err, int code, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
 
 /* ---- growable byte buffer (malloc-based, for printers) ---- */
 

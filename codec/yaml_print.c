@@ -359,11 +359,10 @@ static int emit(yp *p, const smp_value *v, size_t col, int ctx, size_t depth)
 	bool coll;
 
 	if (!v)
-		return smp_err_set(p->err, SMP_EINTERNAL, NULL, 0, 0, NULL,
-		                   "smp_print: NULL value in tree");
+		return smp__err(p->err, SMP_EINTERNAL, "smp_print: NULL value in tree");
 	if (depth > SMP_DEPTH_YAML_PRINT)
-		return smp_err_set(p->err, SMP_ELIMIT, NULL, 0, 0, NULL,
-		                   "value nested deeper than %d levels", SMP_DEPTH_YAML_PRINT);
+		return smp__err(p->err, SMP_ELIMIT,
+		                "value nested deeper than %d levels", SMP_DEPTH_YAML_PRINT);
 	coll = (v->type == SMP_MAP && v->u.map.len) || (v->type == SMP_LIST && v->u.list.len);
 	if (!coll) {
 		if (ctx == CTX_MAPVAL)
@@ -388,7 +387,7 @@ static int emit(yp *p, const smp_value *v, size_t col, int ctx, size_t depth)
 	const smp_member **ms;
 	size_t kcol = ctx == CTX_ROOT ? 0 : col + 2;
 	if ((rc = smp_sorted_members(&ms, v, p->sort)))
-		return smp_err_set(p->err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+		return smp__err(p->err, SMP_ENOMEM, "out of memory");
 	if (ctx == CTX_MAPVAL)
 		smp_buf_putc(p->b, '\n');
 	for (size_t i = 0; i < v->u.map.len && !rc; i++) {

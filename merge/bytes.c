@@ -28,8 +28,8 @@ static int parse_json(smp_doc **doc, const smp_value **v, const char *buf, size_
 		smp_doc_free(*doc);
 		*doc = NULL;
 		if (rc == SMP_ENOMEM)
-			return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-		return smp_err_set(err, SMP_EPARSE, NULL, 0, 0, NULL, "invalid JSON document");
+			return smp__err(err, SMP_ENOMEM, "out of memory");
+		return smp__err(err, SMP_EPARSE, "invalid JSON document");
 	}
 	*v = smp_doc_root(*doc, 0);
 	return 0;
@@ -40,7 +40,7 @@ static int parse_json(smp_doc **doc, const smp_value **v, const char *buf, size_
 static int want_map(const smp_value *v, smp_error *err)
 {
 	if (v && v->type != SMP_MAP && v->type != SMP_NULL)
-		return smp_err_set(err, SMP_EPARSE, NULL, 0, 0, NULL, "invalid JSON document");
+		return smp__err(err, SMP_EPARSE, "invalid JSON document");
 	return 0;
 }
 
@@ -96,7 +96,7 @@ int smp_bytes_op(char **out, size_t *len, smp_bytes_kind kind, const char *b1, s
 		rc = smp_jmp_diff3(&res, &a, v1, v2, v3, err);
 		break;
 	default:
-		rc = smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL, "unknown operation");
+		rc = smp__err(err, SMP_EINVAL, "unknown operation");
 	}
 	if (!rc)
 		rc = smp_go_json(out, len, res, err);

@@ -20,12 +20,12 @@ typedef struct jctx {
 
 static int jnomem(jctx *c)
 {
-	return smp_err_set(c->err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+	return smp__err(c->err, SMP_ENOMEM, "out of memory");
 }
 
 static int jdeep(jctx *c)
 {
-	return smp_err_set(c->err, SMP_ELIMIT, NULL, 0, 0, NULL, "document nested too deeply");
+	return smp__err(c->err, SMP_ELIMIT, "document nested too deeply");
 }
 
 /* pruneNulls on a copy: null-valued keys of maps go, recursively (also
@@ -252,8 +252,7 @@ static const smp_value *obj_or_empty(const smp_value *v, smp_arena *a)
 static int check_obj(const smp_value *v, const char *what, smp_error *err)
 {
 	if (v && v->type != SMP_MAP && v->type != SMP_NULL)
-		return smp_err_set(err, SMP_EPARSE, NULL, 0, 0, NULL,
-		                   "invalid JSON document: %s must be a map", what);
+		return smp__err(err, SMP_EPARSE, "invalid JSON document: %s must be a map", what);
 	return 0;
 }
 
@@ -386,8 +385,8 @@ int smp_jmp_diff3(smp_value **out, smp_arena *a, const smp_value *original,
 	const char *changed = jmp_precondition_broken(*out);
 	if (changed) {
 		*out = NULL;
-		rc = smp_err_set(err, SMP_EPRECOND, NULL, 0, 0, changed,
-		                 "At least one of apiVersion, kind and name was changed");
+		rc = smp__err_path(err, SMP_EPRECOND, changed,
+		                   "At least one of apiVersion, kind and name was changed");
 	}
 out:
 	smp_arena_release(&tmp);

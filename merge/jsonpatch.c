@@ -27,8 +27,8 @@ static int jpfail(jp *c, const char *path, const char *fmt, const char *detail)
 	char where[SMP_ERROR_PATH_MAX];
 
 	snprintf(where, sizeof(where), "[%zu]%s%s", c->opi, path ? " " : "", path ? path : "");
-	return smp_err_set(c->err, SMP_EPATCH, NULL, 0, 0, where, "json patch operation %zu (%s): %s%s",
-	                   c->opi, c->op ? c->op : "?", fmt, detail ? detail : "");
+	return smp__err_path(c->err, SMP_EPATCH, where, "json patch operation %zu (%s): %s%s",
+	                     c->opi, c->op ? c->op : "?", fmt, detail ? detail : "");
 }
 
 /* Splits a JSON pointer into unescaped tokens as json-patch v4 does (what
@@ -50,7 +50,7 @@ static int parse_pointer(jp *c, const char *p, size_t n, tok **out, size_t *ntok
 		return jpfail(c, p, "a JSON pointer must contain '/': ", p);
 	t = smp_arena_alloc(c->a, cnt * sizeof(*t));
 	if (!t)
-		return smp_err_set(c->err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+		return smp__err(c->err, SMP_ENOMEM, "out of memory");
 	while (p[i] != '/')
 		i++;
 	for (i++; i <= n; i++) {
@@ -60,7 +60,7 @@ static int parse_pointer(jp *c, const char *p, size_t n, tok **out, size_t *ntok
 			i++;
 		s = smp_arena_alloc(c->a, i - start + 1);
 		if (!s)
-			return smp_err_set(c->err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+			return smp__err(c->err, SMP_ENOMEM, "out of memory");
 		for (size_t j = start; j < i; j++) {
 			if (p[j] == '~' && j + 1 < i && (p[j + 1] == '0' || p[j + 1] == '1')) {
 				s[len++] = p[j + 1] == '0' ? '~' : '/';
@@ -172,7 +172,7 @@ static int do_add(jp *c, smp_value **root, const tok *t, size_t n, const char *p
 			return 0;
 		}
 		return smpv_map_add_copy(c->a, parent, last->s, last->n, val)
-		           ? smp_err_set(c->err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory")
+		           ? smp__err(c->err, SMP_ENOMEM, "out of memory")
 		           : 0;
 	}
 	if (parent->type != SMP_LIST)
@@ -187,7 +187,7 @@ static int do_add(jp *c, smp_value **root, const tok *t, size_t n, const char *p
 		at = (size_t)idx;
 	}
 	if (smpv_list_add(c->a, parent, val))
-		return smp_err_set(c->err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+		return smp__err(c->err, SMP_ENOMEM, "out of memory");
 	memmove(&parent->u.list.items[at + 1], &parent->u.list.items[at],
 	        (len - at) * sizeof(smp_value *));
 	parent->u.list.items[at] = val;
@@ -241,11 +241,10 @@ int smp_jsonpatch_apply(smp_value **out, smp_arena *a, const smp_value *target,
 
 	*out = NULL;
 	if (!ops || ops->type != SMP_LIST)
-		return smp_err_set(err, SMP_EPATCH, NULL, 0, 0, NULL,
-		                   "a JSON patch must be a list of operations");
+		return smp__err(err, SMP_EPATCH, "a JSON patch must be a list of operations");
 	root = target ? smpv_copy(a, target) : smpv_null(a);
 	if (!root)
-		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+		return smp__err(err, SMP_ENOMEM, "out of memory");
 	for (size_t i = 0; i < ops->u.list.len; i++) {
 		const smp_value *op = ops->u.list.items[i], *opv, *pathv, *fromv, *val;
 		tok *pt, *ft = NULL;
@@ -281,7 +280,7 @@ int smp_jsonpatch_apply(smp_value **out, smp_arena *a, const smp_value *target,
 		if (smpv_is_str(opv, "add")) {
 			smp_value *cv = smpv_copy(a, val);
 			if (!cv)
-				return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+				return smp__err(err, SMP_ENOMEM, "out of memory");
 			if ((rc = do_add(&c, &root, pt, pn, path, cv)))
 				return rc;
 		} else if (smpv_is_str(opv, "remove")) {
@@ -290,7 +289,7 @@ int smp_jsonpatch_apply(smp_value **out, smp_arena *a, const smp_value *target,
 		} else if (smpv_is_str(opv, "replace")) {
 			smp_value *cv = smpv_copy(a, val), *old;
 			if (!cv)
-				return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+				return smp__err(err, SMP_ENOMEM, "out of memory");
 			if (pn == 0) {
 				root = cv;
 				continue;
@@ -324,7 +323,7 @@ int smp_jsonpatch_apply(smp_value **out, smp_arena *a, const smp_value *target,
 			if ((rc = get_lenient(&c, root, ft, fn, fromv->u.s.ptr, &v)))
 				return rc;
 			if (!(cv = v ? smpv_copy(a, v) : smpv_null(a)))
-				return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+				return smp__err(err, SMP_ENOMEM, "out of memory");
 			if ((rc = do_add(&c, &root, pt, pn, path, cv)))
 				return rc;
 		} else if (smpv_is_str(opv, "test")) {

@@ -15,14 +15,14 @@ static int new_result(smp_doc **doc, smp_error *err)
 {
 	*doc = smp_doc_alloc();
 	if (!*doc)
-		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+		return smp__err(err, SMP_ENOMEM, "out of memory");
 	return 0;
 }
 
 static int finish(smp_doc **out, smp_doc *doc, smp_value *root, int rc, smp_error *err)
 {
 	if (!rc && smp_doc_push_root(doc, root))
-		rc = smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+		rc = smp__err(err, SMP_ENOMEM, "out of memory");
 	if (rc) {
 		smp_doc_free(doc);
 		return rc;
@@ -57,19 +57,19 @@ static int root_type(const smp_stype **out, const smp_patch_options *o, const sm
 			continue;
 		e = smp_schema_find_kind(smp_schema_builtin(), av, kind, true);
 		if (!e)
-			return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
-			                   "no strategic merge schema for %s %s in the built-in "
-			                   "Kubernetes tables", av, kind);
+			return smp__err(err, SMP_ESCHEMA,
+			                "no strategic merge schema for %s %s in the built-in "
+			                "Kubernetes tables", av, kind);
 		if (!e->kubectl_scheme)
-			return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
-			                   "strategic merge patch is not supported for %s, Kind=%s",
-			                   av, kind);
+			return smp__err(err, SMP_ESCHEMA,
+			                "strategic merge patch is not supported for %s, Kind=%s",
+			                av, kind);
 		*out = e->type;
 		return 0;
 	}
-	return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
-	                   "a strategic merge patch needs a schema: the document has no "
-	                   "apiVersion and kind (give a schema, or use a JSON merge patch)");
+	return smp__err(err, SMP_ESCHEMA,
+	                "a strategic merge patch needs a schema: the document has no "
+	                "apiVersion and kind (give a schema, or use a JSON merge patch)");
 }
 
 SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_value *patch,
@@ -82,10 +82,10 @@ SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_va
 	int rc;
 
 	if (!out)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL, "smp_patch_apply: out is NULL");
+		return smp__err(err, SMP_EINVAL, "smp_patch_apply: out is NULL");
 	*out = NULL;
 	if (!patch) /* an empty file, say: not a schema or type error */
-		return smp_err_set(err, SMP_EPATCH, NULL, 0, 0, NULL, "empty document");
+		return smp__err(err, SMP_EPATCH, "empty document");
 	if ((rc = new_result(&doc, err)))
 		return rc;
 	switch (o->type) {
@@ -98,8 +98,8 @@ SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_va
 		/* json-patch v4 (kubectl, the API server) takes object patches only;
 		 * smp_jmp_apply keeps RFC 7386's replacement for the rest. */
 		if (!patch || patch->type != SMP_MAP)
-			rc = smp_err_set(err, SMP_EPATCH, NULL, 0, 0, NULL,
-			                 "Invalid JSON Patch: a JSON merge patch must be an object");
+			rc = smp__err(err, SMP_EPATCH,
+			              "Invalid JSON Patch: a JSON merge patch must be an object");
 		else
 			rc = smp_jmp_apply(&res, &doc->arena, target, patch, err);
 		break;
@@ -107,8 +107,7 @@ SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_va
 		rc = smp_jsonpatch_apply(&res, &doc->arena, target ? target : NULL, patch, err);
 		break;
 	default:
-		rc = smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL, "unknown patch type %d",
-		                 (int)o->type);
+		rc = smp__err(err, SMP_EINVAL, "unknown patch type %d", (int)o->type);
 	}
 	return finish(out, doc, res, rc, err);
 }
@@ -123,15 +122,14 @@ SMP_API int smp_patch_apply_doc(smp_doc **inout, const smp_value *patch,
 	int rc;
 
 	if (!inout || !*inout)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_patch_apply_doc: no document");
+		return smp__err(err, SMP_EINVAL, "smp_patch_apply_doc: no document");
 	doc = *inout;
 	if (doc->nroots != 1)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_patch_apply_doc: the document set holds %zu documents, "
-		                   "not one", doc->nroots);
+		return smp__err(err, SMP_EINVAL,
+		                "smp_patch_apply_doc: the document set holds %zu documents, "
+		                "not one", doc->nroots);
 	if (!patch) /* left alone, as for the usage errors above */
-		return smp_err_set(err, SMP_EPATCH, NULL, 0, 0, NULL, "empty document");
+		return smp__err(err, SMP_EPATCH, "empty document");
 	target = doc->roots[0];
 	if (o->type != SMP_PATCH_STRATEGIC) {
 		/* Merge and JSON patches copy as they go: build a new document. */
@@ -164,7 +162,7 @@ SMP_API int smp_diff_two_way(smp_doc **out, const smp_value *original,
 	int rc;
 
 	if (!out)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL, "smp_diff_two_way: out is NULL");
+		return smp__err(err, SMP_EINVAL, "smp_diff_two_way: out is NULL");
 	*out = NULL;
 	if ((rc = new_result(&doc, err)))
 		return rc;
@@ -178,8 +176,8 @@ SMP_API int smp_diff_two_way(smp_doc **out, const smp_value *original,
 		rc = smp_jmp_diff2(&res, &doc->arena, original, modified, err);
 		break;
 	default:
-		rc = smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                 "a diff can produce a strategic or a JSON merge patch only");
+		rc = smp__err(err, SMP_EINVAL,
+		              "a diff can produce a strategic or a JSON merge patch only");
 	}
 	return finish(out, doc, res, rc, err);
 }
@@ -195,8 +193,7 @@ SMP_API int smp_diff_three_way(smp_doc **out, const smp_value *original,
 	int rc;
 
 	if (!out)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_diff_three_way: out is NULL");
+		return smp__err(err, SMP_EINVAL, "smp_diff_three_way: out is NULL");
 	*out = NULL;
 	if ((rc = new_result(&doc, err)))
 		return rc;
@@ -213,8 +210,8 @@ SMP_API int smp_diff_three_way(smp_doc **out, const smp_value *original,
 		rc = smp_jmp_diff3(&res, &doc->arena, original, modified, current, err);
 		break;
 	default:
-		rc = smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                 "a diff can produce a strategic or a JSON merge patch only");
+		rc = smp__err(err, SMP_EINVAL,
+		              "a diff can produce a strategic or a JSON merge patch only");
 	}
 	return finish(out, doc, res, rc, err);
 }

@@ -1273,13 +1273,13 @@ static int sm_apply(smp_value **out, smp_arena *a, const smp_value *target, smp_
 
 	*out = NULL;
 	if (target && target->type != SMP_NULL && target->type != SMP_MAP)
-		return smp_err_set(err, SMP_EPARSE, NULL, 0, 0, NULL,
-		                   "invalid JSON document: the object to patch must be a map, not %s",
-		                   smp_go_type_name(target));
+		return smp__err(err, SMP_EPARSE,
+		                "invalid JSON document: the object to patch must be a map, not %s",
+		                smp_go_type_name(target));
 	if (patch && patch->type != SMP_NULL && patch->type != SMP_MAP)
-		return smp_err_set(err, SMP_EPATCH, NULL, 0, 0, NULL,
-		                   "invalid JSON document: a strategic merge patch must be a map, not %s",
-		                   smp_go_type_name(patch));
+		return smp__err(err, SMP_EPATCH,
+		                "invalid JSON document: a strategic merge patch must be a map, not %s",
+		                smp_go_type_name(patch));
 	smp_arena_init(&tmp);
 	smp_mscratch_init(&scr);
 	smp__sctx_init(&c, a, &tmp, err);

@@ -940,9 +940,9 @@ static const smp_value *as_map(const smp_value *v, smp_arena *a)
 static int check_map_arg(const smp_value *v, const char *what, smp_error *err)
 {
 	if (v && v->type != SMP_MAP && v->type != SMP_NULL)
-		return smp_err_set(err, SMP_EPARSE, NULL, 0, 0, NULL,
-		                   "invalid JSON document: %s must be a map, not %s", what,
-		                   smp_go_type_name(v));
+		return smp__err(err, SMP_EPARSE,
+		                "invalid JSON document: %s must be a map, not %s", what,
+		                smp_go_type_name(v));
 	return 0;
 }
 
@@ -1013,7 +1013,7 @@ int smp_conflict_error(smp_error *err, const smp_value *patch, const smp_value *
 	put_compact(&b, patch);
 	smp_buf_puts(&b, " conflicts with changes made from original to current: ");
 	put_compact(&b, changed);
-	rc = smp_err_set(err, SMP_ECONFLICT, NULL, 0, 0, NULL, "%s", b.ptr ? b.ptr : "conflict");
+	rc = smp__err(err, SMP_ECONFLICT, "%s", b.ptr ? b.ptr : "conflict");
 	smp_buf_release(&b);
 	return rc;
 }
@@ -1070,8 +1070,8 @@ static int sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
 	c.patch_lists_mutable = true;
 	const char *field = precondition_broken(patch);
 	if (field) {
-		rc = smp_err_set(err, SMP_EPRECOND, NULL, 0, 0, field,
-		                 "At least one of apiVersion, kind and name was changed");
+		rc = smp__err_path(err, SMP_EPRECOND, field,
+		                   "At least one of apiVersion, kind and name was changed");
 		goto out;
 	}
 	if (!overwrite) {

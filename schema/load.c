@@ -1353,8 +1353,7 @@ int smp_schema_load(smp_schema **out, const char *buf, size_t len,
 	if (out)
 		*out = NULL;
 	if (!out || (!buf && len))
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_schema_load: NULL argument");
+		return smp__err(err, SMP_EINVAL, "smp_schema_load: NULL argument");
 	memset(&L, 0, sizeof(L));
 	L.err = err;
 	L.file = filename ? filename : "<schema>";
@@ -1406,8 +1405,7 @@ int smp_schema_load_file(smp_schema **out, const char *path, smp_error *err)
 	if (out)
 		*out = NULL;
 	if (!out || !path)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_schema_load_file: NULL argument");
+		return smp__err(err, SMP_EINVAL, "smp_schema_load_file: NULL argument");
 	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!f)
 		return smp_err_set(err, SMP_EIO, path, 0, 0, NULL, "cannot open: %s",

@@ -141,19 +141,18 @@ int smp_schema_kind(const smp_stype **out, const smp_schema *schema,
 	if (out)
 		*out = NULL;
 	if (!out || !schema || !api_version || !kind)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_schema_kind: NULL argument");
+		return smp__err(err, SMP_EINVAL, "smp_schema_kind: NULL argument");
 	e = smp_schema_find_kind(schema, api_version, kind, true);
 	if (!e) {
 		const smp_gvk_entry *other = smp_schema_find_kind(schema, api_version, kind, false);
 
 		if (other)
-			return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
-			                   "unknown kind %s in apiVersion %s (the schema has %s%s%s)",
-			                   kind, api_version, other->group,
-			                   other->group[0] ? "/" : "", other->version);
-		return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
-		                   "unknown kind %s in apiVersion %s", kind, api_version);
+			return smp__err(err, SMP_ESCHEMA,
+			                "unknown kind %s in apiVersion %s (the schema has %s%s%s)",
+			                kind, api_version, other->group,
+			                other->group[0] ? "/" : "", other->version);
+		return smp__err(err, SMP_ESCHEMA,
+		                "unknown kind %s in apiVersion %s", kind, api_version);
 	}
 	*out = e->type;
 	return SMP_OK;
@@ -167,8 +166,7 @@ int smp_schema_definition(const smp_stype **out, const smp_schema *schema,
 	if (out)
 		*out = NULL;
 	if (!out || !schema || !name)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_schema_definition: NULL argument");
+		return smp__err(err, SMP_EINVAL, "smp_schema_definition: NULL argument");
 	hi = schema->ndefs;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -183,8 +181,7 @@ int smp_schema_definition(const smp_stype **out, const smp_schema *schema,
 		else
 			lo = mid + 1;
 	}
-	return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
-	                   "unknown definition \"%s\"", name);
+	return smp__err(err, SMP_ESCHEMA, "unknown definition \"%s\"", name);
 }
 
 bool smp_schema_kind_namespaced(const smp_schema *schema, const char *api_version,
@@ -289,23 +286,22 @@ int smp_schema_field(smp_field_info *out, const smp_stype *root,
 	if (out)
 		memset(out, 0, sizeof(*out));
 	if (!out || !root)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_schema_field: NULL argument");
+		return smp__err(err, SMP_EINVAL, "smp_schema_field: NULL argument");
 	while (*p) {
 		const char *end = strchr(p, '.');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 		size_t done = (size_t)(p - dotted_path) + len;
 
 		if (len == 0)
-			return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, dotted_path,
-			                   "empty segment in field path \"%s\"", dotted_path);
+			return smp__err_path(err, SMP_EINVAL, dotted_path,
+			                     "empty segment in field path \"%s\"", dotted_path);
 		/* Lists are stepped through: a field path names no index. A list
 		 * may hold itself (items: {$ref: self}), so the steps are bounded. */
 		for (int steps = 0; t->kind == SMP_SKIND_LIST; steps++) {
 			if (steps == 64)
-				return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
-				                   "field \"%.*s\" does not exist: lists nest without end (at %.*s)",
-				                   (int)len, p, (int)done, dotted_path);
+				return smp__err(err, SMP_ESCHEMA,
+				                "field \"%.*s\" does not exist: lists nest without end (at %.*s)",
+				                (int)len, p, (int)done, dotted_path);
 			t = t->elem;
 		}
 		f = NULL;
@@ -316,24 +312,24 @@ int smp_schema_field(smp_field_info *out, const smp_stype *root,
 			else if (t->flags & SMP_SFLAG_PRESERVE_UNKNOWN)
 				t = &smp_stype_any;
 			else if (t->name)
-				return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
-				                   "field \"%.*s\" does not exist in %s (at %.*s)",
-				                   (int)len, p, t->name, (int)done, dotted_path);
+				return smp__err(err, SMP_ESCHEMA,
+				                "field \"%.*s\" does not exist in %s (at %.*s)",
+				                (int)len, p, t->name, (int)done, dotted_path);
 			else if (p == dotted_path)
-				return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
-				                   "field \"%.*s\" does not exist (at %.*s)",
-				                   (int)len, p, (int)done, dotted_path);
+				return smp__err(err, SMP_ESCHEMA,
+				                "field \"%.*s\" does not exist (at %.*s)",
+				                (int)len, p, (int)done, dotted_path);
 			else
-				return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
-				                   "field \"%.*s\" does not exist in %.*s (at %.*s)",
-				                   (int)len, p, (int)(p - dotted_path - 1), dotted_path,
-				                   (int)done, dotted_path);
+				return smp__err(err, SMP_ESCHEMA,
+				                "field \"%.*s\" does not exist in %.*s (at %.*s)",
+				                (int)len, p, (int)(p - dotted_path - 1), dotted_path,
+				                (int)done, dotted_path);
 		} else if (t->kind == SMP_SKIND_MAP) {
 			t = t->elem; /* the segment is a key of the map */
 		} else if (t->kind == SMP_SKIND_PRIMITIVE) {
-			return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
-			                   "field \"%.*s\" does not exist: a %s has no fields (at %.*s)",
-			                   (int)len, p, type_word(t), (int)done, dotted_path);
+			return smp__err(err, SMP_ESCHEMA,
+			                "field \"%.*s\" does not exist: a %s has no fields (at %.*s)",
+			                (int)len, p, type_word(t), (int)done, dotted_path);
 		}
 		/* ANY: anything below is ANY too. */
 		p += len;
@@ -369,12 +365,11 @@ int smp_stype_field_at(smp_field_info *out, const smp_stype *t, size_t i, smp_er
 	if (out)
 		memset(out, 0, sizeof(*out));
 	if (!out || !t)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_stype_field_at: NULL argument");
+		return smp__err(err, SMP_EINVAL, "smp_stype_field_at: NULL argument");
 	if (i >= smp_stype_field_count(t))
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_stype_field_at: no property %zu (the type has %zu)", i,
-		                   smp_stype_field_count(t));
+		return smp__err(err, SMP_EINVAL,
+		                "smp_stype_field_at: no property %zu (the type has %zu)", i,
+		                smp_stype_field_count(t));
 	fill_info(out, t->fields[i].name, &t->fields[i], t->fields[i].type);
 	return SMP_OK;
 }

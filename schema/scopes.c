@@ -213,8 +213,7 @@ int smp_scopes_declare(smp_scopes *s, const char *name, bool namespaced, smp_err
 	int rc;
 
 	if (!s || !name)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_scopes_declare: NULL argument");
+		return smp__err(err, SMP_EINVAL, "smp_scopes_declare: NULL argument");
 	dot = strchr(name, '.');
 	klen = dot ? (size_t)(dot - name) : strlen(name);
 	glen = dot ? strlen(dot + 1) : 0;
@@ -224,22 +223,22 @@ int smp_scopes_declare(smp_scopes *s, const char *name, bool namespaced, smp_err
 			klen = 0;
 	}
 	if (!klen || (name[0] >= '0' && name[0] <= '9'))
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "invalid kind \"%s\": want Kind or Kind.group (e.g. "
-		                   "ClusterIssuer.cert-manager.io)", name);
+		return smp__err(err, SMP_EINVAL,
+		                "invalid kind \"%s\": want Kind or Kind.group (e.g. "
+		                "ClusterIssuer.cert-manager.io)", name);
 	if (dot && !valid_group(dot + 1, glen))
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "invalid kind \"%s\": \"%s\" is not an API group name",
-		                   name, dot + 1);
+		return smp__err(err, SMP_EINVAL,
+		                "invalid kind \"%s\": \"%s\" is not an API group name",
+		                name, dot + 1);
 	key = malloc(klen + glen + 3);
 	if (!key)
-		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+		return smp__err(err, SMP_ENOMEM, "out of memory");
 	/* "Kind" alone: that kind in any group. */
 	n = dot ? make_key(key, dot + 1, glen, name, klen) : make_key(key, "*", 1, name, klen);
 	rc = put(s, key, n, namespaced, true);
 	free(key);
 	if (rc)
-		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+		return smp__err(err, SMP_ENOMEM, "out of memory");
 	if (!dot)
 		s->any_group = true;
 	return 0;
@@ -254,8 +253,7 @@ int smp_scopes_learn(smp_scopes *s, const smp_value *live, smp_error *err)
 	int rc;
 
 	if (!s || !live)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_scopes_learn: NULL argument");
+		return smp__err(err, SMP_EINVAL, "smp_scopes_learn: NULL argument");
 	av = smp_value_string(smp_map_get(live, "apiVersion"), NULL);
 	kind = smp_value_string(smp_map_get(live, "kind"), NULL);
 	if (!av || !kind || !*kind)
@@ -267,12 +265,12 @@ int smp_scopes_learn(smp_scopes *s, const smp_value *live, smp_error *err)
 	klen = strlen(kind);
 	key = glen + klen + 2 <= sizeof(small) ? small : malloc(glen + klen + 2);
 	if (!key)
-		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+		return smp__err(err, SMP_ENOMEM, "out of memory");
 	n = make_key(key, g, glen, kind, klen);
 	rc = put(s, key, n, ns && *ns, false);
 	if (key != small)
 		free(key);
-	return rc ? smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory") : 0;
+	return rc ? smp__err(err, SMP_ENOMEM, "out of memory") : 0;
 }
 
 int smp_scopes_get(const smp_scopes *s, const char *api_version, const char *kind)
