@@ -11,8 +11,13 @@
 
 static const smp_patch_options default_opts = SMP_PATCH_OPTIONS_INIT;
 
-static int new_result(smp_doc **doc, smp_error *err)
+/* The start of a call that returns a new document: `out` checked and
+ * cleared, the result document made. `fn` names the call in the error. */
+static int new_result(smp_doc **out, smp_doc **doc, const char *fn, smp_error *err)
 {
+	if (!out)
+		return smp__err(err, SMP_EINVAL, "%s: out is NULL", fn);
+	*out = NULL;
 	*doc = smp_doc_alloc();
 	if (!*doc)
 		return smp__err(err, SMP_ENOMEM, "out of memory");
@@ -81,13 +86,12 @@ SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_va
 	smp_doc *doc;
 	int rc;
 
-	if (!out)
-		return smp__err(err, SMP_EINVAL, "smp_patch_apply: out is NULL");
-	*out = NULL;
-	if (!patch) /* an empty file, say: not a schema or type error */
-		return smp__err(err, SMP_EPATCH, "empty document");
-	if ((rc = new_result(&doc, err)))
+	if ((rc = new_result(out, &doc, "smp_patch_apply", err)))
 		return rc;
+	if (!patch) { /* an empty file, say: not a schema or type error */
+		smp_doc_free(doc);
+		return smp__err(err, SMP_EPATCH, "empty document");
+	}
 	switch (o->type) {
 	case SMP_PATCH_STRATEGIC:
 		rc = root_type(&t, o, target, patch, NULL, err);
@@ -161,10 +165,7 @@ SMP_API int smp_diff_two_way(smp_doc **out, const smp_value *original,
 	smp_doc *doc;
 	int rc;
 
-	if (!out)
-		return smp__err(err, SMP_EINVAL, "smp_diff_two_way: out is NULL");
-	*out = NULL;
-	if ((rc = new_result(&doc, err)))
+	if ((rc = new_result(out, &doc, "smp_diff_two_way", err)))
 		return rc;
 	switch (o->type) {
 	case SMP_PATCH_STRATEGIC:
@@ -192,10 +193,7 @@ SMP_API int smp_diff_three_way(smp_doc **out, const smp_value *original,
 	smp_doc *doc;
 	int rc;
 
-	if (!out)
-		return smp__err(err, SMP_EINVAL, "smp_diff_three_way: out is NULL");
-	*out = NULL;
-	if ((rc = new_result(&doc, err)))
+	if ((rc = new_result(out, &doc, "smp_diff_three_way", err)))
 		return rc;
 	switch (o->type) {
 	case SMP_PATCH_STRATEGIC:
