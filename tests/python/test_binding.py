@@ -314,6 +314,14 @@ class Selectors(unittest.TestCase):
             {"key": "cpu", "operator": "Gt", "values": ["4"]}]}, node_selector=True)
         self.assertTrue(n.matches({"cpu": "8"}))
 
+    def test_closed(self):
+        s = smpatch.Selector("a=b")
+        s.close()
+        s.close()
+        with self.assertRaises(smpatch.InvalidArgumentError) as cm:
+            s.matches({"a": "b"})
+        self.assertEqual(cm.exception.message, "the selector is closed")
+
     def test_field_selector(self):
         f = smpatch.FieldSelector("metadata.name=web,spec.replicas!=3")
         self.assertTrue(f.matches(DEPLOY))

@@ -40,7 +40,7 @@ def dump(value, output="yaml", *, sort_keys=False, go_escape=False):
         return V.printed(d.root(0), output, sort_keys, go_escape)
 
 
-class Schema:
+class Schema(V.Handle):
     """A set of type definitions: the built-in Kubernetes tables
     (Schema.builtin()), or an OpenAPI v2/v3 document or CRDs loaded with
     Schema(text) / Schema.load_file(path). Freed when collected (or close())."""
@@ -76,17 +76,11 @@ class Schema:
         s._owned = owned
         return s
 
-    def close(self):
-        if getattr(self, "_owned", False) and self._ptr:
-            n.smp_schema_free(self._ptr)
-        self._ptr = None
+    _what = "schema"
 
-    __del__ = close
-
-    def _handle(self):
-        if not self._ptr:
-            raise E.make(E.EINVAL, "the schema is closed")
-        return self._ptr
+    def _free(self, ptr):
+        if getattr(self, "_owned", False):
+            n.smp_schema_free(ptr)
 
     def has_kind(self, api_version, kind):
         """Whether the schema defines apiVersion + kind ("apps/v1", "Deployment")."""
@@ -243,20 +237,11 @@ def has_conflicts(a, b):
         return bool(n.smp_patch_has_conflicts(V.root(x), V.root(y)))
 
 
-class _SelectorBase:
-    _ptr = None
+class _SelectorBase(V.Handle):
+    _what = "selector"
 
-    def close(self):
-        if self._ptr:
-            n.smp_selector_free(self._ptr)
-        self._ptr = None
-
-    __del__ = close
-
-    def _handle(self):
-        if not self._ptr:
-            raise E.make(E.EINVAL, "the selector is closed")
-        return self._ptr
+    def _free(self, ptr):
+        n.smp_selector_free(ptr)
 
     def __repr__(self):
         return "%s(%r)" % (type(self).__name__, self.text)

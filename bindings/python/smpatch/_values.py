@@ -42,6 +42,30 @@ class Doc:
         return n.smp_doc_root(self.ptr, i)
 
 
+class Handle:
+    """A C object the binding owns (schema, selector, plan): freed by
+    close() or when collected. Subclasses name it and say how to free it."""
+
+    _ptr = None
+    _what = "object"
+
+    def _free(self, ptr):
+        raise NotImplementedError
+
+    def close(self):
+        if self._ptr:
+            self._free(self._ptr)
+        self._ptr = None
+
+    def __del__(self):
+        self.close()
+
+    def _handle(self):
+        if not self._ptr:
+            raise E.make(E.EINVAL, "the %s is closed" % self._what)
+        return self._ptr
+
+
 def _choice(table, value, what):
     try:
         return table[value]
