@@ -357,6 +357,140 @@ class Threads(unittest.TestCase):
         self.assertEqual(errors, [])
 
 
+CM = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: %s
+  labels: {app: web}
+data: {k: v}
+"""
+
+LIVE_CM = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: %s
+  namespace: default
+  labels: {app: web}
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"labels":{"app":"web"},"name":"%s"}}'
+"""
+
+
+@unittest.skipIf(smpatch._plan.AVAILABLE, "the library has the plan API")
+class NoPlans(unittest.TestCase):
+    def test_apply_says_what_is_missing(self):
+        with self.assertRaises(smpatch.InvalidArgumentError) as cm:
+            smpatch.apply("kind: ConfigMap", None)
+        self.assertIn("no plan API", cm.exception.message)
+
+
+@unittest.skipUnless(smpatch._plan.AVAILABLE, "this libsmpatch has no plan API (smp_plan_*)")
+class Plans(unittest.TestCase):
+    def test_example_matches_the_c_example(self):
+        plan = smpatch.apply(read(EXAMPLES, "web.yaml"), read(EXAMPLES, "live.yaml"),
+                             config_file="examples/apply/web.yaml",
+                             live_file="examples/apply/live.yaml")
+        self.assertEqual(len(plan), 1)
+        e = plan[0]
+        self.assertEqual((e.action, e.kind, e.name, e.namespace, e.api_version),
+                         ("configure", "Deployment", "web", "default", "apps/v1"))
+        self.assertEqual(e.patch_type, "strategic")
+        self.assertEqual(e.content_type, "application/strategic-merge-patch+json")
+        self.assertEqual(e.file, "examples/apply/web.yaml")
+        self.assertIsNone(e.error)
+        # the C example (examples/plan.c) prints the status line and the diff
+        want = read(SRC, "tests", "lib", "expected", "plan.out")
+        self.assertEqual("".join(w + "\n" for w in e.warnings) + e.status + "\n" + e.diff(),
+                         want)
+
+    def test_entry_is_a_mapping(self):
+        plan = smpatch.apply(read(EXAMPLES, "web.yaml"), read(EXAMPLES, "live.yaml"))
+        d = dict(plan[0])
+        self.assertEqual(d["action"], "configure")
+        self.assertEqual(d["patch"], plan[0].patch)
+        self.assertEqual(d["object"]["spec"]["template"]["spec"]["containers"][1]["name"],
+                         "metrics")
+        self.assertIsNone(d["error"])
+        json.dumps(d)  # plain values only
+        with self.assertRaises(KeyError):
+            plan[0]["nothing"]
+
+    def test_patch_gives_the_object(self):
+        plan = smpatch.apply(read(EXAMPLES, "web.yaml"), read(EXAMPLES, "live.yaml"))
+        live = smpatch.parse(read(EXAMPLES, "live.yaml"))[0]
+        self.assertEqual(plan[0].live, live)
+        self.assertEqual(smpatch.patch(live, plan[0].patch), plan[0].object)
+
+    def test_create_unchanged_and_objects(self):
+        cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"},
+              "data": {"k": "v"}}
+        plan = smpatch.apply([cm], None, namespace="prod")
+        self.assertEqual(plan[0].action, "create")
+        self.assertEqual(plan[0].namespace, "prod")
+        self.assertEqual(plan[0].status, "configmap/a created")
+        self.assertEqual(plan[0].status_line(dry_run=True), "configmap/a created (dry run)")
+        self.assertEqual(plan[0].content_type, "application/json")
+        again = smpatch.apply([cm], [plan[0].object], namespace="prod")
+        self.assertEqual(again[0].action, "unchanged")
+        self.assertEqual(again[0].patch, {})
+        self.assertEqual(again[0].diff(), "")
+
+    def test_one_failure_does_not_stop_the_others(self):
+        plan = smpatch.apply([CM % "a", "kind: [broken\n", CM % "c"], None)
+        self.assertEqual([e.action for e in plan], ["create", "error", "create"])
+        err = plan[1].error
+        self.assertIsInstance(err, smpatch.ParseError)
+        self.assertEqual((err.file, err.line), ("<config>", 2))
+        self.assertEqual(plan[1]["error"]["code"], smpatch.EPARSE)
+        self.assertTrue(plan.failed)
+        self.assertIsNone(plan[1].patch)
+
+    def test_prune_and_selectors(self):
+        live = "---\n".join([LIVE_CM % ("a", "a"), LIVE_CM % ("old", "old")])
+        plan = smpatch.apply(CM % "a", live, prune=True, selector="app=web")
+        self.assertEqual([(e.action, e.name) for e in plan],
+                         [("configure", "a"), ("prune", "old")])
+        self.assertEqual(plan[1].status, "configmap/old pruned")
+        self.assertIsNone(plan[1].object)
+        self.assertIn("-  name: old", plan[1].diff())
+        with self.assertRaises(smpatch.InvalidObjectError) as cm:
+            smpatch.apply(CM % "a", live, selector="app=other")
+        self.assertEqual(cm.exception.message, "no objects passed to apply")
+        with self.assertRaises(smpatch.InvalidArgumentError):
+            smpatch.apply(CM % "a", live, prune=True)
+        plan = smpatch.apply(CM % "a", live, selector=smpatch.Selector("app=web"),
+                             field_selector="metadata.name=a")
+        self.assertEqual(len(plan), 1)
+
+    def test_secret_values_masked(self):
+        secret = ("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n"
+                  "data: {password: c2VjcmV0}\n")
+        d = smpatch.apply(secret, None)[0].diff()
+        self.assertIn("+  password: '***'\n", d.replace('"', "'"))
+        self.assertNotIn("password: c2VjcmV0", d)
+
+    def test_conflict_detail(self):
+        last = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"1"}}'
+        live = {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "a", "namespace": "default",
+                             "annotations": {
+                                 "kubectl.kubernetes.io/last-applied-configuration": last}},
+                "data": {"k": "2"}}
+        cfg = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"},
+               "data": {"k": "3"}}
+        e = smpatch.apply([cfg], [live], overwrite=False)[0]
+        self.assertEqual(e.action, "error")
+        self.assertEqual(e.error.code, smpatch.ECONFLICT)
+        self.assertIn("conflicts with changes made from original to current", e.error_detail)
+
+    def test_closed_plan(self):
+        plan = smpatch.apply(CM % "a", None)
+        e = plan[0]
+        plan.close()
+        with self.assertRaises(smpatch.InvalidArgumentError):
+            e.action
+
+
 def smpatch_program(*args, stdin=None):
     prog = os.environ.get("SMPATCH_PROGRAM")
     if not prog:

@@ -6,6 +6,10 @@ environment variable (a path), else the loader's usual search
 (LD_LIBRARY_PATH, ld.so.cache, the system directories), else where
 `make install` put it beside this package. See docs/PYTHON.md.
 
+smpatch.apply() computes what `kubectl apply -f` does to many objects (the
+plan API of libsmpatch, smp_plan_*; a library without it raises
+InvalidArgumentError there and nowhere else).
+
 Values go in as Python objects (dict, list, str, int, float, bool, None) or
 as YAML/JSON text of one document, and come out as Python objects. Every
 failure raises smpatch.Error (or a subclass named for its code) carrying
@@ -17,12 +21,14 @@ from ._errors import (EINTERNAL, EINVAL, EINVALOBJ, EIO, ELIMIT, ENOMEM, EPARSE,
                       PatchError, PreconditionError, SchemaError)
 from ._api import (FieldSelector, Schema, Selector, diff, diff3, dump, has_conflicts, parse,
                    parse_file, patch, validate_label, version)
+from ._plan import Entry, Plan, apply
 
 __version__ = version()
 
 __all__ = [
     "parse", "parse_file", "dump", "patch", "diff", "diff3", "has_conflicts",
     "Schema", "Selector", "FieldSelector", "validate_label", "version",
+    "apply", "Plan", "Entry",
     "Error", "InvalidArgumentError", "ParseError", "PatchError", "SchemaError",
     "ConflictError", "PreconditionError", "LimitError", "InputOutputError",
     "InvalidObjectError",
