@@ -617,7 +617,7 @@ static int put_diff(cli_buf *out, const ssa_entry *e, const ssa_cli_args *a, boo
 		rc = SMP_ENOMEM;
 		goto out;
 	}
-	rc = ssa_cli_unified_diff(out, "live/", "merged/", name.ptr ? name.ptr : "",
+	rc = cli_unified_diff(out, "live/", "merged/", name.ptr ? name.ptr : "",
 	                      left.ptr ? left.ptr : "", left.len, right.ptr ? right.ptr : "",
 	                      right.len, differs);
 out:

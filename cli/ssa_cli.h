@@ -8,19 +8,7 @@
 
 #include "cli.h"
 
-/* The shared helpers of the apply command line: one header before the
- * plan API, three after it (the same functions). */
-#if defined(__has_include)
-#if __has_include("inputs.h")
-#include "buf.h"
-#include "inputs.h"
-#include "report.h"
-#else
 #include "apply_util.h"
-#endif
-#else
-#include "apply_util.h"
-#endif
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -59,13 +47,6 @@ int ssa_cli_run(const ssa_cli_args *a);
 /* Whether `smpatch apply`'s arguments ask for server-side apply (or use
  * one of its flags): then cmd_apply hands them to cmd_apply_ssa. */
 bool cli_apply_is_server_side(int argc, char **argv);
-
-/* Appends to `out` a unified diff (3 lines of context) of texts a and b,
- * headed like `diff -u -N` ("diff -u -N LP NAME RP NAME", "--- LPNAME",
- * "+++ RPNAME"), when they differ; sets *differs then (ssa_udiff.c). */
-int ssa_cli_unified_diff(cli_buf *out, const char *lprefix, const char *rprefix,
-                         const char *name, const char *a, size_t alen, const char *b,
-                         size_t blen, bool *differs);
 
 /* `smpatch apply --server-side ...` (argv[0] is "apply"). */
 int cmd_apply_ssa(int argc, char **argv);
