@@ -885,7 +885,10 @@ typedef enum smp_apply_action {
 	SMP_ACTION_CREATE = 0, /* no live object: it is created */
 	SMP_ACTION_CONFIGURE,  /* the live object is patched */
 	SMP_ACTION_UNCHANGED,  /* the patch is empty: nothing is sent */
-	SMP_ACTION_PRUNE       /* (CLI plans only) the live object would be deleted */
+	SMP_ACTION_PRUNE,      /* (plans only) the live object would be deleted */
+	SMP_ACTION_CONFLICT,   /* (plans only) refused: fields changed by others
+	                          (--overwrite=false) or owned by other managers */
+	SMP_ACTION_ERROR       /* (plans only) the object fails: see its error */
 } smp_apply_action;
 
 typedef struct smp_apply_options {
@@ -1172,6 +1175,309 @@ SMP_API const char *smp_ssa_result_message(const smp_ssa_result *res);
 /* A note on how the result was reached (an update stored untracked), one
  * line, or NULL. Owned by `res`. */
 SMP_API const char *smp_ssa_result_warning(const smp_ssa_result *res);
+
+/* ------------------------------------------------------------------------
+ * Apply plans: `kubectl apply -f` (or replace) over many objects
+ * ------------------------------------------------------------------------
+ *
+ * A plan is the loop kubectl runs around the per-object calls above: it
+ * takes configuration documents and live documents (Lists expanded), then
+ * decides, configuration by configuration in the order they were added,
+ * which live object each one meets (same API group, kind, namespace and
+ * name), whether the selectors keep it, and what kubectl sends; later
+ * configurations of the same object see the result of earlier ones, as
+ * kubectl applies them one after the other. With prune, the live objects
+ * no configuration named follow. Each decision is an entry: its action,
+ * the requests kubectl would send, the resulting object, warnings, and
+ * for a failed object its error and the metav1.Status the server would
+ * answer. One object's failure never stops the others (docs/DESIGN.md
+ * has the data flow). */
+
+/* What a plan does to each configuration. */
+typedef enum smp_plan_mode {
+	SMP_PLAN_CLIENT_SIDE = 0, /* kubectl apply: three-way patches (smp_apply_object) */
+	SMP_PLAN_SERVER_SIDE,     /* kubectl apply --server-side (smp_ssa_apply) */
+	SMP_PLAN_REPLACE          /* kubectl replace: a PUT of each object (smp_ssa_update) */
+} smp_plan_mode;
+
+typedef struct smp_plan_options {
+	unsigned version;            /* SMP_PLAN_OPTIONS_VERSION */
+	smp_plan_mode mode;          /* default SMP_PLAN_CLIENT_SIDE */
+	/* Server-side and replace: the field manager; NULL = kubectl's default
+	 * ("kubectl" for server-side apply, "kubectl-replace" for replace). */
+	const char *field_manager;
+	/* Server-side: take conflicting fields from their managers. */
+	bool force_conflicts;
+	/* OpenAPI document or CRDs (smp_schema_load): patch metadata, scopes,
+	 * server-side types. NULL = the built-in tables. Referenced. */
+	const smp_schema *schema;
+	/* Namespace of namespaced objects that name none (NULL or "":
+	 * "default"); with enforce_namespace an object naming another one is
+	 * an error entry (kubectl with an explicit -n). */
+	const char *default_namespace;
+	bool enforce_namespace;
+	/* Client-side: false refuses to overwrite fields changed in the live
+	 * object since the last apply (a CONFLICT entry). Default true. */
+	bool overwrite;
+	/* Only configurations whose labels match (smp_selector_parse) and
+	 * whose fields match (smp_field_selector_parse; read with the
+	 * namespace filled in). NULL = all. Referenced, not copied. */
+	const smp_selector *selector;
+	const smp_selector *field_selector;
+	/* Client-side prune: live objects that carry the last-applied
+	 * annotation, match `selector` (or every one with prune_all), are of a
+	 * prunable kind and in a namespace the configurations use, and that no
+	 * configuration named, become PRUNE entries. prune needs a selector or
+	 * prune_all (SMP_EINVAL otherwise). */
+	bool prune;
+	bool prune_all;
+	/* The prunable kinds as "group/version/kind" ("core/v1/ConfigMap",
+	 * "apps/v1/Deployment"); each kind must be known to the built-in
+	 * tables or `schema` (SMP_EINVAL, kubectl's message). None: kubectl's
+	 * default set (docs/APPLY.md). */
+	const char *const *prune_allowlist;
+	size_t prune_allowlist_len;
+	/* Kinds no schema describes that are cluster-scoped, as
+	 * smp_scopes_declare names them ("ClusterIssuer.cert-manager.io" or
+	 * "Kind"). Other unknown kinds are learned from the live objects added,
+	 * else taken as namespaced with a warning on their first entry. */
+	const char *const *cluster_scoped;
+	size_t cluster_scoped_len;
+	/* Server-side and replace: the time of the managedFields entries that
+	 * change (RFC 3339); NULL = the wall clock. */
+	const char *now;
+} smp_plan_options;
+
+#define SMP_PLAN_OPTIONS_VERSION 1
+#define SMP_PLAN_OPTIONS_INIT                                                          \
+	{ SMP_PLAN_OPTIONS_VERSION, SMP_PLAN_CLIENT_SIDE, NULL, false, NULL, NULL, false, \
+	  true, NULL, NULL, false, false, NULL, 0, NULL, 0, NULL }
+
+/* Fills `o` with the defaults of SMP_PLAN_OPTIONS_INIT for `version`
+ * (SMP_PLAN_OPTIONS_VERSION). SMP_EINVAL for NULL or an unknown version. */
+SMP_API int smp_plan_options_init(smp_plan_options *o, unsigned version);
+
+/* For bindings, which must not know the struct's layout: a heap-allocated
+ * smp_plan_options with the defaults (free with smp_plan_options_free),
+ * and setters by field name. The names are the struct's fields:
+ * set_bool: force_conflicts, enforce_namespace, overwrite, prune,
+ * prune_all; set_string: mode ("client-side", "server-side", "replace"),
+ * field_manager, default_namespace, now; set_handle: schema (smp_schema),
+ * selector, field_selector (smp_selector); set_list: prune_allowlist,
+ * cluster_scoped. Strings, lists and handles are referenced, not copied:
+ * they must outlive every plan made with the options. SMP_EINVAL for an
+ * unknown name or mode, or NULL `o`/`name`; SMP_ENOMEM. */
+SMP_API int smp_plan_options_new(smp_plan_options **out);
+SMP_API void smp_plan_options_free(smp_plan_options *o);
+SMP_API int smp_plan_options_set_bool(smp_plan_options *o, const char *name, bool value);
+SMP_API int smp_plan_options_set_string(smp_plan_options *o, const char *name,
+                                        const char *value);
+SMP_API int smp_plan_options_set_handle(smp_plan_options *o, const char *name,
+                                        const void *handle);
+SMP_API int smp_plan_options_set_list(smp_plan_options *o, const char *name,
+                                      const char *const *values, size_t n);
+
+/* A plan: its inputs, options and entries. Used by one thread at a time;
+ * two plans are independent. */
+typedef struct smp_plan smp_plan;
+/* One decision of a plan. Owned by the plan (smp_plan_entry_at), or by
+ * the callback's scope (smp_plan_run): valid until then. */
+typedef struct smp_plan_entry smp_plan_entry;
+
+/* A new, empty plan with `opts` (NULL: the defaults; copied, but what it
+ * points to is referenced). SMP_EINVAL for bad options (a bad allowlist
+ * entry or cluster_scoped name, with kubectl's message and err->path
+ * "prune_allowlist[i]" / "cluster_scoped[i]"; prune without a selector or
+ * prune_all; prune in server-side mode), SMP_ENOMEM. Free with
+ * smp_plan_free. */
+SMP_API int smp_plan_new(smp_plan **out, const smp_plan_options *opts, smp_error *err);
+
+/* Frees the plan, its inputs and its entries. NULL is fine. */
+SMP_API void smp_plan_free(smp_plan *plan);
+
+/* Adds the configurations of `doc` (every root; Lists, i.e. any object
+ * with a kind and items, give their items), in order. The plan owns `doc`
+ * from now on, also when the call fails. `label` (copied; NULL: "") names
+ * the input in errors, as a file name. Each object is checked as kubectl
+ * decodes it (smp_object_validate_meta): one that fails becomes an ERROR
+ * entry in its place. SMP_EINVALOBJ (err with label, line, column) for a
+ * root or item that is not a map, an items field that is not a list or
+ * an item that is itself a list: nothing of `doc` is added then. SMP_EINVAL
+ * after compute or run, SMP_ENOMEM. */
+SMP_API int smp_plan_add_config(smp_plan *plan, smp_doc *doc, const char *label,
+                                smp_error *err);
+
+/* Adds live objects (as `kubectl get -o yaml|json` prints them; Lists
+ * expanded), as smp_plan_add_config does; the first of several with the
+ * same group, kind, namespace and name is the one configurations meet.
+ * Their scopes are learned (smp_scopes_learn). Errors as add_config's. */
+SMP_API int smp_plan_add_live(smp_plan *plan, smp_doc *doc, const char *label,
+                              smp_error *err);
+
+/* Records a configuration input that could not be read (a file that does
+ * not parse: its error with file, line and column): an ERROR entry in its
+ * place among the configurations, as kubectl reports such a file and goes
+ * on with the others. SMP_EINVAL (NULL, or after compute), SMP_ENOMEM. */
+SMP_API int smp_plan_add_error(smp_plan *plan, const smp_error *input_error);
+
+/* Decides every entry and keeps them (smp_plan_count, smp_plan_entry_at):
+ * configurations in order (ERROR and CONFLICT entries in their place),
+ * then prunes. Once per plan. SMP_EINVALOBJ "no objects passed to apply"
+ * (or "... to replace") when no configuration (nor input error) was
+ * added; SMP_EINVAL when already computed or run; SMP_ENOMEM. A failed
+ * object is an entry, not a failure of the call. */
+SMP_API int smp_plan_compute(smp_plan *plan, smp_error *err);
+
+/* Number of entries after smp_plan_compute (0 before). */
+SMP_API size_t smp_plan_count(const smp_plan *plan);
+
+/* Entry i after smp_plan_compute, or NULL when out of range. Owned by the
+ * plan. */
+SMP_API const smp_plan_entry *smp_plan_entry_at(const smp_plan *plan, size_t i);
+
+/* Receives each entry of smp_plan_run as it is decided. Returns 0 to go
+ * on, anything else to stop the run (smp_plan_run then returns that
+ * value). The entry and what it returns are valid during the call only. */
+typedef int (*smp_plan_fn)(const smp_plan_entry *entry, void *user);
+
+/* The streaming form of smp_plan_compute: the same entries in the same
+ * order, each handed to `fn` as soon as it is decided and freed after the
+ * call, so the caller never holds the whole plan (the plan keeps only the
+ * results a later configuration of the same object needs). Once per plan,
+ * instead of compute. Returns 0, fn's non-zero value, or compute's
+ * errors. */
+SMP_API int smp_plan_run(smp_plan *plan, smp_plan_fn fn, void *user, smp_error *err);
+
+/* What the entry does (SMP_ACTION_*). */
+SMP_API smp_apply_action smp_plan_entry_action(const smp_plan_entry *e);
+
+/* The input label the entry's configuration (prune: live object) came
+ * from; "" when none. Owned by the plan. */
+SMP_API const char *smp_plan_entry_label(const smp_plan_entry *e);
+
+/* What the entry is about, as it is sent: apiVersion, kind, namespace
+ * ("" for cluster-scoped objects) and name; "" when the object lacks one.
+ * Owned by the plan. */
+SMP_API const char *smp_plan_entry_api_version(const smp_plan_entry *e);
+SMP_API const char *smp_plan_entry_kind(const smp_plan_entry *e);
+SMP_API const char *smp_plan_entry_namespace(const smp_plan_entry *e);
+SMP_API const char *smp_plan_entry_name(const smp_plan_entry *e);
+
+/* The configuration as added (NULL for prune and input errors), the live
+ * object before (NULL: none), and the object after: as the server stores
+ * it (server-side and replace: with its managedFields; client-side: before
+ * the server's defaulting, see smp_apply_result_object); NULL for prune
+ * and failed entries. Owned by the plan or the entry. */
+SMP_API const smp_value *smp_plan_entry_config(const smp_plan_entry *e);
+SMP_API const smp_value *smp_plan_entry_live(const smp_plan_entry *e);
+SMP_API const smp_value *smp_plan_entry_object(const smp_plan_entry *e);
+
+/* The body of the entry's main request, as `smpatch apply -o patch`
+ * shows it: client-side the object (create), the patch (configure) or {}
+ * (unchanged, nothing sent); server-side and replace the configuration
+ * with its namespace filled in. NULL for prune and failed entries. */
+SMP_API const smp_value *smp_plan_entry_patch(const smp_plan_entry *e);
+
+/* Client-side: the patch type kubectl uses for the kind (STRATEGIC or
+ * MERGE); STRATEGIC otherwise. */
+SMP_API smp_patch_type smp_plan_entry_patch_type(const smp_plan_entry *e);
+
+/* The requests kubectl sends for the entry, in order (0 for unchanged
+ * client-side objects and failed entries; 1 for most; room for more):
+ * method ("POST", "PATCH", "PUT", "DELETE"), Content-Type
+ * ("application/json", "application/strategic-merge-patch+json",
+ * "application/merge-patch+json", "application/apply-patch+yaml"), the
+ * fieldManager query parameter (NULL when none is sent), the force
+ * parameter, and the body (DELETE: the DeleteOptions). NULL/false when
+ * `i` is out of range. Owned by the entry. */
+SMP_API size_t smp_plan_entry_request_count(const smp_plan_entry *e);
+SMP_API const char *smp_plan_request_method(const smp_plan_entry *e, size_t i);
+SMP_API const char *smp_plan_request_content_type(const smp_plan_entry *e, size_t i);
+SMP_API const char *smp_plan_request_field_manager(const smp_plan_entry *e, size_t i);
+SMP_API bool smp_plan_request_force(const smp_plan_entry *e, size_t i);
+SMP_API const smp_value *smp_plan_request_body(const smp_plan_entry *e, size_t i);
+
+/* The entry's warnings, one line each as kubectl prints it ("Warning:
+ * ..."), without a newline: the missing last-applied annotation, integers
+ * rounded in a merge patch, an unknown scope taken as namespaced. Owned
+ * by the entry. */
+SMP_API size_t smp_plan_entry_warning_count(const smp_plan_entry *e);
+SMP_API const char *smp_plan_entry_warning(const smp_plan_entry *e, size_t i);
+
+/* ERROR and CONFLICT entries: the error, its message starting with the
+ * object ("deployment.apps/web: ...") and its file (the label), line and
+ * column where known; NULL for other entries. Owned by the entry. */
+SMP_API const smp_error *smp_plan_entry_error(const smp_plan_entry *e);
+
+/* More about a failure, several lines ending in a newline, or NULL: for a
+ * client-side conflict the patch and the live changes since the last
+ * apply (YAML); for a server-side conflict kubectl's advice. Owned by the
+ * entry. */
+SMP_API const char *smp_plan_entry_error_detail(const smp_plan_entry *e);
+
+/* Server-side and replace: for an entry the server refuses, the
+ * metav1.Status it answers (a field conflict: 409 Conflict with one
+ * FieldManagerConflict cause per field; a missing object for replace:
+ * 404 NotFound; see smp_status_from_error); NULL otherwise. Owned by the
+ * entry. */
+SMP_API const smp_value *smp_plan_entry_status(const smp_plan_entry *e);
+
+/* smp_plan_entry_status_line flags */
+enum {
+	SMP_PLAN_LINE_DRY_RUN = 1u << 0,       /* " (dry run)" */
+	SMP_PLAN_LINE_SERVER_DRY_RUN = 1u << 1 /* " (server dry run)" */
+};
+
+/* kubectl's status line for the entry, without a newline:
+ * "deployment.apps/web created|configured|unchanged|pruned",
+ * "... serverside-applied", "... replaced", with the dry-run suffix the
+ * flags ask for. Into a new buffer (free with smp_free; `len` may be
+ * NULL). SMP_EINVAL for failed entries (they have an error instead) or
+ * NULL arguments, SMP_ENOMEM. */
+SMP_API int smp_plan_entry_status_line(char **out, size_t *len, const smp_plan_entry *e,
+                                       unsigned flags, smp_error *err);
+
+/* smp_plan_entry_diff flags */
+enum {
+	SMP_PLAN_DIFF_MANAGED_FIELDS = 1u << 0, /* keep metadata.managedFields */
+	SMP_PLAN_DIFF_COLOR = 1u << 1,          /* ANSI colours (headers bold, hunks
+	                                           cyan, removals red, additions green) */
+	SMP_PLAN_DIFF_NO_MASK = 1u << 2         /* show Secret data and stringData */
+};
+
+/* The two sides `kubectl diff` compares, as the YAML it writes into its
+ * two directories: the live object before (NULL when there is none) and
+ * the object after (NULL for prune), without metadata.managedFields
+ * unless asked, the values of a v1 Secret's `data` and `stringData` masked
+ * as kubectl's Masker does ("***", or "*** (before)" / "*** (after)" for
+ * values that differ) unless SMP_PLAN_DIFF_NO_MASK. Free both with
+ * smp_free; the length pointers may be NULL. SMP_EINVAL for failed
+ * entries, SMP_EINVALOBJ for a Secret whose data is not a map, SMP_ENOMEM. */
+SMP_API int smp_plan_entry_diff_sides(char **live, size_t *live_len, char **merged,
+                                      size_t *merged_len, const smp_plan_entry *e,
+                                      unsigned flags, smp_error *err);
+
+/* The file name kubectl diff gives the entry in both directories,
+ * "[group.]version.Kind.namespace.name" ("apps.v1.Deployment.prod.web",
+ * "v1.Namespace..prod"), into buf (truncated, NUL-terminated when size >
+ * 0). Returns the full length. */
+SMP_API size_t smp_plan_entry_diff_name(char *buf, size_t size, const smp_plan_entry *e);
+
+/* The entry as `kubectl diff` shows it: a unified diff (3 lines of
+ * context) of the two sides (smp_plan_entry_diff_sides), headed
+ * "diff -u -N live/NAME merged/NAME", "--- live/NAME", "+++ merged/NAME";
+ * "" (len 0) when nothing changes. Free with smp_free. Errors as
+ * smp_plan_entry_diff_sides's. */
+SMP_API int smp_plan_entry_diff(char **out, size_t *len, const smp_plan_entry *e,
+                                unsigned flags, smp_error *err);
+
+/* A unified diff of two texts (3 lines of context, hunks as GNU diff -u
+ * makes them), headed "diff -u -N LEFT RIGHT", "--- LEFT", "+++ RIGHT";
+ * "" when they are equal. `flags` takes SMP_PLAN_DIFF_COLOR. Free with
+ * smp_free. SMP_ENOMEM. Thread-safe. */
+SMP_API int smp_text_diff(char **out, size_t *len, const char *left_name, const char *a,
+                          size_t alen, const char *right_name, const char *b, size_t blen,
+                          unsigned flags, smp_error *err);
 
 #ifdef __cplusplus
 }

@@ -58,21 +58,25 @@ else
 	say "note: kubectl not installed; plugin link checked by name only"
 fi
 
-# Runs one built example and compares its output with the expected file.
+# Runs one built example and compares its output with the expected file;
+# its arguments (paths in the source tree) are in EXPECTED/NAME.args.
 check_run() { # BINARY NAME HOW
-	LD_LIBRARY_PATH="$p/$libdir" "$1" >"$tmp/out" 2>"$tmp/err"
+	bin=$1 name=$2 how=$3
+	args=$(cat "$expected/$name.args" 2>/dev/null)
+	# shellcheck disable=SC2086
+	(cd "$src" && LD_LIBRARY_PATH="$p/$libdir" "$bin" $args) >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc != 0 ]; then
 		cat "$tmp/err"
-		bad "$2 ($3) exited with $rc"
-	elif ! diff -u "$expected/$2.out" "$tmp/out"; then
-		bad "$2 ($3): output differs from $expected/$2.out"
+		bad "$name ($how) exited with $rc"
+	elif ! diff -u "$expected/$name.out" "$tmp/out"; then
+		bad "$name ($how): output differs from $expected/$name.out"
 	else
-		say "ok: $2 ($3)"
+		say "ok: $name ($how)"
 	fi
 }
 
-examples="parse patch threeway schema apply selector"
+examples="parse patch threeway schema apply selector plan"
 export PKG_CONFIG_PATH="$p/$libdir/pkgconfig"
 cc=${CC:-cc}
 pkg-config --cflags --libs smpatch >/dev/null || bad "pkg-config smpatch failed"

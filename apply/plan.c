@@ -1,0 +1,930 @@
+/*
+ * plan.c - apply plans: the options, the inputs (Lists expanded, kubectl's
+ * decoding checked), the live objects indexed by group, kind, namespace
+ * and name, the loop over the configurations in order (each one meeting
+ * the live object as earlier configurations left it) and prune.
+ */
+#include "plan_int.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ options */
+
+int smp_plan_options_init(smp_plan_options *o, unsigned version)
+{
+	smp_plan_options d = SMP_PLAN_OPTIONS_INIT;
+
+	if (!o || version != SMP_PLAN_OPTIONS_VERSION)
+		return SMP_EINVAL;
+	*o = d;
+	return 0;
+}
+
+int smp_plan_options_new(smp_plan_options **out)
+{
+	if (!out)
+		return SMP_EINVAL;
+	if (!(*out = malloc(sizeof(**out))))
+		return SMP_ENOMEM;
+	return smp_plan_options_init(*out, SMP_PLAN_OPTIONS_VERSION);
+}
+
+void smp_plan_options_free(smp_plan_options *o)
+{
+	free(o);
+}
+
+int smp_plan_options_set_bool(smp_plan_options *o, const char *name, bool value)
+{
+	static const struct { const char *name; size_t off; } fields[] = {
+		{"force_conflicts", offsetof(smp_plan_options, force_conflicts)},
+		{"enforce_namespace", offsetof(smp_plan_options, enforce_namespace)},
+		{"overwrite", offsetof(smp_plan_options, overwrite)},
+		{"prune", offsetof(smp_plan_options, prune)},
+		{"prune_all", offsetof(smp_plan_options, prune_all)},
+	};
+
+	for (size_t i = 0; o && name && i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (strcmp(name, fields[i].name) == 0) {
+			*(bool *)((char *)o + fields[i].off) = value;
+			return 0;
+		}
+	return SMP_EINVAL;
+}
+
+int smp_plan_options_set_string(smp_plan_options *o, const char *name, const char *value)
+{
+	static const char *const modes[] = {"client-side", "server-side", "replace"};
+
+	if (!o || !name)
+		return SMP_EINVAL;
+	if (strcmp(name, "mode") == 0) {
+		for (size_t i = 0; value && i < sizeof(modes) / sizeof(modes[0]); i++)
+			if (strcmp(value, modes[i]) == 0) {
+				o->mode = (smp_plan_mode)i;
+				return 0;
+			}
+		return SMP_EINVAL;
+	}
+	if (strcmp(name, "field_manager") == 0)
+		o->field_manager = value;
+	else if (strcmp(name, "default_namespace") == 0)
+		o->default_namespace = value;
+	else if (strcmp(name, "now") == 0)
+		o->now = value;
+	else
+		return SMP_EINVAL;
+	return 0;
+}
+
+int smp_plan_options_set_handle(smp_plan_options *o, const char *name, const void *handle)
+{
+	if (!o || !name)
+		return SMP_EINVAL;
+	if (strcmp(name, "schema") == 0)
+		o->schema = handle;
+	else if (strcmp(name, "selector") == 0)
+		o->selector = handle;
+	else if (strcmp(name, "field_selector") == 0)
+		o->field_selector = handle;
+	else
+		return SMP_EINVAL;
+	return 0;
+}
+
+int smp_plan_options_set_list(smp_plan_options *o, const char *name,
+                              const char *const *values, size_t n)
+{
+	if (!o || !name || (n && !values))
+		return SMP_EINVAL;
+	if (strcmp(name, "prune_allowlist") == 0) {
+		o->prune_allowlist = values;
+		o->prune_allowlist_len = n;
+	} else if (strcmp(name, "cluster_scoped") == 0) {
+		o->cluster_scoped = values;
+		o->cluster_scoped_len = n;
+	} else {
+		return SMP_EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ the plan */
+
+static bool grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	size_t ncap;
+	void *g;
+
+	if (n < *cap)
+		return true;
+	ncap = *cap ? *cap * 2 : 16;
+	if (ncap > SIZE_MAX / elem || !(g = realloc(*arr, ncap * elem)))
+		return false;
+	*arr = g;
+	*cap = ncap;
+	return true;
+}
+
+static int oom(smp_error *err)
+{
+	return smp__err(err, SMP_ENOMEM, "out of memory");
+}
+
+/* Parses prune_allowlist[i], "group/version/kind" ("core" = the core
+ * group), as kubectl's prune.ParseResources does; the kind must be known
+ * (the built-in tables or the schema), as kubectl asks the server. */
+static int parse_allow(smp_plan *p, size_t i, smp_error *err)
+{
+	const char *text = p->o.prune_allowlist[i];
+	const char *s1 = text ? strchr(text, '/') : NULL, *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
+	char av[512], path[64];
+	bool known = false;
+
+	snprintf(path, sizeof(path), "prune_allowlist[%zu]", i);
+	if (!s1 || !s2 || strchr(s2 + 1, '/'))
+		return smp__err_path(err, SMP_EINVAL, path, "invalid GroupVersionKind format: %s, "
+		                     "please follow <group/version/kind>", text ? text : "");
+	p->allow_group[i] = strndup(text, (size_t)(s1 - text));
+	p->allow_kind[i] = strdup(s2 + 1);
+	p->nallow = i + 1;
+	if (!p->allow_group[i] || !p->allow_kind[i])
+		return oom(err);
+	if (strcmp(p->allow_group[i], "core") == 0)
+		p->allow_group[i][0] = '\0';
+	if (p->allow_group[i][0])
+		snprintf(av, sizeof(av), "%.200s/%.*s", p->allow_group[i], (int)(s2 - s1 - 1) & 255,
+		         s1 + 1);
+	else
+		snprintf(av, sizeof(av), "%.*s", (int)(s2 - s1 - 1) & 255, s1 + 1);
+	smp_schema_kind_namespaced(smp_schema_builtin(), av, p->allow_kind[i], &known);
+	if (!known && p->o.schema)
+		smp_schema_kind_namespaced(p->o.schema, av, p->allow_kind[i], &known);
+	if (!known)
+		return smp__err_path(err, SMP_EINVAL, path, "no matches for kind \"%s\" in version "
+		                     "\"%s\"", p->allow_kind[i], av);
+	return 0;
+}
+
+static int check_options(smp_plan *p, smp_error *err)
+{
+	const smp_plan_options *o = &p->o;
+
+	if (o->version != SMP_PLAN_OPTIONS_VERSION || (unsigned)o->mode > SMP_PLAN_REPLACE ||
+	    (o->prune_allowlist_len && !o->prune_allowlist) ||
+	    (o->cluster_scoped_len && !o->cluster_scoped))
+		return smp__err(err, SMP_EINVAL, "smp_plan_new: bad options");
+	if (o->prune && o->mode != SMP_PLAN_CLIENT_SIDE)
+		return smp__err(err, SMP_EINVAL, "prune is supported in client-side mode only");
+	if (o->prune && !o->selector && !o->prune_all)
+		return smp__err(err, SMP_EINVAL, "prune needs a label selector or prune_all");
+	if (o->prune_all && o->selector)
+		return smp__err(err, SMP_EINVAL, "prune_all and a selector cannot be used together");
+	return 0;
+}
+
+int smp_plan_new(smp_plan **out, const smp_plan_options *opts, smp_error *err)
+{
+	smp_plan_options d = SMP_PLAN_OPTIONS_INIT;
+	smp_plan *p;
+	int rc;
+
+	if (!out)
+		return smp__err(err, SMP_EINVAL, "smp_plan_new: bad arguments");
+	*out = NULL;
+	if (!(p = calloc(1, sizeof(*p))))
+		return oom(err);
+	p->o = opts ? *opts : d;
+	if ((rc = check_options(p, err)))
+		goto fail;
+	if (smp_scopes_new(&p->scopes)) {
+		rc = oom(err);
+		goto fail;
+	}
+	for (size_t i = 0; i < p->o.cluster_scoped_len; i++) {
+		const char *name = p->o.cluster_scoped[i];
+		char path[64];
+
+		snprintf(path, sizeof(path), "cluster_scoped[%zu]", i);
+		if ((rc = smp_scopes_declare(p->scopes, name ? name : "", false, err))) {
+			if (err)
+				snprintf(err->path, sizeof(err->path), "%s", path);
+			goto fail;
+		}
+	}
+	if (p->o.prune_allowlist_len) {
+		p->allow_group = calloc(p->o.prune_allowlist_len, sizeof(*p->allow_group));
+		p->allow_kind = calloc(p->o.prune_allowlist_len, sizeof(*p->allow_kind));
+		if (!p->allow_group || !p->allow_kind) {
+			rc = oom(err);
+			goto fail;
+		}
+		for (size_t i = 0; i < p->o.prune_allowlist_len; i++)
+			if ((rc = parse_allow(p, i, err)))
+				goto fail;
+	}
+	p->ao.schema = p->o.schema;
+	p->ao.default_namespace = p->o.default_namespace;
+	p->ao.enforce_namespace = p->o.enforce_namespace;
+	p->ao.overwrite = p->o.overwrite;
+	p->ao.scopes = p->scopes;
+	p->ao.version = SMP_APPLY_OPTIONS_VERSION;
+	p->so.version = SMP_SSA_OPTIONS_VERSION;
+	p->so.manager = p->o.field_manager ? p->o.field_manager
+	                : p->o.mode == SMP_PLAN_REPLACE ? "kubectl-replace" : "kubectl";
+	p->so.force = p->o.force_conflicts;
+	p->so.schema = p->o.schema;
+	p->so.now = p->o.now;
+	*out = p;
+	return 0;
+fail:
+	smp_plan_free(p);
+	return rc;
+}
+
+void smp__plan_entry_release(smp_plan_entry *e)
+{
+	for (size_t i = 0; i < e->nwarn; i++)
+		free(e->warn[i]);
+	free(e->warn);
+	free(e->error);
+	free(e->detail);
+	smp_apply_result_free(e->ares);
+	smp_ssa_result_free(e->sres);
+	smp_doc_free(e->sent);
+	smp_doc_free(e->status_doc);
+	smp_doc_free(e->extra);
+	memset(e, 0, sizeof(*e));
+}
+
+void smp_plan_free(smp_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nentries; i++)
+		smp__plan_entry_release(&p->entries[i]);
+	free(p->entries);
+	for (size_t i = 0; i < p->ncfg; i++)
+		free(p->cfg[i].err);
+	for (size_t i = 0; i < p->nlive; i++)
+		free(p->live[i].err);
+	free(p->cfg);
+	free(p->live);
+	for (size_t i = 0; i < p->ndocs; i++)
+		smp_doc_free(p->docs[i]);
+	free(p->docs);
+	for (size_t i = 0; i < p->nlabels; i++)
+		free(p->labels[i]);
+	free(p->labels);
+	for (size_t i = 0; i < p->nallow; i++) {
+		free(p->allow_group[i]);
+		free(p->allow_kind[i]);
+	}
+	free(p->allow_group);
+	free(p->allow_kind);
+	for (size_t i = 0; i < p->nwarned; i++)
+		free(p->warned[i]);
+	free(p->warned);
+	smp_scopes_free(p->scopes);
+	free(p);
+}
+
+/* ------------------------------------------------------------ inputs */
+
+/* A problem with the shape of an input at v. */
+static int bad_input(smp_error *err, const char *label, const smp_value *v, const char *msg)
+{
+	return smp_err_set(err, SMP_EINVALOBJ, label, smp_value_line(v), smp_value_column(v),
+	                   NULL, "%s", msg);
+}
+
+/* Whether v is a list for kubectl: any object with a string kind and an
+ * items field, whatever its kind (kubectl's builder reads List,
+ * ConfigMapList, even a ConfigMap with items so); items: null is empty.
+ * 1 with *items (NULL: empty), 0 not a list, -1 items not a list. */
+static int list_items(const smp_value *v, const smp_value **items)
+{
+	const smp_value *it;
+
+	*items = NULL;
+	if (smp_value_type(v) != SMP_MAP || smp_value_type(smp_map_get(v, "kind")) != SMP_STRING ||
+	    !(it = smp_map_get(v, "items")))
+		return 0;
+	if (smp_value_type(it) == SMP_NULL)
+		return 1;
+	*items = it;
+	return smp_value_type(it) == SMP_LIST ? 1 : -1;
+}
+
+/* Checks v (a root at depth 0, or an item of a List) and, unless `count`
+ * only, appends the objects it gives to *arr. Configurations (`meta`) are
+ * checked as kubectl decodes them: a root that fails is kept whole, with
+ * its error, and not expanded. */
+static int add_value(smp_plan *p, plan_obj **arr, size_t *n, size_t *cap, const smp_value *v,
+                     const char *label, bool meta, unsigned depth, bool count, smp_error *err)
+{
+	const smp_value *items;
+	smp_error *merr = NULL;
+	int list;
+
+	if (smp_value_type(v) == SMP_NULL)
+		return 0;
+	if (smp_value_type(v) != SMP_MAP)
+		return bad_input(err, label, v, "expected an object (a map)");
+	if (meta && depth == 0 && smp_value_type(smp_map_get(v, "kind")) == SMP_STRING) {
+		smp_error tmp;
+		int rc = smp_object_validate_meta(v, &tmp);
+
+		if (rc == SMP_ENOMEM)
+			return oom(err);
+		if (rc && !count) {
+			if (!(merr = malloc(sizeof(*merr))))
+				return oom(err);
+			*merr = tmp;
+			snprintf(merr->file, sizeof(merr->file), "%s", label);
+		}
+		if (rc)
+			list = 0, items = NULL;
+		else
+			list = list_items(v, &items);
+	} else {
+		list = list_items(v, &items);
+	}
+	if (list < 0)
+		return bad_input(err, label, items, "items: expected a list of objects");
+	if (depth > 0 && smp_map_get(v, "items"))
+		return bad_input(err, label, v, "an item of a list is itself a list (it has items); "
+		                 "kubectl rejects it too");
+	if (list > 0 && !merr) {
+		for (size_t i = 0; i < smp_value_len(items); i++) {
+			int rc = add_value(p, arr, n, cap, smp_list_get(items, i), label, meta,
+			                   depth + 1, count, err);
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+	if (count)
+		return 0;
+	if (!grow((void **)arr, cap, *n, sizeof(**arr))) {
+		free(merr);
+		return oom(err);
+	}
+	(*arr)[*n].v = v;
+	(*arr)[*n].label = label;
+	(*arr)[*n].err = merr;
+	(*n)++;
+	return 0;
+}
+
+/* Takes doc over and adds its objects to *arr: first a check of the whole
+ * document (nothing is added when any of it is malformed), then the
+ * objects. */
+static int add_doc(smp_plan *p, plan_obj **arr, size_t *n, size_t *cap, smp_doc *doc,
+                   const char *label, bool meta, smp_error *err)
+{
+	size_t n0 = *n;
+	char *name;
+	int rc = 0;
+
+	if (p->started || !doc) {
+		smp_doc_free(doc);
+		return smp__err(err, SMP_EINVAL, p->started ? "the plan is already computed"
+		                                            : "no document");
+	}
+	if (!grow((void **)&p->docs, &p->dcap, p->ndocs, sizeof(*p->docs)) ||
+	    !grow((void **)&p->labels, &p->lcap, p->nlabels, sizeof(*p->labels)) ||
+	    !(name = strdup(label ? label : ""))) {
+		smp_doc_free(doc);
+		return oom(err);
+	}
+	p->docs[p->ndocs++] = doc;
+	p->labels[p->nlabels++] = name;
+	for (size_t i = 0; i < smp_doc_count(doc) && !rc; i++)
+		rc = add_value(p, arr, n, cap, smp_doc_root(doc, i), name, meta, 0, true, err);
+	for (size_t i = 0; i < smp_doc_count(doc) && !rc; i++)
+		rc = add_value(p, arr, n, cap, smp_doc_root(doc, i), name, meta, 0, false, err);
+	if (rc) {
+		for (size_t i = n0; i < *n; i++)
+			free((*arr)[i].err);
+		*n = n0;
+	}
+	return rc;
+}
+
+int smp_plan_add_config(smp_plan *p, smp_doc *doc, const char *label, smp_error *err)
+{
+	if (!p) {
+		smp_doc_free(doc);
+		return smp__err(err, SMP_EINVAL, "smp_plan_add_config: no plan");
+	}
+	return add_doc(p, &p->cfg, &p->ncfg, &p->cfgcap, doc, label, true, err);
+}
+
+int smp_plan_add_live(smp_plan *p, smp_doc *doc, const char *label, smp_error *err)
+{
+	size_t n0;
+	int rc;
+
+	if (!p) {
+		smp_doc_free(doc);
+		return smp__err(err, SMP_EINVAL, "smp_plan_add_live: no plan");
+	}
+	n0 = p->nlive;
+	if ((rc = add_doc(p, &p->live, &p->nlive, &p->livecap, doc, label, false, err)))
+		return rc;
+	for (size_t i = n0; i < p->nlive; i++)
+		if ((rc = smp_scopes_learn(p->scopes, p->live[i].v, err)))
+			return rc;
+	return 0;
+}
+
+int smp_plan_add_error(smp_plan *p, const smp_error *input_error)
+{
+	smp_error *copy;
+
+	if (!p || !input_error || p->started)
+		return SMP_EINVAL;
+	if (!grow((void **)&p->cfg, &p->cfgcap, p->ncfg, sizeof(*p->cfg)) ||
+	    !(copy = malloc(sizeof(*copy))))
+		return SMP_ENOMEM;
+	*copy = *input_error;
+	if (!copy->code)
+		copy->code = SMP_EINVALOBJ;
+	p->cfg[p->ncfg].v = NULL;
+	p->cfg[p->ncfg].label = "";
+	p->cfg[p->ncfg].err = copy;
+	p->ncfg++;
+	return 0;
+}
+
+/* ------------------------------------------------------------ the index */
+
+/* Open addressing over objs[] by (API group, kind, namespace, name): slot
+ * holds index + 1, 0 is empty; the first object of a key wins. */
+typedef struct plan_index {
+	size_t *slots;
+	size_t cap;
+} plan_index;
+
+static const char *str_at(const smp_value *map, const char *key)
+{
+	return smp_value_string(smp_map_get(map, key), NULL);
+}
+
+static size_t group_len(const char *av)
+{
+	const char *slash = av ? strchr(av, '/') : NULL;
+	return slash ? (size_t)(slash - av) : 0;
+}
+
+static uint64_t key_hash(const smp_value *obj, const smp_apply_options *ao)
+{
+	const char *av = str_at(obj, "apiVersion"), *kind = str_at(obj, "kind");
+	const char *name = str_at(smp_map_get(obj, "metadata"), "name");
+	const char *ns = smp_apply_namespace(obj, ao);
+	uint64_t h = smp_hash_bytes(av ? av : "", group_len(av));
+
+	/* each part with its NUL, so ("ab","c") != ("a","bc") */
+	h = h * 31 + smp_hash_bytes(kind ? kind : "", kind ? strlen(kind) + 1 : 0);
+	h = h * 31 + smp_hash_bytes(ns, strlen(ns) + 1);
+	h = h * 31 + smp_hash_bytes(name ? name : "", name ? strlen(name) + 1 : 0);
+	return h;
+}
+
+static bool same_key(const smp_value *a, const smp_value *b, const smp_apply_options *ao)
+{
+	const char *aa = str_at(a, "apiVersion"), *ba = str_at(b, "apiVersion");
+	const char *ak = str_at(a, "kind"), *bk = str_at(b, "kind");
+	const char *an = str_at(smp_map_get(a, "metadata"), "name");
+	const char *bn = str_at(smp_map_get(b, "metadata"), "name");
+	size_t ag = group_len(aa), bg = group_len(ba);
+
+	return ag == bg && (ag == 0 || memcmp(aa, ba, ag) == 0) && ak && bk &&
+	       strcmp(ak, bk) == 0 && an && bn && strcmp(an, bn) == 0 &&
+	       strcmp(smp_apply_namespace(a, ao), smp_apply_namespace(b, ao)) == 0;
+}
+
+static int index_build(plan_index *ix, const plan_obj *objs, size_t n,
+                       const smp_apply_options *ao)
+{
+	size_t cap = 16;
+
+	while (cap < n * 2 + 1)
+		cap *= 2;
+	if (!(ix->slots = calloc(cap, sizeof(*ix->slots))))
+		return SMP_ENOMEM;
+	ix->cap = cap;
+	for (size_t i = 0; i < n; i++) {
+		size_t s;
+
+		if (!objs[i].v)
+			continue;
+		s = (size_t)key_hash(objs[i].v, ao) & (cap - 1);
+		while (ix->slots[s] && !same_key(objs[ix->slots[s] - 1].v, objs[i].v, ao))
+			s = (s + 1) & (cap - 1);
+		if (!ix->slots[s])
+			ix->slots[s] = i + 1;
+	}
+	return 0;
+}
+
+/* Index in objs[] of the first object with obj's key, or -1. */
+static ptrdiff_t index_find(const plan_index *ix, const plan_obj *objs, const smp_value *obj,
+                            const smp_apply_options *ao)
+{
+	size_t s = (size_t)key_hash(obj, ao) & (ix->cap - 1);
+
+	while (ix->slots[s]) {
+		if (same_key(objs[ix->slots[s] - 1].v, obj, ao))
+			return (ptrdiff_t)ix->slots[s] - 1;
+		s = (s + 1) & (ix->cap - 1);
+	}
+	return -1;
+}
+
+/* ------------------------------------------------------------ entries */
+
+int smp__plan_warn(smp_plan_entry *e, const char *line, size_t n)
+{
+	char **g = realloc(e->warn, (e->nwarn + 1) * sizeof(*g));
+
+	if (!g)
+		return SMP_ENOMEM;
+	e->warn = g;
+	if (!(g[e->nwarn] = strndup(line, n)))
+		return SMP_ENOMEM;
+	e->nwarn++;
+	return 0;
+}
+
+void smp__plan_ref(smp_plan_entry *e, const smp_value *obj, const char *ns)
+{
+	const smp_value *md = smp_map_get(obj, "metadata");
+	const char *s;
+
+	e->av = (s = str_at(obj, "apiVersion")) ? s : "";
+	e->kind = (s = str_at(obj, "kind")) ? s : "";
+	e->ns = (s = str_at(md, "namespace")) ? s : ns ? ns : "";
+	e->name = (s = str_at(md, "name")) ? s : "";
+}
+
+/* Puts "<prefix>: " in front of the message (its end cut when too long). */
+static void prefix_message(smp_error *err, const char *prefix)
+{
+	size_t rl = strlen(prefix), ml = strlen(err->message);
+
+	if (rl + 3 >= sizeof(err->message))
+		return;
+	if (ml > sizeof(err->message) - rl - 3)
+		ml = sizeof(err->message) - rl - 3;
+	memmove(err->message + rl + 2, err->message, ml);
+	memcpy(err->message, prefix, rl);
+	memcpy(err->message + rl, ": ", 2);
+	err->message[rl + 2 + ml] = '\0';
+}
+
+int smp__plan_fail(smp_plan_entry *e, const smp_error *err, const smp_value *obj, bool bare)
+{
+	const smp_value *c = e->config;
+
+	if (!(e->error = malloc(sizeof(*e->error))))
+		return SMP_ENOMEM;
+	*e->error = *err;
+	if (!bare && obj) {
+		char ref[512];
+
+		smp_apply_object_ref(ref, sizeof(ref), obj);
+		prefix_message(e->error, ref);
+	}
+	if (!e->error->file[0] && c) {
+		snprintf(e->error->file, sizeof(e->error->file), "%s", e->label);
+		if (!e->error->line) {
+			e->error->line = smp_value_line(c);
+			e->error->column = smp_value_column(c);
+		}
+	}
+	if (e->action != SMP_ACTION_CONFLICT)
+		e->action = SMP_ACTION_ERROR;
+	return 0;
+}
+
+/* Once per kind whose scope nothing tells (no schema, no declaration, no
+ * live object of it): a warning on its first entry. */
+static int warn_scope(smp_plan *p, smp_plan_entry *e, const smp_value *obj)
+{
+	const char *av = str_at(obj, "apiVersion"), *kind = str_at(obj, "kind");
+	size_t gl = group_len(av);
+	char name[512], line[1400];
+
+	if (!kind || smp_apply_kind_scope(obj, &p->ao) >= 0)
+		return 0;
+	if (gl)
+		snprintf(name, sizeof(name), "%.250s.%.*s", kind, (int)(gl & 255), av);
+	else
+		snprintf(name, sizeof(name), "%.250s", kind);
+	for (size_t i = 0; i < p->nwarned; i++)
+		if (strcmp(p->warned[i], name) == 0)
+			return 0;
+	if (!grow((void **)&p->warned, &p->wcap, p->nwarned, sizeof(*p->warned)) ||
+	    !(p->warned[p->nwarned] = strdup(name)))
+		return SMP_ENOMEM;
+	p->nwarned++;
+	snprintf(line, sizeof(line), "Warning: the scope of kind %s is unknown (no schema and no "
+	         "live object of it): it is taken as namespaced; if it is cluster-scoped, "
+	         "declare it cluster-scoped", name);
+	return smp__plan_warn(e, line, strlen(line));
+}
+
+/* ------------------------------------------------------------ prune */
+
+/* kubectl's default prune set (group, kind). */
+static bool default_prunable(const char *av, const char *kind)
+{
+	static const char *const kinds[][2] = {
+		{"", "ConfigMap"}, {"", "Endpoints"}, {"", "Namespace"},
+		{"", "PersistentVolumeClaim"}, {"", "PersistentVolume"}, {"", "Pod"},
+		{"", "ReplicationController"}, {"", "Secret"}, {"", "Service"},
+		{"batch", "Job"}, {"batch", "CronJob"}, {"networking.k8s.io", "Ingress"},
+		{"apps", "DaemonSet"}, {"apps", "Deployment"}, {"apps", "ReplicaSet"},
+		{"apps", "StatefulSet"},
+	};
+	size_t gl = group_len(av);
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(kinds[i][1], kind) == 0 && strlen(kinds[i][0]) == gl &&
+		    strncmp(kinds[i][0], av ? av : "", gl) == 0)
+			return true;
+	return false;
+}
+
+/* The allowlist's kinds, else kubectl's default set. */
+static bool prunable(const smp_plan *p, const smp_value *obj)
+{
+	const char *av = str_at(obj, "apiVersion"), *kind = str_at(obj, "kind");
+	size_t gl = group_len(av);
+
+	if (!kind)
+		return false;
+	if (!p->nallow)
+		return default_prunable(av, kind);
+	for (size_t i = 0; i < p->nallow; i++)
+		if (strcmp(p->allow_kind[i], kind) == 0 && strlen(p->allow_group[i]) == gl &&
+		    strncmp(p->allow_group[i], av ? av : "", gl) == 0)
+			return true;
+	return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A PRUNE entry for the live object `live` (from `label`): the DELETE
+ * kubectl sends. */
+static int prune_entry(smp_plan_entry *e, smp_plan *p, const smp_value *live,
+                       const char *label)
+{
+	smp_error err;
+
+	e->plan = p;
+	e->action = SMP_ACTION_PRUNE;
+	e->live = live;
+	e->label = label;
+	smp__plan_ref(e, live, NULL);
+	/* kubectl's prune: DeleteOptions with the propagation policy only */
+	if (smp_delete_options_build(&e->extra, NULL, NULL, NULL, &err))
+		return SMP_ENOMEM;
+	e->req[0].method = "DELETE";
+	e->req[0].content_type = "application/json";
+	e->req[0].body = smp_doc_root(e->extra, 0);
+	e->nreq = 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------ the loop */
+
+/* Where the entries go: kept in the plan (compute) or handed to a
+ * callback and freed (run). */
+typedef struct plan_sink {
+	smp_plan_fn fn;
+	void *user;
+	int stop;  /* the callback's non-zero value */
+} plan_sink;
+
+/* Hands the decided entry *e over: appended to the plan's entries
+ * (compute), or given to the callback and then released unless `keep`
+ * (run: its result is still needed, and the caller keeps *e aside). */
+static int emit(smp_plan *p, plan_sink *sink, smp_plan_entry *e, bool keep)
+{
+	if (!sink->fn) {
+		if (!grow((void **)&p->entries, &p->ecap, p->nentries, sizeof(*p->entries))) {
+			smp__plan_entry_release(e);
+			return SMP_ENOMEM;
+		}
+		p->entries[p->nentries++] = *e;
+		memset(e, 0, sizeof(*e));
+		return 0;
+	}
+	sink->stop = sink->fn(e, sink->user);
+	if (!keep)
+		smp__plan_entry_release(e);
+	return 0;
+}
+
+/* The state of the loop over the configurations. */
+typedef struct plan_loop {
+	plan_index live_ix, cfg_ix;
+	bool *used;               /* live objects some configuration named */
+	const smp_value **current; /* per first configuration of a key: the
+	                              object as the last one left it */
+	size_t *remaining;        /* per first configuration: how many more */
+	smp_plan_entry *held;     /* run: per first configuration, the entry
+	                             whose result `current` points into */
+	const char **nss;         /* namespaces of the applied configurations */
+	size_t nns;
+} plan_loop;
+
+static void loop_release(plan_loop *l, size_t ncfg)
+{
+	free(l->live_ix.slots);
+	free(l->cfg_ix.slots);
+	free(l->used);
+	free(l->current);
+	free(l->remaining);
+	for (size_t i = 0; l->held && i < ncfg; i++)
+		smp__plan_entry_release(&l->held[i]);
+	free(l->held);
+	free(l->nss);
+}
+
+/* One configuration: the entry it gives, if any, handed on. */
+static int one_config(smp_plan *p, plan_loop *l, plan_sink *sink, size_t i)
+{
+	const plan_obj *c = &p->cfg[i];
+	smp_plan_entry e;
+	plan_step st;
+	ptrdiff_t li = -1, fi = -1;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	e.plan = p;
+	e.label = c->label;
+	e.config = c->v;
+	if (!c->v || c->err) {
+		/* kubectl could not read or decode it; the others still go */
+		smp__plan_ref(&e, c->v, c->v ? smp_apply_namespace(c->v, &p->ao) : NULL);
+		if (smp__plan_fail(&e, c->err, c->v, !c->v)) {
+			smp__plan_entry_release(&e);
+			return SMP_ENOMEM;
+		}
+		return emit(p, sink, &e, false);
+	}
+	if (p->o.selector &&
+	    !smp_selector_matches(p->o.selector, smp_value_at(c->v, "metadata.labels")))
+		return 0;
+	if (p->o.mode == SMP_PLAN_CLIENT_SIDE && warn_scope(p, &e, c->v)) {
+		smp__plan_entry_release(&e);
+		return SMP_ENOMEM;
+	}
+	li = index_find(&l->live_ix, p->live, c->v, &p->ao);
+	fi = index_find(&l->cfg_ix, p->cfg, c->v, &p->ao);
+	if (li >= 0 && p->o.mode == SMP_PLAN_CLIENT_SIDE)
+		l->used[li] = true;
+	st.c = c;
+	st.live = fi >= 0 && l->current[fi] ? l->current[fi] : li >= 0 ? p->live[li].v : NULL;
+	if (fi >= 0)
+		l->remaining[fi]--;
+	rc = p->o.mode == SMP_PLAN_CLIENT_SIDE ? smp__plan_client_side(&e, p, &st)
+	                                       : smp__plan_server_side(&e, p, &st);
+	if (rc == 1) { /* left out by the field selector */
+		smp__plan_entry_release(&e);
+		return 0;
+	}
+	if (rc) {
+		smp__plan_entry_release(&e);
+		return rc;
+	}
+	if (e.action == SMP_ACTION_ERROR || e.action == SMP_ACTION_CONFLICT)
+		return emit(p, sink, &e, false);
+	/* Later configurations of the same object see this result, as kubectl
+	 * applies them one after the other. */
+	if (fi >= 0)
+		l->current[fi] = e.object;
+	if (p->o.prune)
+		l->nss[l->nns++] = smp_apply_namespace(c->v, &p->ao);
+	if (sink->fn && fi >= 0 && l->remaining[fi] > 0) {
+		/* run: the result outlives the callback until the next
+		 * configuration of the object replaces it */
+		rc = emit(p, sink, &e, true);
+		smp__plan_entry_release(&l->held[fi]);
+		l->held[fi] = e;
+		return rc;
+	}
+	rc = emit(p, sink, &e, false);
+	if (sink->fn && fi >= 0) /* nothing later needs the one before */
+		smp__plan_entry_release(&l->held[fi]);
+	return rc;
+}
+
+/* Prune entries after the configurations: live objects with the
+ * last-applied annotation that no configuration named, of a prunable kind,
+ * selected, in a namespace the applied configurations use (cluster-scoped
+ * ones always). */
+static int prune_all(smp_plan *p, plan_loop *l, plan_sink *sink)
+{
+	qsort(l->nss, l->nns, sizeof(*l->nss), cmp_str);
+	for (size_t i = 0; i < p->nlive && !sink->stop; i++) {
+		const smp_value *lv = p->live[i].v;
+		const smp_value *md = smp_map_get(lv, "metadata");
+		const char *lns = smp_apply_namespace(lv, &p->ao);
+		smp_plan_entry e;
+		int rc;
+
+		if (l->used[i] || !smp_map_get(smp_map_get(md, "annotations"),
+		                               SMP_LAST_APPLIED_ANNOTATION) ||
+		    !prunable(p, lv) ||
+		    (p->o.selector && !smp_selector_matches(p->o.selector, smp_map_get(md, "labels"))))
+			continue;
+		if (*lns && !(l->nns && bsearch(&lns, l->nss, l->nns, sizeof(*l->nss), cmp_str)))
+			continue;
+		memset(&e, 0, sizeof(e));
+		if ((rc = prune_entry(&e, p, lv, p->live[i].label))) {
+			smp__plan_entry_release(&e);
+			return rc;
+		}
+		if ((rc = emit(p, sink, &e, false)))
+			return rc;
+	}
+	return 0;
+}
+
+/* compute and run: every entry, in kubectl's order, into the sink. */
+static int plan_all(smp_plan *p, plan_sink *sink, smp_error *err)
+{
+	plan_loop l;
+	int rc = 0;
+
+	if (!p)
+		return smp__err(err, SMP_EINVAL, "no plan");
+	if (p->started)
+		return smp__err(err, SMP_EINVAL, "the plan is already computed");
+	p->started = true;
+	if (p->ncfg == 0)
+		return smp__err(err, SMP_EINVALOBJ, "no objects passed to %s",
+		                p->o.mode == SMP_PLAN_REPLACE ? "replace" : "apply");
+	memset(&l, 0, sizeof(l));
+	if (index_build(&l.live_ix, p->live, p->nlive, &p->ao) ||
+	    index_build(&l.cfg_ix, p->cfg, p->ncfg, &p->ao) ||
+	    !(l.used = calloc(p->nlive + 1, sizeof(*l.used))) ||
+	    !(l.current = calloc(p->ncfg, sizeof(*l.current))) ||
+	    !(l.remaining = calloc(p->ncfg, sizeof(*l.remaining))) ||
+	    !(l.nss = calloc(p->ncfg, sizeof(*l.nss))) ||
+	    (sink->fn && !(l.held = calloc(p->ncfg, sizeof(*l.held))))) {
+		loop_release(&l, p->ncfg);
+		return oom(err);
+	}
+	for (size_t i = 0; i < p->ncfg; i++) {
+		ptrdiff_t fi = p->cfg[i].v ? index_find(&l.cfg_ix, p->cfg, p->cfg[i].v, &p->ao) : -1;
+
+		if (fi >= 0)
+			l.remaining[fi]++;
+	}
+	for (size_t i = 0; i < p->ncfg && !rc && !sink->stop; i++)
+		rc = one_config(p, &l, sink, i);
+	if (!rc && !sink->stop && p->o.prune)
+		rc = prune_all(p, &l, sink);
+	loop_release(&l, p->ncfg);
+	if (rc)
+		return oom(err);
+	return sink->stop;
+}
+
+int smp_plan_compute(smp_plan *p, smp_error *err)
+{
+	plan_sink sink = {NULL, NULL, 0};
+
+	return plan_all(p, &sink, err);
+}
+
+int smp_plan_run(smp_plan *p, smp_plan_fn fn, void *user, smp_error *err)
+{
+	plan_sink sink = {fn, user, 0};
+
+	if (!fn)
+		return smp__err(err, SMP_EINVAL, "smp_plan_run: no callback");
+	return plan_all(p, &sink, err);
+}
+
+size_t smp_plan_count(const smp_plan *p)
+{
+	return p ? p->nentries : 0;
+}
+
+const smp_plan_entry *smp_plan_entry_at(const smp_plan *p, size_t i)
+{
+	return p && i < p->nentries ? &p->entries[i] : NULL;
+}

@@ -1,0 +1,113 @@
+/*
+ * plan_int.h - the insides of an apply plan (smp_plan_*), shared by
+ * plan.c (inputs, the loop, prune), plan_object.c (what each mode decides
+ * for one object) and plan_entry.c (what an entry tells and renders).
+ */
+#ifndef SMP_PLAN_INT_H
+#define SMP_PLAN_INT_H
+
+#include "apply_int.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One input object: a configuration or a live object. */
+typedef struct plan_obj {
+	const smp_value *v;   /* NULL for an input error (configurations only) */
+	const char *label;    /* owned by the plan */
+	smp_error *err;       /* owned: kubectl cannot decode it (metadata), or
+	                         the input error that stands in its place */
+} plan_obj;
+
+/* One request kubectl sends. */
+typedef struct plan_req {
+	const char *method, *content_type, *manager; /* static or the options' */
+	bool force;
+	const smp_value *body;
+} plan_req;
+
+#define PLAN_MAX_REQ 2
+
+struct smp_plan_entry {
+	smp_apply_action action;
+	const smp_plan *plan;
+	const char *label;
+	const smp_value *config, *live, *object, *patch, *status;
+	/* apiVersion, kind, namespace, name: borrowed, never NULL */
+	const char *av, *kind, *ns, *name;
+	smp_patch_type patch_type;
+	plan_req req[PLAN_MAX_REQ];
+	size_t nreq;
+	char **warn;
+	size_t nwarn;
+	smp_error *error;   /* ERROR and CONFLICT entries */
+	char *detail;
+	/* what the entry owns */
+	smp_apply_result *ares;  /* client-side */
+	smp_ssa_result *sres;    /* server-side and replace */
+	smp_doc *sent, *status_doc, *extra;
+};
+
+struct smp_plan {
+	smp_plan_options o;
+	smp_apply_options ao;  /* what the per-object calls get */
+	smp_ssa_options so;
+	smp_scopes *scopes;
+	char **allow_group, **allow_kind; /* parsed prune_allowlist */
+	size_t nallow;
+	/* inputs */
+	smp_doc **docs;
+	size_t ndocs, dcap;
+	char **labels;
+	size_t nlabels, lcap;
+	plan_obj *cfg, *live;
+	size_t ncfg, cfgcap, nlive, livecap;
+	bool started;
+	/* kinds already warned about (unknown scope) */
+	char **warned;
+	size_t nwarned, wcap;
+	/* smp_plan_compute's entries */
+	smp_plan_entry *entries;
+	size_t nentries, ecap;
+};
+
+/* What the loop hands to the per-mode decision for one configuration. */
+typedef struct plan_step {
+	const plan_obj *c;
+	const smp_value *live;      /* the object as it is now (NULL: none) */
+} plan_step;
+
+/* The decision for one configuration in each mode: fills `e` (zeroed by
+ * the caller) and returns 0, 1 when the configuration is left out (field
+ * selector), or SMP_ENOMEM (the plan cannot go on). A failed object is an
+ * ERROR or CONFLICT entry, not an error of the call. */
+int smp__plan_client_side(smp_plan_entry *e, smp_plan *p, const plan_step *s);
+int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s);
+
+/* The configuration's body as kubectl sends it (server-side, replace) and
+ * as field selectors read it: a copy with metadata.namespace filled in
+ * for namespaced kinds (*out NULL when `cfg` already is that); SMP_EINVALOBJ
+ * when it names another namespace than an enforced one. */
+int smp__plan_with_namespace(smp_doc **out, const smp_value *cfg,
+                             const smp_apply_options *ao, bool enforce, smp_error *err);
+
+/* Fills e->error from err: the object's reference in front of the
+ * message (unless `bare`), the configuration's label, line and column
+ * where err names no file. SMP_ENOMEM. */
+int smp__plan_fail(smp_plan_entry *e, const smp_error *err, const smp_value *obj, bool bare);
+
+/* Appends a warning line to the entry (copied). SMP_ENOMEM. */
+int smp__plan_warn(smp_plan_entry *e, const char *line, size_t n);
+
+/* Sets e->av/kind/ns/name from obj (namespace: metadata.namespace, else
+ * `ns`). */
+void smp__plan_ref(smp_plan_entry *e, const smp_value *obj, const char *ns);
+
+/* Frees what an entry owns and zeroes it. */
+void smp__plan_entry_release(smp_plan_entry *e);
+
+/* The unified diff of two texts appended to `out` (udiff.c). */
+int smp__text_diff(smp_buf *out, const char *lname, const char *a, size_t alen,
+                   const char *rname, const char *b, size_t blen, bool color);
+
+#endif

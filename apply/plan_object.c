@@ -1,0 +1,480 @@
+/*
+ * plan_object.c - what a plan decides for one configuration: client-side
+ * apply (smp_apply_object, with kubectl's conflict report), server-side
+ * apply (smp_ssa_apply) and replace (smp_ssa_update of the object the
+ * server stores for a PUT), with the requests kubectl sends and, for a
+ * refused request, the metav1.Status the server answers.
+ */
+#include "plan_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char conflict_advice[] =
+	"Please review the fields above--they currently have other managers. Here\n"
+	"are the ways you can resolve this warning:\n"
+	"* If you intend to manage all of these fields, please re-run the apply\n"
+	"  command with the `--force-conflicts` flag.\n"
+	"* If you do not intend to manage all of the fields, please edit your\n"
+	"  manifest to remove references to the fields that should keep their\n"
+	"  current managers.\n"
+	"* You may co-own fields by updating your manifest to match the existing\n"
+	"  value; in this case, you'll become the manager if the other manager(s)\n"
+	"  stop managing the field (remove it from their configuration).\n"
+	"See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts\n";
+
+static const char *str_at(const smp_value *map, const char *key)
+{
+	return smp_value_string(smp_map_get(map, key), NULL);
+}
+
+/* ------------------------------------------------------------ building values */
+
+/* map[key] = v (key a literal); nonzero when v could not be made. */
+static int put(smp_arena *a, smp_value *m, const char *key, smp_value *v)
+{
+	return !m || !v || smpv_map_add(a, m, key, strlen(key), v);
+}
+
+static smp_value *str(smp_arena *a, const char *s)
+{
+	return smpv_str(a, s, strlen(s));
+}
+
+/* A new document whose root is a new map; NULL on ENOMEM. */
+static smp_value *new_map_doc(smp_doc **doc)
+{
+	smp_value *m;
+
+	if (!(*doc = smp_doc_alloc()))
+		return NULL;
+	if ((m = smpv_map(&(*doc)->arena, 8)) && !smp_doc_push_root(*doc, m))
+		return m;
+	smp_doc_free(*doc);
+	*doc = NULL;
+	return NULL;
+}
+
+/* obj merged with the JSON merge patch `patch` (RFC 7386) into *out. */
+static int merged(smp_doc **out, const smp_value *obj, const smp_value *patch, smp_error *err)
+{
+	smp_patch_options po = SMP_PATCH_OPTIONS_INIT;
+
+	po.type = SMP_PATCH_MERGE;
+	return smp_patch_apply(out, obj, patch, &po, err);
+}
+
+int smp__plan_with_namespace(smp_doc **out, const smp_value *cfg,
+                             const smp_apply_options *ao, bool enforce, smp_error *err)
+{
+	const char *ns = smp_apply_namespace(cfg, ao);
+	const char *have = str_at(smp_map_get(cfg, "metadata"), "namespace");
+	smp_doc *pdoc = NULL;
+	smp_value *patch, *md;
+	int rc;
+
+	*out = NULL;
+	if (enforce && ao->enforce_namespace && have && *have && *ns &&
+	    strcmp(have, ao->default_namespace) != 0)
+		return smp__err(err, SMP_EINVALOBJ, "the namespace from the provided object \"%s\" "
+		                "does not match the namespace \"%s\"", have, ao->default_namespace);
+	if (!*ns || (have && strcmp(have, ns) == 0))
+		return 0;
+	/* resource.SetNamespace, as a merge patch {"metadata":{"namespace":ns}} */
+	if (!(patch = new_map_doc(&pdoc)))
+		return smp__err(err, SMP_ENOMEM, "out of memory");
+	md = smpv_map(&pdoc->arena, 1);
+	if (put(&pdoc->arena, md, "namespace", str(&pdoc->arena, ns)) ||
+	    put(&pdoc->arena, patch, "metadata", md))
+		rc = smp__err(err, SMP_ENOMEM, "out of memory");
+	else
+		rc = merged(out, cfg, patch, err);
+	smp_doc_free(pdoc);
+	return rc;
+}
+
+/* Whether the field selector keeps cfg, read with its namespace filled in. */
+static int field_match(const smp_plan *p, const smp_value *cfg, bool *match)
+{
+	smp_doc *filled = NULL;
+	smp_error err;
+	int rc;
+
+	*match = true;
+	if (!p->o.field_selector)
+		return 0;
+	rc = smp__plan_with_namespace(&filled, cfg, &p->ao, false, &err);
+	if (rc == SMP_ENOMEM)
+		return rc;
+	*match = smp_field_selector_matches(p->o.field_selector,
+	                                    filled ? smp_doc_root(filled, 0) : cfg);
+	smp_doc_free(filled);
+	return 0;
+}
+
+/* ------------------------------------------------------------ client-side */
+
+/* Appends v as sorted YAML to b. */
+static int put_yaml(smp_buf *b, const smp_value *v, smp_error *err)
+{
+	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	po.output = SMP_OUT_YAML;
+	po.sort_keys = true;
+	if ((rc = smp_print(&text, &len, v, &po, err)))
+		return rc;
+	smp_buf_put(b, text, len);
+	smp_free(text);
+	return 0;
+}
+
+/* What kubectl shows with a conflict: the patch it would send and the
+ * changes made to the live object since the last apply. NULL detail when
+ * they cannot be computed (the error alone is shown then). */
+static int conflict_detail(smp_plan_entry *e, const smp_plan *p, const smp_value *live)
+{
+	smp_apply_options force = p->ao;
+	smp_apply_result *res = NULL;
+	smp_patch_options po = SMP_PATCH_OPTIONS_INIT;
+	smp_doc *orig = NULL, *changed = NULL;
+	const char *la;
+	smp_error e2;
+	smp_buf b;
+	int rc = 0;
+
+	force.overwrite = true;
+	if (smp_apply_object(&res, e->config, live, &force, &e2))
+		return e2.code == SMP_ENOMEM ? SMP_ENOMEM : 0;
+	la = str_at(smp_value_at(live, "metadata.annotations"), SMP_LAST_APPLIED_ANNOTATION);
+	po.type = smp_apply_result_patch_type(res);
+	smp_buf_init(&b);
+	if ((!la || !smp_doc_parse(&orig, la, strlen(la), NULL, &e2)) &&
+	    !smp_diff_two_way(&changed, orig ? smp_doc_root(orig, 0) : NULL, live, &po, &e2)) {
+		smp_buf_puts(&b, "patch:\n");
+		put_yaml(&b, smp_apply_result_patch(res), &e2);
+		smp_buf_puts(&b, "conflicts with changes made from original to current:\n");
+		put_yaml(&b, smp_doc_root(changed, 0), &e2);
+		if (b.oom)
+			rc = SMP_ENOMEM;
+		else
+			e->detail = smp_buf_detach(&b, NULL);
+	}
+	smp_buf_release(&b);
+	smp_doc_free(orig);
+	smp_doc_free(changed);
+	smp_apply_result_free(res);
+	return rc;
+}
+
+/* Each line of a result's warning text, on the entry. */
+static int warn_lines(smp_plan_entry *e, const char *text)
+{
+	while (text && *text) {
+		size_t n = strcspn(text, "\n");
+
+		if (smp__plan_warn(e, text, n))
+			return SMP_ENOMEM;
+		text += n + (text[n] == '\n');
+	}
+	return 0;
+}
+
+int smp__plan_client_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
+{
+	const smp_value *cfg = s->c->v;
+	smp_error err;
+	bool match;
+	int rc;
+
+	e->live = s->live;
+	rc = smp_apply_object(&e->ares, cfg, s->live, &p->ao, &err);
+	if (field_match(p, cfg, &match))
+		return SMP_ENOMEM;
+	if (!match)
+		return 1;
+	if (rc == SMP_ENOMEM)
+		return rc;
+	if (rc) {
+		smp__plan_ref(e, cfg, smp_apply_namespace(cfg, &p->ao));
+		if (rc == SMP_ECONFLICT && s->live) {
+			char ref[512];
+
+			/* the one-line error, then both sides in full (kubectl's
+			 * "patch: ... conflicts with changes made from original to
+			 * current: ...") */
+			smp_apply_object_ref(ref, sizeof(ref), cfg);
+			snprintf(err.message, sizeof(err.message), "%.500s: conflict: the patch changes "
+			         "fields changed in the live object since the last apply", ref);
+			e->action = SMP_ACTION_CONFLICT;
+			if (smp__plan_fail(e, &err, NULL, true) || conflict_detail(e, p, s->live))
+				return SMP_ENOMEM;
+			return 0;
+		}
+		return smp__plan_fail(e, &err, NULL, true) ? SMP_ENOMEM : 0;
+	}
+	e->action = smp_apply_result_action(e->ares);
+	e->object = smp_apply_result_object(e->ares);
+	e->patch = smp_apply_result_patch(e->ares);
+	e->patch_type = smp_apply_result_patch_type(e->ares);
+	smp__plan_ref(e, e->object, NULL);
+	if (e->action != SMP_ACTION_UNCHANGED) {
+		plan_req *r = &e->req[e->nreq++];
+
+		r->method = e->action == SMP_ACTION_CREATE ? "POST" : "PATCH";
+		r->content_type = e->action == SMP_ACTION_CREATE ? "application/json"
+		                  : e->patch_type == SMP_PATCH_MERGE ? "application/merge-patch+json"
+		                  : "application/strategic-merge-patch+json";
+		r->manager = "kubectl-client-side-apply";
+		r->body = e->patch;
+	}
+	return warn_lines(e, smp_apply_result_warning(e->ares));
+}
+
+/* ------------------------------------------------------------ server-side */
+
+/* A refused request: the Status the server answers (`status`, else made
+ * from the error) and the error, named by obj. */
+static int refuse(smp_plan_entry *e, const smp_error *err, const smp_value *obj,
+                  smp_doc *status)
+{
+	smp_error e2;
+
+	if (err->code == SMP_ENOMEM) {
+		smp_doc_free(status);
+		return SMP_ENOMEM;
+	}
+	e->status_doc = status;
+	if (!status && smp_status_from_error(&e->status_doc, err, obj, &e2) == SMP_ENOMEM)
+		return SMP_ENOMEM;
+	e->status = smp_doc_root(e->status_doc, 0);
+	return smp__plan_fail(e, err, obj, false);
+}
+
+/* The metav1.Status the API server answers a conflicting apply
+ * (NewApplyConflict: no name or kind in the details, one cause per field;
+ * the cause's type is serialised as "reason", as metav1.StatusCause is). */
+static int conflict_status(smp_doc **out, const smp_ssa_result *res)
+{
+	const smp_ssa_conflict *cs;
+	size_t n = smp_ssa_result_conflicts(res, &cs);
+	smp_value *st, *details, *causes;
+	smp_arena *a;
+	int bad;
+
+	if (!(st = new_map_doc(out)))
+		return SMP_ENOMEM;
+	a = &(*out)->arena;
+	details = smpv_map(a, 1);
+	causes = smpv_list(a, n);
+	bad = put(a, st, "kind", str(a, "Status")) | put(a, st, "apiVersion", str(a, "v1")) |
+	      put(a, st, "metadata", smpv_map(a, 0)) | put(a, st, "status", str(a, "Failure")) |
+	      put(a, st, "message", str(a, smp_ssa_result_message(res))) |
+	      put(a, st, "reason", str(a, "Conflict")) | put(a, details, "causes", causes) |
+	      put(a, st, "details", details) | put(a, st, "code", smpv_int(a, 409));
+	for (size_t i = 0; i < n && !bad; i++) {
+		smp_value *cause = smpv_map(a, 3);
+		smp_buf who;
+
+		/* printManager: appliers by name, updaters with their version */
+		smp_buf_init(&who);
+		smp_buf_printf(&who, "conflict with \"%s\"", cs[i].manager);
+		if (cs[i].subresource[0])
+			smp_buf_printf(&who, " with subresource \"%s\"", cs[i].subresource);
+		if (strcmp(cs[i].operation, "Update") == 0)
+			smp_buf_printf(&who, " using %s", cs[i].api_version);
+		bad = who.oom || put(a, cause, "reason", str(a, "FieldManagerConflict")) ||
+		      put(a, cause, "message", smpv_str(a, who.ptr, who.len)) ||
+		      put(a, cause, "field", str(a, cs[i].path)) || smpv_list_add(a, causes, cause);
+		smp_buf_release(&who);
+	}
+	if (bad) {
+		smp_doc_free(*out);
+		*out = NULL;
+		return SMP_ENOMEM;
+	}
+	return 0;
+}
+
+/* The server's 404 for a replace of an object that does not exist
+ * (kubectl: Error from server (NotFound): deployments.apps "web" not
+ * found). */
+static int not_found(smp_plan_entry *e, const smp_plan *p, const smp_value *obj)
+{
+	const char *av = str_at(obj, "apiVersion"), *kind = str_at(obj, "kind");
+	const char *name = str_at(smp_map_get(obj, "metadata"), "name");
+	const char *res = NULL, *slash = av ? strchr(av, '/') : NULL;
+	smp_value *st, *details;
+	smp_doc *doc = NULL;
+	smp_error err;
+	smp_arena *a;
+	char group[256] = "";
+
+	if (p->o.schema && av && kind)
+		res = smp_schema_kind_resource(p->o.schema, av, kind);
+	if (!res && av && kind)
+		res = smp_schema_kind_resource(smp_schema_builtin(), av, kind);
+	if (!res)
+		res = kind ? kind : "";
+	if (slash)
+		snprintf(group, sizeof(group), "%.*s", (int)((slash - av) & 255), av);
+	smp_err_set(&err, SMP_EINVALOBJ, NULL, 0, 0, NULL, "%s%s%s \"%s\" not found", res,
+	            slash ? "." : "", group, name ? name : "");
+	if (!(st = new_map_doc(&doc)))
+		return SMP_ENOMEM;
+	a = &doc->arena;
+	details = smpv_map(a, 3);
+	if (put(a, st, "kind", str(a, "Status")) | put(a, st, "apiVersion", str(a, "v1")) |
+	    put(a, st, "metadata", smpv_map(a, 0)) | put(a, st, "status", str(a, "Failure")) |
+	    put(a, st, "message", str(a, err.message)) | put(a, st, "reason", str(a, "NotFound")) |
+	    put(a, details, "name", str(a, name ? name : "")) |
+	    (slash ? put(a, details, "group", str(a, group)) : 0) |
+	    put(a, details, "kind", str(a, res)) | put(a, st, "details", details) |
+	    put(a, st, "code", smpv_int(a, 404))) {
+		smp_doc_free(doc);
+		return SMP_ENOMEM;
+	}
+	return refuse(e, &err, obj, doc);
+}
+
+/* A PUT as the API server stores it before the field manager sees it
+ * (rest.BeforeUpdate and the kinds' PrepareForUpdate): uid,
+ * creationTimestamp, generation, deletionTimestamp,
+ * deletionGracePeriodSeconds and resourceVersion stay the live ones (the
+ * server then writes the next version, which cannot be known here), and
+ * so does the status of built-in kinds (written through the status
+ * subresource only). */
+static int replace_body(smp_doc **body, const smp_value *live, const smp_value *cfg,
+                        smp_error *err)
+{
+	static const char *const kept[] = {"uid", "creationTimestamp", "generation",
+	                                   "deletionTimestamp", "deletionGracePeriodSeconds",
+	                                   "resourceVersion"};
+	const smp_value *lmd = smp_map_get(live, "metadata");
+	const smp_value *lstatus = smp_map_get(live, "status");
+	const char *av = str_at(cfg, "apiVersion"), *kind = str_at(cfg, "kind");
+	bool builtin = false;
+	smp_doc *pdoc = NULL, *mid = NULL;
+	smp_value *patch, *md;
+	smp_arena *a;
+	int rc, bad = 0;
+
+	if (av && kind)
+		smp_schema_kind_namespaced(smp_schema_builtin(), av, kind, &builtin);
+	if (!(patch = new_map_doc(&pdoc)))
+		return smp__err(err, SMP_ENOMEM, "out of memory");
+	a = &pdoc->arena;
+	md = smpv_map(a, 6);
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]) && !bad; i++) {
+		const smp_value *v = smp_map_get(lmd, kept[i]);
+
+		if (v && smp_value_type(v) != SMP_NULL)
+			bad = put(a, md, kept[i], smpv_copy(a, v));
+	}
+	bad = bad || put(a, patch, "metadata", md) ||
+	      (builtin && put(a, patch, "status", smpv_null(a)));
+	if (bad) {
+		smp_doc_free(pdoc);
+		return smp__err(err, SMP_ENOMEM, "out of memory");
+	}
+	rc = merged(&mid, cfg, patch, err);
+	smp_doc_free(pdoc);
+	if (rc || !builtin || !lstatus) {
+		*body = mid;
+		return rc;
+	}
+	/* then the live status, whole */
+	if (!(patch = new_map_doc(&pdoc)) ||
+	    put(&pdoc->arena, patch, "status", smpv_copy(&pdoc->arena, lstatus)))
+		rc = smp__err(err, SMP_ENOMEM, "out of memory");
+	else
+		rc = merged(body, smp_doc_root(mid, 0), patch, err);
+	smp_doc_free(pdoc);
+	smp_doc_free(mid);
+	return rc;
+}
+
+/* A PUT whose body names a resourceVersion other than the live one is
+ * refused (optimistic concurrency). */
+static bool stale(const smp_value *live, const smp_value *cfg)
+{
+	const char *want = smp_value_string(smp_value_at(cfg, "metadata.resourceVersion"), NULL);
+	const char *have = smp_value_string(smp_value_at(live, "metadata.resourceVersion"), NULL);
+
+	return want && *want && (!have || strcmp(want, have) != 0);
+}
+
+/* Replace: the stored object and its ownership (smp_ssa_update). */
+static int replace_one(smp_plan_entry *e, smp_plan *p, const smp_value *body, smp_error *err)
+{
+	smp_doc *stored = NULL;
+	int rc;
+
+	if (!e->live)
+		return -1; /* not found: the caller's answer */
+	if (stale(e->live, body))
+		return smp__err(err, SMP_ECONFLICT, "the object has been modified; please apply "
+		                "your changes to the latest version and try again");
+	if ((rc = replace_body(&stored, e->live, body, err)))
+		return rc;
+	rc = smp_ssa_update(&e->sres, e->live, smp_doc_root(stored, 0), &p->so, err);
+	smp_doc_free(stored);
+	return rc;
+}
+
+int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
+{
+	const smp_value *cfg = s->c->v, *body;
+	bool apply = p->o.mode == SMP_PLAN_SERVER_SIDE;
+	smp_error err;
+	plan_req *r;
+	int rc;
+
+	smp__plan_ref(e, cfg, smp_apply_namespace(cfg, &p->ao));
+	if ((rc = smp__plan_with_namespace(&e->sent, cfg, &p->ao, true, &err)))
+		return refuse(e, &err, cfg, NULL);
+	body = e->sent ? smp_doc_root(e->sent, 0) : cfg;
+	if (p->o.field_selector && !smp_field_selector_matches(p->o.field_selector, body))
+		return 1;
+	smp__plan_ref(e, body, NULL);
+	e->live = s->live;
+	e->patch = body;
+	rc = apply ? smp_ssa_apply(&e->sres, e->live, body, &p->so, &err)
+	           : replace_one(e, p, body, &err);
+	if (rc == -1)
+		return not_found(e, p, body);
+	if (rc == SMP_ECONFLICT && e->sres && smp_ssa_result_message(e->sres)) {
+		/* field conflicts: the server's message and Status, kubectl's
+		 * advice */
+		e->action = SMP_ACTION_CONFLICT;
+		if (conflict_status(&e->status_doc, e->sres) ||
+		    !(e->detail = strdup(conflict_advice)))
+			return SMP_ENOMEM;
+		e->status = smp_doc_root(e->status_doc, 0);
+		smp_err_set(&err, SMP_ECONFLICT, NULL, 0, 0, NULL, "%s",
+		            smp_ssa_result_message(e->sres));
+		smp_ssa_result_free(e->sres);
+		e->sres = NULL;
+		e->patch = NULL;
+		return smp__plan_fail(e, &err, NULL, true);
+	}
+	if (rc) {
+		smp_ssa_result_free(e->sres);
+		e->sres = NULL;
+		e->patch = NULL;
+		return refuse(e, &err, body, NULL);
+	}
+	e->object = smp_ssa_result_object(e->sres);
+	e->action = !e->live ? SMP_ACTION_CREATE
+	            : smp_ssa_result_changed(e->sres) ? SMP_ACTION_CONFIGURE : SMP_ACTION_UNCHANGED;
+	r = &e->req[e->nreq++];
+	r->method = apply ? "PATCH" : "PUT";
+	r->content_type = apply ? "application/apply-patch+yaml" : "application/json";
+	r->manager = p->so.manager;
+	r->force = apply && p->o.force_conflicts;
+	r->body = body;
+	return 0;
+}
