@@ -431,6 +431,7 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 	bool apply = p->o.mode == SMP_PLAN_SERVER_SIDE;
 	smp_error err;
 	plan_req *r;
+	smp_buf b;
 	int rc;
 
 	smp__plan_ref(e, cfg, smp_apply_namespace(cfg, &p->ao));
@@ -450,8 +451,9 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 		/* field conflicts: the server's message and Status, kubectl's
 		 * advice */
 		e->action = SMP_ACTION_CONFLICT;
-		if (conflict_status(&e->status_doc, e->sres) ||
-		    !(e->detail = strdup(conflict_advice)))
+		smp_buf_init(&b);
+		smp_buf_printf(&b, "%s\n%s", smp_ssa_result_message(e->sres), conflict_advice);
+		if (conflict_status(&e->status_doc, e->sres) || !(e->detail = smp_buf_detach(&b, NULL)))
 			return SMP_ENOMEM;
 		e->status = smp_doc_root(e->status_doc, 0);
 		smp_err_set(&err, SMP_ECONFLICT, NULL, 0, 0, NULL, "%s",

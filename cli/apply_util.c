@@ -312,13 +312,14 @@ static bool has_ext(const char *name)
 	       (n > 5 && strcmp(name + n - 5, ".json") == 0);
 }
 
-static int add_dir(cli_inputs *in, const char *path, bool recursive, bool expand,
-                   unsigned depth, smp_error *err)
+/* Appends the files of directory `path` (see cli_list_files) to *names. */
+static int list_dir(char ***names, size_t *n, size_t *cap, const char *path, bool recursive,
+                    unsigned depth, smp_error *err)
 {
 	DIR *d;
 	struct dirent *e;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
+	char **here = NULL;
+	size_t nhere = 0, hcap = 0;
 	int rc = 0;
 
 	if (depth > 64)
@@ -341,43 +342,84 @@ static int add_dir(cli_inputs *in, const char *path, bool recursive, bool expand
 			continue;
 		len = strlen(path) + strlen(e->d_name) + 2;
 		full = malloc(len);
-		if (!full || !grow((void **)&names, &cap, n, sizeof(*names))) {
+		if (!full || !grow((void **)&here, &hcap, nhere, sizeof(*here))) {
 			free(full);
 			rc = enomem(err);
 			break;
 		}
 		snprintf(full, len, "%s%s%s", path,
 		         path[strlen(path) - 1] == '/' ? "" : "/", e->d_name);
-		names[n++] = full;
+		here[nhere++] = full;
 	}
 	closedir(d);
-	if (!rc && n)
-		qsort(names, n, sizeof(*names), cmp_str);
-	for (size_t i = 0; i < n && !rc; i++) {
+	if (!rc && nhere)
+		qsort(here, nhere, sizeof(*here), cmp_str);
+	for (size_t i = 0; i < nhere && !rc; i++) {
 		struct stat st;
-		if (stat(names[i], &st) != 0)
+		if (stat(here[i], &st) != 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
 			if (recursive)
-				rc = add_dir(in, names[i], recursive, expand, depth + 1, err);
-		} else if (has_ext(names[i])) {
-			rc = add_file(in, names[i], expand, err);
+				rc = list_dir(names, n, cap, here[i], recursive, depth + 1, err);
+		} else if (has_ext(here[i])) {
+			if (!grow((void **)names, cap, *n, sizeof(**names))) {
+				rc = enomem(err);
+				break;
+			}
+			(*names)[(*n)++] = here[i];
+			here[i] = NULL;
 		}
 	}
+	for (size_t i = 0; i < nhere; i++)
+		free(here[i]);
+	free(here);
+	return rc;
+}
+
+int cli_list_files(char ***names, size_t *n, const char *path, bool recursive,
+                   smp_error *err)
+{
+	size_t cap = 0;
+	struct stat st;
+	int rc;
+
+	*names = NULL;
+	*n = 0;
+	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		rc = list_dir(names, n, &cap, path, recursive, 0, err);
+	} else if (!grow((void **)names, &cap, 0, sizeof(**names)) ||
+	           !((*names)[0] = strdup(path))) {
+		rc = enomem(err);
+	} else {
+		*n = 1;
+		rc = 0;
+	}
+	if (rc) {
+		cli_free_files(*names, *n);
+		*names = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+void cli_free_files(char **names, size_t n)
+{
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	return rc;
 }
 
 int cli_inputs_add_path(cli_inputs *in, const char *path, bool recursive, bool expand_lists,
                         smp_error *err)
 {
-	struct stat st;
+	char **names;
+	size_t n;
+	int rc = cli_list_files(&names, &n, path, recursive, err);
 
-	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return add_dir(in, path, recursive, expand_lists, 0, err);
-	return add_file(in, path, expand_lists, err);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = add_file(in, names[i], expand_lists, err);
+	cli_free_files(names, n);
+	return rc;
 }
 
 /* ---- index of live objects ---- */
@@ -440,18 +482,18 @@ static bool same_key(const smp_value *a, const smp_value *b, const smp_apply_opt
 	       strcmp(smp_apply_namespace(a, ao), smp_apply_namespace(b, ao)) == 0;
 }
 
-int cli_index_add(cli_index *ix, const cli_inputs *in, size_t i,
-                  const smp_apply_options *ao)
+/* Adds in->items[i] (unless an object with its key is there already). */
+static void index_add(cli_index *ix, const cli_inputs *in, size_t i,
+                      const smp_apply_options *ao)
 {
 	size_t s = (size_t)key_hash(in->items[i].v, ao) & (ix->cap - 1);
 
 	while (ix->slots[s]) {
 		if (same_key(in->items[ix->slots[s] - 1].v, in->items[i].v, ao))
-			return 0; /* the first one wins */
+			return; /* the first one wins */
 		s = (s + 1) & (ix->cap - 1);
 	}
 	ix->slots[s] = i + 1;
-	return 0;
 }
 
 int cli_index_build(cli_index *ix, const cli_inputs *in, size_t extra,
@@ -467,18 +509,7 @@ int cli_index_build(cli_index *ix, const cli_inputs *in, size_t extra,
 		return SMP_ENOMEM;
 	ix->cap = cap;
 	for (size_t i = 0; i < in->n; i++)
-		cli_index_add(ix, in, i, ao);
-	return 0;
-}
-
-int cli_inputs_push(cli_inputs *in, const smp_value *v, const char *file)
-{
-	if (!grow((void **)&in->items, &in->cap, in->n, sizeof(*in->items)))
-		return SMP_ENOMEM;
-	in->items[in->n].v = v;
-	in->items[in->n].file = file;
-	in->items[in->n].meta_err = NULL;
-	in->n++;
+		index_add(ix, in, i, ao);
 	return 0;
 }
 
@@ -499,34 +530,6 @@ ptrdiff_t cli_index_find(const cli_index *ix, const cli_inputs *in, const smp_va
 }
 
 /* ---- options and errors ---- */
-
-const char *cli_opt(char **argv, int i, char *name, size_t size, const char **val)
-{
-	const char *a = argv[i];
-	const char *eq;
-	size_t n;
-
-	*val = NULL;
-	if (a[0] != '-' || a[1] == '\0')
-		return NULL;
-	n = strlen(a);
-	if (a[1] == '-') {
-		eq = strchr(a, '=');
-		if (eq) {
-			n = (size_t)(eq - a);
-			*val = eq + 1;
-		}
-	} else if (n > 2) {
-		/* -fFILE, -oyaml */
-		n = 2;
-		*val = a + 2;
-	}
-	if (n >= size)
-		n = size - 1;
-	memcpy(name, a, n);
-	name[n] = '\0';
-	return name;
-}
 
 int cli_selector_error(const char *cmd, const char *flag, const char *text,
                        const smp_error *err)
@@ -627,358 +630,4 @@ int cli_fail_at(smp_error *err, const cli_obj *o)
 		}
 	}
 	return cli_fail(err);
-}
-
-int cli_report_conflict(smp_error *err, const cli_obj *o, const smp_value *live,
-                        const smp_apply_options *ao)
-{
-	smp_apply_options force = *ao;
-	smp_apply_result *res = NULL;
-	smp_patch_options po = SMP_PATCH_OPTIONS_INIT;
-	smp_doc *orig = NULL, *changed = NULL;
-	const char *la;
-	char ref[512];
-	cli_buf b;
-	smp_error e2;
-	int code;
-
-	/* The one-line error first, then both sides in full, as kubectl shows
-	 * them ("patch: ... conflicts with changes made from original to
-	 * current: ..."). */
-	smp_apply_object_ref(ref, sizeof(ref), o->v);
-	snprintf(err->message, sizeof(err->message), "%s: conflict: the patch changes fields "
-	         "changed in the live object since the last apply (--overwrite=false)", ref);
-	code = cli_fail_at(err, o);
-	force.overwrite = true;
-	if (smp_apply_object(&res, o->v, live, &force, &e2))
-		return code;
-	la = cli_str_at(smp_map_get(smp_map_get(live, "metadata"), "annotations"),
-	                SMP_LAST_APPLIED_ANNOTATION);
-	po.type = smp_apply_result_patch_type(res);
-	cli_buf_init(&b);
-	if ((!la || !smp_doc_parse(&orig, la, strlen(la), NULL, &e2)) &&
-	    !smp_diff_two_way(&changed, orig ? smp_doc_root(orig, 0) : NULL, live, &po, &e2)) {
-		cli_buf_puts(&b, "patch:\n");
-		cli_buf_value(&b, smp_apply_result_patch(res), SMP_OUT_YAML, true, &e2);
-		cli_buf_puts(&b, "conflicts with changes made from original to current:\n");
-		cli_buf_value(&b, smp_doc_root(changed, 0), SMP_OUT_YAML, true, &e2);
-		if (!b.oom)
-			fputs(b.ptr, stderr);
-	}
-	cli_buf_release(&b);
-	smp_doc_free(orig);
-	smp_doc_free(changed);
-	smp_apply_result_free(res);
-	return code;
-}
-
-bool cli_field_match(const smp_selector *sel, const smp_value *cfg,
-                     const smp_apply_options *ao)
-{
-	const smp_value *md = smp_map_get(cfg, "metadata");
-	const char *ns = cli_str_at(md, "namespace");
-	const char *want = smp_apply_namespace(cfg, ao);
-	smp_doc *pdoc = NULL, *res = NULL;
-	smp_patch_options po = SMP_PATCH_OPTIONS_INIT;
-	cli_buf b;
-	bool m;
-
-	if ((ns && *ns) || !*want)
-		return smp_field_selector_matches(sel, cfg);
-	/* Fill the namespace in with a merge patch, then match. */
-	cli_buf_init(&b);
-	cli_buf_puts(&b, "{\"metadata\":{\"namespace\":");
-	cli_json_string(&b, want);
-	cli_buf_puts(&b, "}}");
-	po.type = SMP_PATCH_MERGE;
-	if (b.oom || smp_doc_parse(&pdoc, b.ptr, b.len, NULL, NULL) ||
-	    smp_patch_apply(&res, cfg, smp_doc_root(pdoc, 0), &po, NULL))
-		m = smp_field_selector_matches(sel, cfg);
-	else
-		m = smp_field_selector_matches(sel, smp_doc_root(res, 0));
-	smp_doc_free(pdoc);
-	smp_doc_free(res);
-	cli_buf_release(&b);
-	return m;
-}
-
-/* ---- unified diff ---- */
-
-typedef struct line {
-	const char *p;
-	size_t n;
-} line;
-
-static int split_lines(line **out, size_t *count, const char *s, size_t len)
-{
-	size_t n = 0, cap = 0, start = 0;
-	line *l = NULL;
-
-	for (size_t i = 0; i <= len; i++) {
-		if (i < len && s[i] != '\n')
-			continue;
-		if (i == len && start == len)
-			break;
-		if (!grow((void **)&l, &cap, n, sizeof(*l))) {
-			free(l);
-			return SMP_ENOMEM;
-		}
-		l[n].p = s + start;
-		l[n].n = i - start;
-		n++;
-		start = i + 1;
-	}
-	if (!l && !(l = malloc(sizeof(*l))))
-		return SMP_ENOMEM; /* never NULL, even for no lines */
-	*out = l;
-	*count = n;
-	return 0;
-}
-
-static bool line_eq(const line *a, const line *b)
-{
-	return a->n == b->n && memcmp(a->p, b->p, a->n) == 0;
-}
-
-/* Edit script: ops[k] = ' ', '-' or '+', in order. */
-#define DIFF_MAX_D 2000
-
-static int myers(char **ops_out, size_t *nops_out, const line *a, size_t n, const line *b,
-                 size_t m)
-{
-	/* Greedy Myers with one V row per step (O(D^2) memory, D capped). */
-	size_t max = n + m;
-	long **trace = NULL;
-	size_t ntrace = 0;
-	char *ops = NULL;
-	size_t nops = 0;
-	long d, found = -1;
-	int rc = 0;
-
-	if (max == 0) {
-		*ops_out = NULL;
-		*nops_out = 0;
-		return 0;
-	}
-	if (max >= (size_t)INTPTR_MAX) /* lets gcc -O2 bound malloc(max + 1) */
-		return SMP_ELIMIT;
-	trace = calloc((size_t)DIFF_MAX_D + 2, sizeof(*trace));
-	if (!trace)
-		return SMP_ENOMEM;
-	for (d = 0; d <= (long)max && d <= DIFF_MAX_D; d++) {
-		long *v = malloc((size_t)(2 * d + 3) * sizeof(long));
-		long *prev = d ? trace[d - 1] : NULL;
-		if (!v) {
-			rc = SMP_ENOMEM;
-			goto out;
-		}
-		trace[ntrace++] = v;
-		for (long k = -d; k <= d; k += 2) {
-			long x, y;
-			/* prev row is indexed k + (d-1) + 1 */
-			if (d == 0)
-				x = 0;
-			else if (k == -d || (k != d && prev[k - 1 + d] < prev[k + 1 + d]))
-				x = prev[k + 1 + d];
-			else
-				x = prev[k - 1 + d] + 1;
-			y = x - k;
-			while (x < (long)n && y < (long)m && line_eq(&a[x], &b[y]))
-				x++, y++;
-			v[k + d + 1] = x;
-			if (x >= (long)n && y >= (long)m) {
-				found = d;
-				break;
-			}
-		}
-		if (found >= 0)
-			break;
-	}
-	ops = malloc(max + 1);
-	if (!ops) {
-		rc = SMP_ENOMEM;
-		goto out;
-	}
-	if (found < 0) {
-		/* Too many differences: everything old out, everything new in. */
-		for (size_t i = 0; i < n; i++)
-			ops[nops++] = '-';
-		for (size_t i = 0; i < m; i++)
-			ops[nops++] = '+';
-	} else {
-		/* Backtrack from (n, m), writing ops in reverse. */
-		long x = (long)n, y = (long)m;
-		size_t w = max;
-		char *rev = malloc(max + 1);
-		if (!rev) {
-			rc = SMP_ENOMEM;
-			goto out;
-		}
-		for (d = found; d > 0; d--) {
-			long *prev = trace[d - 1];
-			long k = x - y, pk, px, py;
-			if (k == -d || (k != d && prev[k - 1 + d] < prev[k + 1 + d]))
-				pk = k + 1;
-			else
-				pk = k - 1;
-			px = prev[pk + d];
-			py = px - pk;
-			while (x > px && y > py) {
-				rev[--w] = ' ';
-				x--, y--;
-			}
-			if (x == px)
-				rev[--w] = '+';
-			else
-				rev[--w] = '-';
-			x = px;
-			y = py;
-		}
-		while (x > 0 && y > 0) {
-			rev[--w] = ' ';
-			x--, y--;
-		}
-		memcpy(ops, rev + w, max - w);
-		nops = max - w;
-		free(rev);
-	}
-	*ops_out = ops;
-	*nops_out = nops;
-	ops = NULL;
-out:
-	for (size_t i = 0; i < ntrace; i++)
-		free(trace[i]);
-	free(trace);
-	free(ops);
-	return rc;
-}
-
-static void put_range(cli_buf *out, size_t start, size_t count)
-{
-	char tmp[64];
-
-	/* GNU diff: "l,s"; ",1" left out; an empty range names the line before. */
-	if (count == 1)
-		snprintf(tmp, sizeof(tmp), "%zu", start + 1);
-	else
-		snprintf(tmp, sizeof(tmp), "%zu,%zu", count ? start + 1 : start, count);
-	cli_buf_puts(out, tmp);
-}
-
-int cli_unified_diff(cli_buf *out, const char *lprefix, const char *rprefix,
-                     const char *name, const char *a, size_t alen, const char *b,
-                     size_t blen, bool *differs)
-{
-	line *la = NULL, *lb = NULL;
-	size_t na = 0, nb = 0, nops = 0, pre = 0, suf = 0;
-	char *ops = NULL;
-	int rc;
-
-	if (alen == blen && (alen == 0 || memcmp(a, b, alen) == 0))
-		return 0;
-	*differs = true;
-	if ((rc = split_lines(&la, &na, a, alen)) || (rc = split_lines(&lb, &nb, b, blen)))
-		goto out;
-	while (pre < na && pre < nb && line_eq(&la[pre], &lb[pre]))
-		pre++;
-	while (suf < na - pre && suf < nb - pre &&
-	       line_eq(&la[na - 1 - suf], &lb[nb - 1 - suf]))
-		suf++;
-	{
-		char *mid = NULL;
-		size_t nmid = 0;
-		if ((rc = myers(&mid, &nmid, la + pre, na - pre - suf, lb + pre, nb - pre - suf)))
-			goto out;
-		ops = malloc(pre + nmid + suf + 1);
-		if (!ops) {
-			free(mid);
-			rc = SMP_ENOMEM;
-			goto out;
-		}
-		memset(ops, ' ', pre);
-		if (nmid)
-			memcpy(ops + pre, mid, nmid);
-		memset(ops + pre + nmid, ' ', suf);
-		nops = pre + nmid + suf;
-		free(mid);
-	}
-	cli_buf_puts(out, "diff -u -N ");
-	cli_buf_puts(out, lprefix);
-	cli_buf_puts(out, name);
-	cli_buf_putc(out, ' ');
-	cli_buf_puts(out, rprefix);
-	cli_buf_puts(out, name);
-	cli_buf_puts(out, "\n--- ");
-	cli_buf_puts(out, lprefix);
-	cli_buf_puts(out, name);
-	cli_buf_puts(out, "\n+++ ");
-	cli_buf_puts(out, rprefix);
-	cli_buf_puts(out, name);
-	cli_buf_putc(out, '\n');
-	{
-		/* Hunks: changes with up to 3 lines of context, merged when the
-		 * context between them is 6 lines or less. */
-		size_t i = 0, ia = 0, ib = 0;
-		while (i < nops) {
-			size_t s, e, ctx, sa, sb, ca = 0, cb = 0, j, ja, jb;
-			if (ops[i] == ' ') {
-				i++, ia++, ib++;
-				continue;
-			}
-			/* hunk start: up to 3 lines back */
-			ctx = 0;
-			s = i;
-			sa = ia;
-			sb = ib;
-			while (s > 0 && ops[s - 1] == ' ' && ctx < 3)
-				s--, sa--, sb--, ctx++;
-			/* hunk end */
-			e = i;
-			for (;;) {
-				size_t run = 0;
-				while (e < nops && ops[e] != ' ')
-					e++;
-				while (e + run < nops && ops[e + run] == ' ')
-					run++;
-				if (e + run >= nops || run > 6) {
-					e += run < 3 ? run : 3;
-					break;
-				}
-				e += run;
-			}
-			for (j = s; j < e; j++) {
-				if (ops[j] != '+')
-					ca++;
-				if (ops[j] != '-')
-					cb++;
-			}
-			cli_buf_puts(out, "@@ -");
-			put_range(out, sa, ca);
-			cli_buf_puts(out, " +");
-			put_range(out, sb, cb);
-			cli_buf_puts(out, " @@\n");
-			ja = sa;
-			jb = sb;
-			for (j = s; j < e; j++) {
-				const line *l = ops[j] == '+' ? &lb[jb] : &la[ja];
-				cli_buf_putc(out, ops[j]);
-				cli_buf_put(out, l->p, l->n);
-				cli_buf_putc(out, '\n');
-				if (ops[j] != '+')
-					ja++;
-				if (ops[j] != '-')
-					jb++;
-			}
-			i = e;
-			ia = ja;
-			ib = jb;
-		}
-	}
-	if (out->oom)
-		rc = SMP_ENOMEM;
-out:
-	free(la);
-	free(lb);
-	free(ops);
-	return rc;
 }

@@ -1,7 +1,7 @@
 /*
- * apply_util.h - helpers of `smpatch apply` and `smpatch last-applied`:
- * output buffers, reading configuration and live objects (files,
- * directories, streams, Lists), matching live objects, unified diffs.
+ * apply_util.h - helpers of the commands that read objects (apply,
+ * replace, last-applied, patch): output buffers, the files a path names,
+ * reading objects (streams, Lists) and matching them with live objects.
  * Public API only (smpatch.h).
  */
 #ifndef SMP_CLI_APPLY_UTIL_H
@@ -59,6 +59,13 @@ void cli_inputs_release(cli_inputs *in);
 int cli_inputs_add_path(cli_inputs *in, const char *path, bool recursive,
                         bool expand_lists, smp_error *err);
 
+/* The files `path` names: itself, or for a directory its .yaml, .yml and
+ * .json files in name order (hidden ones left out), those of its
+ * subdirectories too with `recursive`. Free with cli_free_files. */
+int cli_list_files(char ***names, size_t *n, const char *path, bool recursive,
+                   smp_error *err);
+void cli_free_files(char **names, size_t n);
+
 /* Adds the documents of `doc`, which `in` owns from now on (also on
  * failure); `name` (copied) is the file they came from. */
 int cli_inputs_add_doc(cli_inputs *in, smp_doc *doc, const char *name, bool expand_lists,
@@ -78,25 +85,15 @@ typedef struct cli_index {
 
 void cli_index_init(cli_index *ix);
 void cli_index_release(cli_index *ix);
-/* Indexes every object of `in`, with room for `extra` more (cli_index_add). */
+/* Indexes every object of `in` (the first of a key wins). */
 int cli_index_build(cli_index *ix, const cli_inputs *in, size_t extra,
                     const smp_apply_options *ao);
-/* Adds in->items[i] (unless an object with its key is there already). */
-int cli_index_add(cli_index *ix, const cli_inputs *in, size_t i,
-                  const smp_apply_options *ao);
-/* Appends an object (not owned) to `in`. */
-int cli_inputs_push(cli_inputs *in, const smp_value *v, const char *file);
 /* Index in `in` of the object matching `obj`, or -1. */
 ptrdiff_t cli_index_find(const cli_index *ix, const cli_inputs *in, const smp_value *obj,
                          const smp_apply_options *ao);
 
 /* The string at key of a map, or NULL. */
 const char *cli_str_at(const smp_value *map, const char *key);
-
-/* Command-line option argv[i]: returns the option name ("-f", "--live")
- * copied into name[size]; `*val` gets the text after '=' of "--opt=value"
- * (else NULL). NULL when argv[i] is not an option. */
-const char *cli_opt(char **argv, int i, char *name, size_t size, const char **val);
 
 /* Reports a selector syntax error with its position; returns CLI_USAGE
  * (CLI_INTERNAL for ENOMEM). */
@@ -116,21 +113,5 @@ int cli_fail_meta(const cli_obj *o);
 
 /* cli_fail, with the object's file and position filled in when unknown. */
 int cli_fail_at(smp_error *err, const cli_obj *o);
-
-/* Reports an SMP_ECONFLICT of applying o->v to `live`: the error line,
- * then the patch and the live changes since the last apply, in YAML.
- * Returns the exit code. */
-int cli_report_conflict(smp_error *err, const cli_obj *o, const smp_value *live,
-                        const smp_apply_options *ao);
-
-/* Field selector on a configuration with its namespace filled in. */
-bool cli_field_match(const smp_selector *sel, const smp_value *cfg,
-                     const smp_apply_options *ao);
-
-/* Appends a unified diff (3 lines of context) of two texts, headed like
- * `diff -u -N`, when they differ; sets *differs then. */
-int cli_unified_diff(cli_buf *out, const char *lprefix, const char *rprefix,
-                     const char *name, const char *a, size_t alen, const char *b,
-                     size_t blen, bool *differs);
 
 #endif

@@ -100,9 +100,6 @@ int cmd_explain(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_patch(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
-/* `smpatch apply`: cmd_apply_ssa (cmd_apply_ssa.c) when its arguments ask
- * for server-side apply, else cmd_apply. */
-int cmd_apply_any(int argc, char **argv);
 int cmd_replace(int argc, char **argv);
 int cmd_last_applied(int argc, char **argv);
 /* `smpatch completion bash|zsh` and the hidden `smpatch __complete WORDS`

@@ -1,14 +1,12 @@
 /*
- * cmd_apply.c - `smpatch apply`: what `kubectl apply` would send for each
- * configuration given the live objects, and what the objects become.
- * Everything is computed first; stdout is written once at the end.
+ * cmd_apply.c - `smpatch apply`: what `kubectl apply` (client-side, or
+ * --server-side) would send for each configuration given the live objects,
+ * and what the objects become. Reads the command line; the run is
+ * apply_run.c's, over the library's plan.
  */
-#include "cli.h"
-#include "apply_util.h"
+#include "apply_cli.h"
 
-#include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char *const help_text[] = {
@@ -17,22 +15,34 @@ static const char *const help_text[] = {
 	"                     [--prune -l SELECTOR|--all] [--prune-allowlist G/V/K ...]\n"
 	"                     [-l SELECTOR] [--field-selector SEL]\n"
 	"                     [-n NAMESPACE] [--openapi FILE | --schema CRD.yaml ...]\n"
-	"                     [--cluster-scoped KIND[.GROUP] ...]\n"
+	"                     [--cluster-scoped KIND[.GROUP] ...] [--dry-run=none|client]\n"
+	"       smpatch apply --server-side [--field-manager NAME] [--force-conflicts]\n"
+	"                     -f PATH ... [--dry-run=server] (and the options above\n"
+	"                     but prune)\n"
 	"\n"
-	"Computes what client-side `kubectl apply` would do, offline: for every\n"
-	"object in the configuration files, the request kubectl would send and the\n"
-	"object that results, given the live objects (as `kubectl get -o yaml|json`\n"
-	"prints them).\n"
+	"Computes what `kubectl apply` would do, offline: for every object in the\n"
+	"configuration files, the request kubectl would send and the object that\n"
+	"results, given the live objects (as `kubectl get -o yaml|json` prints them).\n"
 	"\n"
-	"Per object: no live object -> created (the object with the\n"
-	"kubectl.kubernetes.io/last-applied-configuration annotation set; null\n"
-	"fields are dropped from the object sent, the annotation keeps them);\n"
-	"otherwise a three-way patch from the live object's annotation, the\n"
-	"configuration and the live object: a strategic merge patch for built-in\n"
-	"kinds, a JSON merge patch for custom resources and unknown kinds, as\n"
-	"kubectl chooses -> configured, or unchanged when the patch is empty.\n"
-	"A live object without the annotation gets kubectl's warning, then a patch\n"
-	"(nothing is deleted from it).\n"
+	"Client-side (the default), per object: no live object -> created (the\n"
+	"object with the kubectl.kubernetes.io/last-applied-configuration\n"
+	"annotation set; null fields are dropped from the object sent, the\n"
+	"annotation keeps them); otherwise a three-way patch from the live object's\n"
+	"annotation, the configuration and the live object: a strategic merge patch\n"
+	"for built-in kinds, a JSON merge patch for custom resources and unknown\n"
+	"kinds, as kubectl chooses -> configured, or unchanged when the patch is\n"
+	"empty. A live object without the annotation gets kubectl's warning, then a\n"
+	"patch (nothing is deleted from it).\n"
+	"\n"
+	"Server-side (--server-side): the request is a PATCH of type\n"
+	"application/apply-patch+yaml whose body is the configuration, and the API\n"
+	"server stores the configuration merged into the live object by field\n"
+	"ownership (metadata.managedFields): fields the manager applied before and\n"
+	"no longer applies are removed unless another manager owns them, and a field\n"
+	"the configuration sets to another value than the live one while another\n"
+	"manager owns it is a conflict. The live objects must carry their\n"
+	"metadata.managedFields (kubectl get -o yaml --show-managed-fields);\n"
+	"docs/SSA.md explains the algorithm.\n"
 	"\n"
 	,
 	"Options:\n"
@@ -55,12 +65,21 @@ static const char *const help_text[] = {
 	"                        prune; patchType the content type:\n"
 	"                        application/strategic-merge-patch+json or\n"
 	"                        application/merge-patch+json (application/json for\n"
-	"                        create, null for prune).\n"
+	"                        create, null for prune). Server-side: patchType\n"
+	"                        application/apply-patch+yaml, then \"fieldManager\" and\n"
+	"                        \"force\" (the query parameters), patch the\n"
+	"                        configuration with its namespace filled in; action\n"
+	"                        create, configure (the object changes) or unchanged.\n"
 	"                        yaml, json: the resulting objects, as the API server\n"
 	"                        stores them before its defaulting (what kubectl apply\n"
 	"                        -o yaml|json or --dry-run=server shows; --dry-run=client\n"
 	"                        shows this only for creates, and the live object\n"
 	"                        unchanged otherwise); pruned objects as they are live.\n"
+	"                        Server-side: the stored objects (several as one\n"
+	"                        `kind: List`), then, for each object the server\n"
+	"                        refuses, the metav1.Status it answers (a conflict:\n"
+	"                        reason Conflict, code 409, details.causes of type\n"
+	"                        FieldManagerConflict).\n"
 	"                        diff: a unified diff of each live object against its\n"
 	"                        result (pruned objects against nothing); exit 1 when\n"
 	"                        anything differs, like kubectl diff. As there, the\n"
@@ -75,7 +94,8 @@ static const char *const help_text[] = {
 	"                        changed in the live object since the last apply. As in\n"
 	"                        kubectl, the last-applied annotation itself counts as\n"
 	"                        such a field, so any change to a configuration whose\n"
-	"                        live object has the annotation conflicts.\n"
+	"                        live object has the annotation conflicts. Ignored with\n"
+	"                        --server-side, as kubectl ignores it.\n"
 	"      --prune           with -l or --all: live objects that carry the\n"
 	"                        last-applied annotation, match the selector and are\n"
 	"                        absent from the configurations are planned for\n"
@@ -87,6 +107,7 @@ static const char *const help_text[] = {
 	"                        DaemonSet, Deployment, ReplicaSet and StatefulSet;\n"
 	"                        namespaced ones only in namespaces the configurations\n"
 	"                        use. Nothing is deleted anywhere: this is a plan.\n"
+	"                        Not with --server-side.\n"
 	"      --all             select all objects: --prune without -l (not with -l)\n"
 	"      --prune-allowlist GROUP/VERSION/KIND  prune these kinds instead of the\n"
 	"                        default set (core for the core group, e.g.\n"
@@ -103,735 +124,199 @@ static const char *const help_text[] = {
 	"                        (default \"default\"); an object naming another one is\n"
 	"                        an error, as in kubectl\n"
 	"      --openapi FILE    an OpenAPI v2/v3 document: patch metadata for\n"
-	"                        built-in kinds (as kubectl uses the server's)\n"
-	"      --schema FILE     a CustomResourceDefinition (scope of custom kinds);\n"
-	"                        repeatable\n"
+	"                        built-in kinds (as kubectl uses the server's), and\n"
+	"                        the schema of the kinds it defines (custom resources'\n"
+	"                        x-kubernetes-list-type, -list-map-keys, -map-type)\n"
+	"      --schema FILE     a CustomResourceDefinition (scope and schema of\n"
+	"                        custom kinds); repeatable\n"
 	"      --cluster-scoped KIND[.GROUP]  the kind (in GROUP, or in any group) is\n"
 	"                        cluster-scoped, for kinds no schema describes;\n"
 	"                        repeatable. Without it such a kind is cluster-scoped\n"
 	"                        when a live object of it has no namespace, else it\n"
 	"                        is assumed namespaced (with a warning)\n"
+	"      --dry-run=MODE    none or client: what is shown is the same (nothing\n"
+	"                        is ever sent anywhere); server: with --server-side,\n"
+	"                        adds \"(server dry run)\" to the status lines\n"
+	"      --server-side     apply on the server's terms (field ownership)\n"
+	"      --field-manager NAME  with --server-side: the manager that owns what\n"
+	"                        is applied (default \"kubectl\", as kubectl's);\n"
+	"                        accepted and unused client-side\n"
+	"      --force-conflicts with --server-side: take the conflicting fields from\n"
+	"                        their managers instead of failing\n"
 	"  -h, --help            show this help\n"
 	"\n"
 	,
 	"Status lines go to standard error as kubectl prints them\n"
-	"(deployment.apps/nginx created|configured|unchanged|pruned), warnings too.\n"
-	"An object that fails (invalid labels, annotations over 262144 bytes,\n"
-	"conflict, changed apiVersion/kind/name) is reported with its file and\n"
-	"name and left out of the output; the others are still shown.\n"
+	"(deployment.apps/nginx created|configured|unchanged|pruned; server-side:\n"
+	"deployment.apps/web serverside-applied), warnings too. An object that fails\n"
+	"(invalid labels, annotations over 262144 bytes, conflict, changed\n"
+	"apiVersion/kind/name, a request the server rejects) is reported with its\n"
+	"file and name and left out of the output; the others are still shown, and\n"
+	"the exit code is that of the first failure. The time written into the\n"
+	"managedFields entries that change is the current time, or $SMPATCH_NOW\n"
+	"(RFC 3339, e.g. 2024-01-01T00:00:00Z) when set.\n"
 	"\n"
 	"Exit codes: 0 success; 1 differences found (-o diff); 2 usage or bad\n"
 	"selector syntax (with its position); 3 invalid input (unreadable or\n"
-	"invalid files, invalid labels, annotations too large); 4 conflict\n"
-	"(--overwrite=false) or changed apiVersion/kind/name; 5 internal error.\n",
+	"invalid files, invalid labels, annotations too large, a request the server\n"
+	"rejects: managedFields in a configuration, duplicate list keys, a missing\n"
+	"key field, a value of the wrong type, an unknown kind); 4 conflict\n"
+	"(--overwrite=false, or fields other managers own) or changed\n"
+	"apiVersion/kind/name; 5 internal error.\n",
 	NULL
 };
 
-enum outfmt { OUT_PATCH, OUT_YAML, OUT_JSON, OUT_DIFF, OUT_NAME };
+enum {
+	OPT_FILENAME = 1, OPT_RECURSIVE, OPT_LIVE, OPT_OUTPUT, OPT_OVERWRITE, OPT_MANAGED,
+	OPT_PRUNE, OPT_ALL, OPT_ALLOW, OPT_SELECTOR, OPT_FIELD_SELECTOR, OPT_NAMESPACE,
+	OPT_OPENAPI, OPT_SCHEMA, OPT_CLUSTER_SCOPED, OPT_DRY_RUN, OPT_SERVER_SIDE,
+	OPT_FIELD_MANAGER, OPT_FORCE_CONFLICTS
+};
 
-typedef struct plan {
-	const cli_obj *cfg;        /* NULL for prune */
-	const smp_value *live;
-	const char *live_file;
-	smp_apply_result *res;     /* NULL for prune */
-} plan;
+/* Every option of `smpatch apply`, as the parser, --help and completion
+ * read them. */
+const cli_option cli_apply_options[] = {
+	{"filename", 'f', CLI_ARG_VALUE, OPT_FILENAME, "@file", NULL},
+	{"recursive", 'R', CLI_ARG_BOOL, OPT_RECURSIVE, NULL, NULL},
+	{"live", 0, CLI_ARG_VALUE, OPT_LIVE, "@file", NULL},
+	{"output", 'o', CLI_ARG_VALUE, OPT_OUTPUT, "patch yaml json diff name", NULL},
+	{"overwrite", 0, CLI_ARG_BOOL, OPT_OVERWRITE, NULL, NULL},
+	{"show-managed-fields", 0, CLI_ARG_BOOL, OPT_MANAGED, NULL, NULL},
+	{"prune", 0, CLI_ARG_BOOL, OPT_PRUNE, NULL, NULL},
+	{"all", 0, CLI_ARG_BOOL, OPT_ALL, NULL, NULL},
+	{"prune-allowlist", 0, CLI_ARG_VALUE, OPT_ALLOW, NULL, NULL},
+	{"prune-whitelist", 0, CLI_ARG_VALUE, OPT_ALLOW, NULL, NULL},
+	{"selector", 'l', CLI_ARG_VALUE, OPT_SELECTOR, NULL, NULL},
+	{"field-selector", 0, CLI_ARG_VALUE, OPT_FIELD_SELECTOR, NULL, NULL},
+	{"namespace", 'n', CLI_ARG_VALUE, OPT_NAMESPACE, NULL, NULL},
+	{"openapi", 0, CLI_ARG_VALUE, OPT_OPENAPI, "@file", NULL},
+	{"schema", 0, CLI_ARG_VALUE, OPT_SCHEMA, "@file", NULL},
+	{"cluster-scoped", 0, CLI_ARG_VALUE, OPT_CLUSTER_SCOPED, NULL, NULL},
+	{"dry-run", 0, CLI_ARG_OPTIONAL, OPT_DRY_RUN, "none server client", "unchanged"},
+	{"server-side", 0, CLI_ARG_BOOL, OPT_SERVER_SIDE, NULL, NULL},
+	{"field-manager", 0, CLI_ARG_VALUE, OPT_FIELD_MANAGER, NULL, NULL},
+	{"force-conflicts", 0, CLI_ARG_BOOL, OPT_FORCE_CONFLICTS, NULL, NULL},
+	{NULL, 0, 0, 0, NULL, NULL},
+};
 
-static bool default_prunable(const smp_value *obj);
+/* What the command line asked besides the plan's own arguments. */
+typedef struct apply_flags {
+	bool server_side, manager_set, help;
+	const char *dry_run;
+	const char *prune_flag; /* how a prune option was spelled */
+} apply_flags;
 
-/* One --prune-allowlist entry: group ("" for core) and kind. */
-typedef struct allow {
-	char *group, *kind;
-} allow;
-
-/* Parses "group/version/kind" ("core" = the core group) as kubectl's
- * prune.ParseResources does; the kind must be known (built-in tables or
- * the --schema/--openapi document), as kubectl asks the server. */
-static int parse_allow(allow *a, const char *text, const smp_schema *schema)
+/* One option or argument into a / f; CLI_OK or CLI_USAGE (said). */
+static int take(apply_cli_args *a, apply_flags *f, const cli_args *p, int k)
 {
-	const char *s1 = strchr(text, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
-	char av[512];
-	size_t gl;
-	bool known = false;
-
-	if (!s1 || !s2 || strchr(s2 + 1, '/'))
-		return cli_usage("apply", "invalid GroupVersionKind format: %s, please follow "
-		                 "<group/version/kind>", text);
-	gl = (size_t)(s1 - text);
-	a->group = strndup(text, gl);
-	a->kind = strdup(s2 + 1);
-	if (!a->group || !a->kind) {
-		fprintf(stderr, "smpatch apply: out of memory\n");
-		return CLI_INTERNAL;
+	switch (k) {
+	case CLI_ARGS_POSITIONAL:
+		return cli_usage("apply", "unexpected argument '%s'", p->value);
+	case CLI_ARGS_HELP: f->help = true; break;
+	case OPT_FILENAME: a->files[a->nfiles++] = p->value; break;
+	case OPT_RECURSIVE: a->recursive = p->on; break;
+	case OPT_LIVE: a->live_path = p->value; break;
+	case OPT_OUTPUT:
+		return apply_cli_output(&a->fmt, "apply", "patch yaml json diff name", p->value);
+	case OPT_OVERWRITE: a->overwrite = p->on; break;
+	case OPT_MANAGED: a->managed = p->on; break;
+	case OPT_PRUNE: a->prune = p->on; f->prune_flag = "--prune"; break;
+	case OPT_ALL: a->all = p->on; f->prune_flag = f->prune_flag ? f->prune_flag : "--all"; break;
+	case OPT_ALLOW:
+		a->allow[a->nallow++] = p->value;
+		f->prune_flag = f->prune_flag ? f->prune_flag : "--prune-allowlist";
+		break;
+	case OPT_SELECTOR: a->selector = p->value; break;
+	case OPT_FIELD_SELECTOR: a->field_sel = p->value; break;
+	case OPT_NAMESPACE: a->ns = p->value; break;
+	case OPT_OPENAPI: a->openapi = p->value; break;
+	case OPT_SCHEMA: a->schemas[a->nschemas++] = p->value; break;
+	case OPT_CLUSTER_SCOPED: a->scoped[a->nscoped++] = p->value; break;
+	case OPT_DRY_RUN: f->dry_run = p->value; break;
+	case OPT_SERVER_SIDE: f->server_side = p->on; break;
+	case OPT_FIELD_MANAGER: a->manager = p->value; f->manager_set = true; break;
+	case OPT_FORCE_CONFLICTS: a->force = p->on; break;
+	default: return CLI_USAGE; /* the parser has said why */
 	}
-	if (strcmp(a->group, "core") == 0)
-		a->group[0] = '\0';
-	if (a->group[0])
-		snprintf(av, sizeof(av), "%s/%.*s", a->group, (int)(s2 - s1 - 1), s1 + 1);
-	else
-		snprintf(av, sizeof(av), "%.*s", (int)(s2 - s1 - 1), s1 + 1);
-	smp_schema_kind_namespaced(smp_schema_builtin(), av, a->kind, &known);
-	if (!known && schema)
-		smp_schema_kind_namespaced(schema, av, a->kind, &known);
-	if (!known)
-		return cli_usage("apply", "no matches for kind \"%s\" in version \"%s\"", a->kind,
-		                 av);
 	return CLI_OK;
 }
 
-/* The --prune-allowlist entries, else kubectl's default prune set. */
-static bool prunable(const smp_value *obj, const allow *allows, size_t nallows)
+/* --dry-run as kubectl reads it. */
+static int dry_run(apply_cli_args *a, const char *val, bool server_side)
 {
-	if (nallows) {
-		const char *av = cli_str_at(obj, "apiVersion");
-		const char *kind = cli_str_at(obj, "kind");
-		const char *slash = av ? strchr(av, '/') : NULL;
-		size_t gl = slash ? (size_t)(slash - av) : 0;
+	bool b;
 
-		for (size_t i = 0; kind && i < nallows; i++)
-			if (strcmp(allows[i].kind, kind) == 0 && strlen(allows[i].group) == gl &&
-			    strncmp(allows[i].group, av ? av : "", gl) == 0)
-				return true;
-		return false;
+	if (strcmp(val, "unchanged") == 0 || (cli_args_parse_bool(val, &b) && b))
+		val = "client"; /* kubectl's deprecated spellings of client */
+	else if (cli_args_parse_bool(val, &b))
+		val = "none";
+	if (strcmp(val, "server") == 0) {
+		if (!server_side)
+			return cli_usage("apply", "%s", "--dry-run=server is not supported yet without "
+			                 "--server-side (the stored form of client-side apply)");
+		a->server_dry_run = true;
+	} else if (strcmp(val, "client") == 0) {
+		if (server_side)
+			return cli_usage("apply", "%s", "--dry-run=client doesn't work with "
+			                 "--server-side (did you mean --dry-run=server instead?)");
+	} else if (strcmp(val, "none") != 0) {
+		return cli_usage("apply", "Invalid dry-run value (%s). Must be \"none\", "
+		                 "\"server\", or \"client\".", val);
 	}
-	return default_prunable(obj);
+	return CLI_OK;
 }
 
-/* kubectl's default prune set (group, kind). */
-static bool default_prunable(const smp_value *obj)
+/* kubectl's checks of the flags (apply.go Validate) for the mode. */
+static int check_mode(apply_cli_args *a, const apply_flags *f)
 {
-	static const char *const kinds[][2] = {
-		{"", "ConfigMap"}, {"", "Endpoints"}, {"", "Namespace"},
-		{"", "PersistentVolumeClaim"}, {"", "PersistentVolume"}, {"", "Pod"},
-		{"", "ReplicationController"}, {"", "Secret"}, {"", "Service"},
-		{"batch", "Job"}, {"batch", "CronJob"}, {"networking.k8s.io", "Ingress"},
-		{"apps", "DaemonSet"}, {"apps", "Deployment"}, {"apps", "ReplicaSet"},
-		{"apps", "StatefulSet"},
-	};
-	const char *av = cli_str_at(obj, "apiVersion");
-	const char *kind = cli_str_at(obj, "kind");
-	const char *slash = av ? strchr(av, '/') : NULL;
-	size_t gl = slash ? (size_t)(slash - av) : 0;
+	int code;
 
-	if (!kind)
-		return false;
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (strcmp(kinds[i][1], kind) == 0 && strlen(kinds[i][0]) == gl &&
-		    strncmp(kinds[i][0], av ? av : "", gl) == 0)
-			return true;
-	return false;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static const char *action_name(smp_apply_action a)
-{
-	switch (a) {
-	case SMP_ACTION_CREATE: return "create";
-	case SMP_ACTION_CONFIGURE: return "configure";
-	case SMP_ACTION_UNCHANGED: return "unchanged";
-	default: return "prune";
+	if (!f->server_side && a->force)
+		return cli_usage("apply", "%s", "--force-conflicts only works with --server-side");
+	if (f->server_side && f->prune_flag)
+		return cli_usage("apply", "%s is not supported with --server-side", f->prune_flag);
+	if (f->dry_run && (code = dry_run(a, f->dry_run, f->server_side)) != CLI_OK)
+		return code;
+	if (f->server_side) {
+		a->mode = SMP_PLAN_SERVER_SIDE;
+		if (a->manager && !*a->manager)
+			return cli_usage("apply", "%s", "--field-manager must not be empty with "
+			                 "--server-side");
+		a->overwrite = true; /* kubectl ignores it here */
+		return apply_cli_check(a);
 	}
-}
-
-static const char *status_word(smp_apply_action a)
-{
-	switch (a) {
-	case SMP_ACTION_CREATE: return "created";
-	case SMP_ACTION_CONFIGURE: return "configured";
-	case SMP_ACTION_UNCHANGED: return "unchanged";
-	default: return "pruned";
-	}
-}
-
-static int render_patch_line(cli_buf *out, const plan *p, smp_error *err)
-{
-	const smp_value *obj = p->res ? smp_apply_result_object(p->res) : p->live;
-	const smp_value *md = smp_map_get(obj, "metadata");
-	smp_apply_action a = p->res ? smp_apply_result_action(p->res) : SMP_ACTION_PRUNE;
-	const char *ns = cli_str_at(md, "namespace");
-	int rc;
-
-	cli_buf_puts(out, "{\"apiVersion\":");
-	cli_json_string(out, cli_str_at(obj, "apiVersion"));
-	cli_buf_puts(out, ",\"kind\":");
-	cli_json_string(out, cli_str_at(obj, "kind"));
-	cli_buf_puts(out, ",\"namespace\":");
-	cli_json_string(out, ns ? ns : "");
-	cli_buf_puts(out, ",\"name\":");
-	cli_json_string(out, cli_str_at(md, "name"));
-	cli_buf_puts(out, ",\"action\":");
-	cli_json_string(out, action_name(a));
-	cli_buf_puts(out, ",\"patchType\":");
-	if (a == SMP_ACTION_PRUNE)
-		cli_buf_puts(out, "null");
-	else if (a == SMP_ACTION_CREATE)
-		cli_json_string(out, "application/json");
-	else if (smp_apply_result_patch_type(p->res) == SMP_PATCH_MERGE)
-		cli_json_string(out, "application/merge-patch+json");
-	else
-		cli_json_string(out, "application/strategic-merge-patch+json");
-	cli_buf_puts(out, ",\"patch\":");
-	if (a == SMP_ACTION_PRUNE) {
-		cli_buf_puts(out, "null");
-	} else if ((rc = cli_buf_value(out, smp_apply_result_patch(p->res), SMP_OUT_JSON,
-	                                true, err))) {
-		return rc;
-	}
-	cli_buf_puts(out, "}\n");
-	return 0;
-}
-
-/* "[group.]version.Kind.namespace.name" as kubectl diff names its files
- * (the namespace part stays, empty, for cluster-scoped objects). */
-static void diff_name(cli_buf *b, const smp_value *obj)
-{
-	const char *av = cli_str_at(obj, "apiVersion");
-	const char *ns = cli_str_at(smp_map_get(obj, "metadata"), "namespace");
-	const char *kind = cli_str_at(obj, "kind");
-	const char *name = cli_str_at(smp_map_get(obj, "metadata"), "name");
-
-	for (const char *c = av ? av : ""; *c; c++)
-		cli_buf_putc(b, *c == '/' ? '.' : *c);
-	cli_buf_putc(b, '.');
-	cli_buf_puts(b, kind ? kind : "");
-	cli_buf_putc(b, '.');
-	cli_buf_puts(b, ns ? ns : "");
-	cli_buf_putc(b, '.');
-	cli_buf_puts(b, name ? name : "");
-}
-
-/* An object as kubectl prints it (see smp_display_objects). */
-static int render_object(cli_buf *out, const smp_value *obj, smp_output fmt, unsigned flags,
-                         smp_error *err)
-{
-	smp_doc *d = NULL;
-	int rc = smp_display_objects(NULL, &d, NULL, obj, flags, err);
-
-	if (!rc)
-		rc = cli_buf_value(out, smp_doc_root(d, 0), fmt, true, err);
-	smp_doc_free(d);
-	return rc;
-}
-
-static int render_diff(cli_buf *out, const plan *p, unsigned flags, bool *differs,
-                       smp_error *err)
-{
-	const smp_value *after = p->res ? smp_apply_result_object(p->res) : NULL;
-	const smp_value *named = after ? after : p->live;
-	smp_doc *ld = NULL, *rd = NULL;
-	cli_buf left, right, name;
-	int rc = 0;
-
-	cli_buf_init(&left);
-	cli_buf_init(&right);
-	cli_buf_init(&name);
-	if ((rc = smp_display_objects(&ld, &rd, p->live, after,
-	                              flags | SMP_DISPLAY_MASK_SECRETS, err)))
-		goto out;
-	if (ld && (rc = cli_buf_value(&left, smp_doc_root(ld, 0), SMP_OUT_YAML, true, err)))
-		goto out;
-	if (rd && (rc = cli_buf_value(&right, smp_doc_root(rd, 0), SMP_OUT_YAML, true, err)))
-		goto out;
-	diff_name(&name, named);
-	if (left.oom || right.oom || name.oom) {
-		rc = SMP_ENOMEM;
-		goto out;
-	}
-	rc = cli_unified_diff(out, "live/", "merged/", name.ptr ? name.ptr : "",
-	                      left.ptr ? left.ptr : "", left.len,
-	                      right.ptr ? right.ptr : "", right.len, differs);
-out:
-	smp_doc_free(ld);
-	smp_doc_free(rd);
-	cli_buf_release(&left);
-	cli_buf_release(&right);
-	cli_buf_release(&name);
-	return rc;
-}
-
-static int usage(const char *fmt, const char *arg)
-{
-	return cli_usage("apply", fmt, arg);
-}
-
-/* Reads --live on a thread of its own (cli_inputs are independent). */
-typedef struct live_job {
-	cli_inputs *lives;
-	const char *path;
-	int rc;
-	smp_error err;
-} live_job;
-
-/* Once per kind whose scope nothing tells (no schema, no live object of
- * it): a warning that it is taken as namespaced. */
-static int warn_scope(const smp_value *obj, char ***seen, size_t *nseen, cli_buf *status)
-{
-	const char *av = cli_str_at(obj, "apiVersion"), *kind = cli_str_at(obj, "kind");
-	const char *slash = av ? strchr(av, '/') : NULL;
-	char name[512], **grown;
-
-	if (!kind)
-		return 0;
-	if (slash)
-		snprintf(name, sizeof(name), "%s.%.*s", kind, (int)(slash - av), av);
-	else
-		snprintf(name, sizeof(name), "%s", kind);
-	for (size_t i = 0; i < *nseen; i++)
-		if (strcmp((*seen)[i], name) == 0)
-			return 0;
-	grown = realloc(*seen, (*nseen + 1) * sizeof(*grown));
-	if (!grown)
-		return SMP_ENOMEM;
-	*seen = grown;
-	if (!(grown[*nseen] = strdup(name)))
-		return SMP_ENOMEM;
-	(*nseen)++;
-	cli_buf_puts(status, "Warning: the scope of kind ");
-	cli_buf_puts(status, name);
-	cli_buf_puts(status, " is unknown (no --schema and no live object of it): it is "
-	             "taken as namespaced; if it is cluster-scoped, say --cluster-scoped ");
-	cli_buf_puts(status, name);
-	cli_buf_putc(status, '\n');
-	return 0;
-}
-
-static void *read_live(void *arg)
-{
-	live_job *j = arg;
-
-	memset(&j->err, 0, sizeof(j->err));
-	j->rc = cli_inputs_add_path(j->lives, j->path, false, true, &j->err);
-	return NULL;
+	a->manager = NULL; /* client-side apply does not compute managedFields */
+	if ((code = apply_cli_check(a)) != CLI_OK)
+		return code;
+	if (a->all && a->selector)
+		return cli_usage("apply", "%s", "cannot set --all and --selector at the same time");
+	if (a->prune && !a->selector && !a->all)
+		return cli_usage("apply", "%s", "all resources selected for prune without "
+		                 "explicitly passing --all. To prune all resources, pass the --all "
+		                 "flag. If you did not mean to prune all resources, specify a label "
+		                 "selector");
+	return CLI_OK;
 }
 
 int cmd_apply(int argc, char **argv)
 {
-	cli_inputs configs, lives;
-	cli_index index;
-	smp_apply_options ao = SMP_APPLY_OPTIONS_INIT;
-	smp_selector *lsel = NULL, *fsel = NULL;
-	smp_schema *schema = NULL;
-	const char **files = NULL;
-	size_t nfiles = 0;
-	const char *live_path = NULL, *selector = NULL, *field_sel = NULL;
-	const char *openapi = NULL, *ns = NULL;
-	const char **schemas = NULL;
-	size_t nschemas = 0;
-	smp_scopes *scopes = NULL;
-	char **unknown = NULL; /* kinds already warned about */
-	size_t nunknown = 0;
-	bool recursive = false, prune = false, overwrite = true, managed = false, all = false;
-	allow *allows = NULL;
-	const char **allow_texts = NULL;
-	size_t nallows = 0, nallow_texts = 0;
-	enum outfmt fmt = OUT_PATCH;
-	plan *plans = NULL;
-	size_t nplans = 0, nlive = 0;
-	bool *used = NULL;
-	cli_buf out, status;
-	smp_error err;
-	int code = CLI_OK, rc;
-	bool differs = false;
-	unsigned dflags;
+	apply_cli_args a;
+	apply_flags f;
+	cli_args p;
+	int k, code;
 
-	cli_inputs_init(&configs);
-	cli_inputs_init(&lives);
-	cli_index_init(&index);
-	cli_buf_init(&out);
-	cli_buf_init(&status);
-	files = calloc((size_t)argc + 1, sizeof(*files));
-	schemas = calloc((size_t)argc + 1, sizeof(*schemas));
-	allow_texts = calloc((size_t)argc + 1, sizeof(*allow_texts));
-	allows = calloc((size_t)argc + 1, sizeof(*allows));
-	if (!files || !schemas || !allow_texts || !allows || smp_scopes_new(&scopes)) {
-		code = CLI_INTERNAL;
-		fprintf(stderr, "smpatch apply: out of memory\n");
-		goto out;
+	memset(&f, 0, sizeof(f));
+	if ((code = apply_cli_args_init(&a, argc, SMP_PLAN_CLIENT_SIDE, "apply")) != CLI_OK)
+		return code;
+	cli_args_init(&p, argc, argv, cli_apply_options);
+	while (code == CLI_OK && !f.help && (k = cli_args_next(&p)) != CLI_ARGS_END)
+		code = take(&a, &f, &p, k);
+	if (code == CLI_OK && f.help) {
+		for (size_t h = 0; help_text[h]; h++)
+			fputs(help_text[h], stdout);
+	} else if (code == CLI_OK && (code = check_mode(&a, &f)) == CLI_OK) {
+		code = apply_cli_run(&a);
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-		char optbuf[64];
-		const char *opt = cli_opt(argv, i, optbuf, sizeof(optbuf), &val);
-
-		if (!opt) {
-			code = usage("unexpected argument '%s'", a);
-			goto out;
-		}
-		if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
-			for (size_t h = 0; help_text[h]; h++)
-				fputs(help_text[h], stdout);
-			goto out;
-		}
-		if (strcmp(opt, "-R") == 0 || strcmp(opt, "--recursive") == 0) {
-			recursive = true;
-			continue;
-		}
-		if (strcmp(opt, "--show-managed-fields") == 0) {
-			if (val && !cli_parse_bool(val, &managed)) {
-				code = usage("invalid value for --show-managed-fields: '%s'", val);
-				goto out;
-			}
-			if (!val)
-				managed = true;
-			continue;
-		}
-		if (strcmp(opt, "--all") == 0) {
-			if (val && !cli_parse_bool(val, &all)) {
-				code = usage("invalid value for --all: '%s'", val);
-				goto out;
-			}
-			if (!val)
-				all = true;
-			continue;
-		}
-		if (strcmp(opt, "--prune") == 0) {
-			prune = true;
-			continue;
-		}
-		if (strcmp(opt, "--overwrite") == 0) {
-			if (val && !cli_parse_bool(val, &overwrite)) {
-				code = usage("invalid value for --overwrite: '%s'", val);
-				goto out;
-			}
-			if (!val)
-				overwrite = true;
-			continue;
-		}
-		if (!val) {
-			if (i + 1 >= argc) {
-				code = usage("option '%s' needs a value", opt);
-				goto out;
-			}
-			val = argv[++i];
-		}
-		if (strcmp(opt, "-f") == 0 || strcmp(opt, "--filename") == 0) {
-			files[nfiles++] = val;
-		} else if (strcmp(opt, "--live") == 0) {
-			live_path = val;
-		} else if (strcmp(opt, "-o") == 0 || strcmp(opt, "--output") == 0) {
-			if (strcmp(val, "patch") == 0)
-				fmt = OUT_PATCH;
-			else if (strcmp(val, "yaml") == 0)
-				fmt = OUT_YAML;
-			else if (strcmp(val, "json") == 0)
-				fmt = OUT_JSON;
-			else if (strcmp(val, "diff") == 0)
-				fmt = OUT_DIFF;
-			else if (strcmp(val, "name") == 0)
-				fmt = OUT_NAME;
-			else {
-				code = usage("unknown output format '%s' (patch, yaml, json, diff, "
-				             "name)", val);
-				goto out;
-			}
-		} else if (strcmp(opt, "-l") == 0 || strcmp(opt, "--selector") == 0) {
-			selector = val;
-		} else if (strcmp(opt, "--field-selector") == 0) {
-			field_sel = val;
-		} else if (strcmp(opt, "-n") == 0 || strcmp(opt, "--namespace") == 0) {
-			ns = val;
-		} else if (strcmp(opt, "--openapi") == 0) {
-			openapi = val;
-		} else if (strcmp(opt, "--schema") == 0) {
-			schemas[nschemas++] = val;
-		} else if (strcmp(opt, "--cluster-scoped") == 0) {
-			if (smp_scopes_declare(scopes, val, false, &err)) {
-				code = err.code == SMP_ENOMEM ? cli_fail(&err)
-				                              : usage("--cluster-scoped: %s", err.message);
-				goto out;
-			}
-		} else if (strcmp(opt, "--prune-allowlist") == 0 ||
-		           strcmp(opt, "--prune-whitelist") == 0) {
-			allow_texts[nallow_texts++] = val;
-		} else {
-			code = usage("unknown option '%s'", opt);
-			goto out;
-		}
-	}
-	if (!nfiles) {
-		code = usage("%s", "must specify -f (a file, a directory or -)");
-		goto out;
-	}
-	if (live_path && strcmp(live_path, "-") == 0)
-		for (size_t i = 0; i < nfiles; i++)
-			if (strcmp(files[i], "-") == 0) {
-				code = usage("%s", "-f - and --live - cannot both read standard input");
-				goto out;
-			}
-	if (openapi && nschemas) {
-		code = usage("%s", "--openapi and --schema cannot be used together");
-		goto out;
-	}
-	if (all && selector) {
-		code = usage("%s", "cannot set --all and --selector at the same time");
-		goto out;
-	}
-	if (prune && !selector && !all) {
-		code = usage("%s", "all resources selected for prune without explicitly passing "
-		             "--all. To prune all resources, pass the --all flag. If you did not "
-		             "mean to prune all resources, specify a label selector");
-		goto out;
-	}
-	if (selector && (rc = smp_selector_parse(&lsel, selector, &err))) {
-		code = cli_selector_error("apply", "-l", selector, &err);
-		goto out;
-	}
-	if (field_sel && (rc = smp_field_selector_parse(&fsel, field_sel, &err))) {
-		code = cli_selector_error("apply", "--field-selector", field_sel, &err);
-		goto out;
-	}
-	if ((rc = cli_load_schemas(&schema, openapi, schemas, nschemas, &err))) {
-		code = cli_fail(&err);
-		goto out;
-	}
-	for (size_t i = 0; i < nallow_texts; i++) {
-		code = parse_allow(&allows[nallows++], allow_texts[i], schema);
-		if (code != CLI_OK)
-			goto out;
-	}
-
-	/* Read everything first; the configurations as kubectl decodes them,
-	 * the live objects meanwhile on another core. Errors in the
-	 * configurations are reported first, as if read in order. */
-	{
-		live_job lj = {&lives, live_path, 0, {0}};
-		pthread_t tid;
-		bool threaded = live_path && pthread_create(&tid, NULL, read_live, &lj) == 0;
-
-		configs.check_meta = true;
-		rc = 0;
-		for (size_t i = 0; i < nfiles && !rc; i++)
-			rc = cli_inputs_add_path(&configs, files[i], recursive, true, &err);
-		if (threaded)
-			pthread_join(tid, NULL);
-		else if (!rc && live_path)
-			read_live(&lj);
-		if (rc) {
-			code = cli_fail(&err);
-			goto out;
-		}
-		if (lj.rc) {
-			code = cli_fail(&lj.err);
-			goto out;
-		}
-	}
-	/* As kubectl, also with --prune: nothing to apply is an error. */
-	if (configs.n == 0) {
-		memset(&err, 0, sizeof(err));
-		err.code = SMP_EINVALOBJ;
-		snprintf(err.message, sizeof(err.message), "no objects passed to apply");
-		code = cli_fail(&err);
-		goto out;
-	}
-
-	ao.schema = schema;
-	ao.overwrite = overwrite;
-	ao.default_namespace = ns;
-	ao.enforce_namespace = ns != NULL;
-	ao.scopes = scopes;
-	for (size_t i = 0; i < lives.n; i++)
-		if (smp_scopes_learn(scopes, lives.items[i].v, &err)) {
-			code = cli_fail(&err);
-			goto out;
-		}
-	nlive = lives.n;
-	if ((rc = cli_index_build(&index, &lives, configs.n, &ao))) {
-		code = CLI_INTERNAL;
-		fprintf(stderr, "smpatch apply: out of memory\n");
-		goto out;
-	}
-	plans = calloc(configs.n + lives.n + 1, sizeof(*plans));
-	used = calloc(lives.n + configs.n + 1, sizeof(*used));
-	if (!plans || !used) {
-		code = CLI_INTERNAL;
-		fprintf(stderr, "smpatch apply: out of memory\n");
-		goto out;
-	}
-
-	for (size_t i = 0; i < configs.n; i++) {
-		const cli_obj *c = &configs.items[i];
-		const smp_value *labels = smp_map_get(smp_map_get(c->v, "metadata"), "labels");
-		ptrdiff_t li;
-		plan *p;
-		int ecode;
-
-		if (c->meta_err) {
-			/* kubectl fails to decode it; the others still apply */
-			ecode = cli_fail_meta(c);
-			if (code == CLI_OK)
-				code = ecode;
-			continue;
-		}
-		if (lsel && !smp_selector_matches(lsel, labels))
-			continue;
-		if (smp_apply_kind_scope(c->v, &ao) < 0 &&
-		    (rc = warn_scope(c->v, &unknown, &nunknown, &status))) {
-			code = CLI_INTERNAL;
-			fprintf(stderr, "smpatch apply: out of memory\n");
-			goto out;
-		}
-		li = cli_index_find(&index, &lives, c->v, &ao);
-		if (li >= 0)
-			used[li] = true;
-		p = &plans[nplans];
-		p->cfg = c;
-		p->live = li >= 0 ? lives.items[li].v : NULL;
-		p->live_file = li >= 0 ? lives.items[li].file : NULL;
-		rc = smp_apply_object(&p->res, c->v, p->live, &ao, &err);
-		if (rc) {
-			if (fsel && !cli_field_match(fsel, c->v, &ao))
-				continue;
-			if (rc == SMP_ECONFLICT && p->live)
-				ecode = cli_report_conflict(&err, c, p->live, &ao);
-			else
-				ecode = cli_fail_at(&err, c);
-			if (code == CLI_OK)
-				code = ecode;
-			continue;
-		}
-		if (fsel && !cli_field_match(fsel, c->v, &ao)) {
-			smp_apply_result_free(p->res);
-			p->res = NULL;
-			continue;
-		}
-		/* Later configurations of the same object see this result, as
-		 * kubectl applies them one after the other. */
-		if (li >= 0) {
-			lives.items[li].v = smp_apply_result_object(p->res);
-		} else if (cli_inputs_push(&lives, smp_apply_result_object(p->res), c->file) ||
-		           cli_index_add(&index, &lives, lives.n - 1, &ao)) {
-			code = CLI_INTERNAL;
-			fprintf(stderr, "smpatch apply: out of memory\n");
-			nplans++;
-			goto out;
-		}
-		nplans++;
-	}
-
-	if (prune) {
-		size_t napplied = nplans, nns = 0;
-		const char **nss = calloc(napplied + 1, sizeof(*nss));
-
-		if (!nss) {
-			code = CLI_INTERNAL;
-			fprintf(stderr, "smpatch apply: out of memory\n");
-			goto out;
-		}
-		/* The namespaces the applied configurations use, sorted for lookup. */
-		for (size_t j = 0; j < napplied; j++)
-			nss[nns++] = smp_apply_namespace(plans[j].cfg->v, &ao);
-		qsort(nss, nns, sizeof(*nss), cmp_str);
-
-		for (size_t i = 0; i < nlive; i++) {
-			const smp_value *lv = lives.items[i].v;
-			const smp_value *md = smp_map_get(lv, "metadata");
-			const smp_value *ann = smp_map_get(md, "annotations");
-			const char *lns = smp_apply_namespace(lv, &ao);
-			bool visited_ns = !*lns;
-
-			if (used[i] || !smp_map_get(ann, SMP_LAST_APPLIED_ANNOTATION) ||
-			    !prunable(lv, allows, nallows) ||
-			    (lsel && !smp_selector_matches(lsel, smp_map_get(md, "labels"))))
-				continue;
-			if (!visited_ns && nns &&
-			    bsearch(&lns, nss, nns, sizeof(*nss), cmp_str))
-				visited_ns = true;
-			if (!visited_ns)
-				continue;
-			plans[nplans].cfg = NULL;
-			plans[nplans].live = lv;
-			plans[nplans].live_file = lives.items[i].file;
-			plans[nplans].res = NULL;
-			nplans++;
-		}
-		free(nss);
-	}
-
-	dflags = managed ? SMP_DISPLAY_MANAGED_FIELDS : 0;
-	for (size_t i = 0; i < nplans; i++) {
-		const plan *p = &plans[i];
-		const smp_value *obj = p->res ? smp_apply_result_object(p->res) : p->live;
-		smp_apply_action a = p->res ? smp_apply_result_action(p->res) : SMP_ACTION_PRUNE;
-		const char *warn = p->res ? smp_apply_result_warning(p->res) : NULL;
-		char ref[512];
-
-		smp_apply_object_ref(ref, sizeof(ref), obj);
-		if (warn) {
-			cli_buf_puts(&status, warn);
-			cli_buf_putc(&status, '\n');
-		}
-		cli_buf_puts(&status, ref);
-		cli_buf_putc(&status, ' ');
-		cli_buf_puts(&status, status_word(a));
-		cli_buf_putc(&status, '\n');
-		switch (fmt) {
-		case OUT_PATCH:
-			rc = render_patch_line(&out, p, &err);
-			break;
-		case OUT_YAML:
-			if (i)
-				cli_buf_puts(&out, "---\n");
-			rc = render_object(&out, obj, SMP_OUT_YAML, dflags, &err);
-			break;
-		case OUT_JSON:
-			rc = render_object(&out, obj, SMP_OUT_JSON_INDENT, dflags, &err);
-			break;
-		case OUT_DIFF:
-			rc = render_diff(&out, p, dflags, &differs, &err);
-			break;
-		case OUT_NAME:
-			cli_buf_puts(&out, ref);
-			cli_buf_putc(&out, '\n');
-			rc = 0;
-			break;
-		}
-		if (rc) {
-			/* kubectl stops at such an error too; name the object */
-			if (rc != SMP_ENOMEM)
-				cli_err_prefix(&err, ref);
-			code = cli_fail_at(&err, p->cfg);
-			goto out;
-		}
-	}
-	if (out.oom || status.oom) {
-		fprintf(stderr, "smpatch apply: out of memory\n");
-		code = CLI_INTERNAL;
-		goto out;
-	}
-	fwrite(status.ptr ? status.ptr : "", 1, status.len, stderr);
-	if (!cli_write(out.ptr ? out.ptr : "", out.len)) {
-		code = CLI_INTERNAL;
-		goto out;
-	}
-	if (code == CLI_OK && fmt == OUT_DIFF && differs)
-		code = CLI_DIFF;
-out:
-	for (size_t i = 0; i < nplans; i++)
-		smp_apply_result_free(plans[i].res);
-	free(plans);
-	free(used);
-	free(files);
-	free(schemas);
-	for (size_t i = 0; allows && i < nallows; i++) {
-		free(allows[i].group);
-		free(allows[i].kind);
-	}
-	free(allows);
-	free(allow_texts);
-	smp_selector_free(lsel);
-	smp_selector_free(fsel);
-	smp_schema_free(schema);
-	smp_scopes_free(scopes);
-	for (size_t i = 0; i < nunknown; i++)
-		free(unknown[i]);
-	free(unknown);
-	cli_index_release(&index);
-	cli_inputs_release(&configs);
-	cli_inputs_release(&lives);
-	cli_buf_release(&out);
-	cli_buf_release(&status);
+	apply_cli_args_release(&a);
 	return code;
 }

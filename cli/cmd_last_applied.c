@@ -243,6 +243,33 @@ out:
 	return rc;
 }
 
+/* `view`: the annotation `la` of `target` (c's live object, or c), as
+ * indented JSON or YAML (a "---" before all but the first). */
+static int view_one(cli_buf *out, const cli_obj *c, const smp_value *target, const char *la,
+                    bool json, bool first)
+{
+	smp_parse_options pp = SMP_PARSE_OPTIONS_INIT;
+	smp_doc *doc = NULL;
+	smp_error err;
+	int code = CLI_OK;
+
+	if (!la)
+		return no_annotation(c, target, false);
+	if (json) {
+		indent_json(out, la, strlen(la));
+		return CLI_OK;
+	}
+	pp.format = SMP_FORMAT_JSON;
+	pp.filename = SMP_LAST_APPLIED_ANNOTATION;
+	if (!first)
+		cli_buf_puts(out, "---\n");
+	if (smp_doc_parse(&doc, la, strlen(la), &pp, &err) ||
+	    cli_buf_value(out, smp_doc_root(doc, 0), SMP_OUT_YAML, true, &err))
+		code = cli_fail_at(&err, c);
+	smp_doc_free(doc);
+	return code;
+}
+
 int cmd_last_applied(int argc, char **argv)
 {
 	cli_inputs objs, lives;
@@ -361,27 +388,8 @@ int cmd_last_applied(int argc, char **argv)
 		la = cli_str_at(smp_map_get(smp_map_get(target, "metadata"), "annotations"),
 		                SMP_LAST_APPLIED_ANNOTATION);
 		if (strcmp(mode, "view") == 0) {
-			smp_doc *doc = NULL;
-			smp_parse_options pp = SMP_PARSE_OPTIONS_INIT;
-			if (!la) {
-				code = no_annotation(c, target, false);
+			if ((code = view_one(&out, c, target, la, json, i == 0)) != CLI_OK)
 				goto out;
-			}
-			if (json) {
-				indent_json(&out, la, strlen(la));
-				continue;
-			}
-			pp.format = SMP_FORMAT_JSON;
-			pp.filename = SMP_LAST_APPLIED_ANNOTATION;
-			if ((rc = smp_doc_parse(&doc, la, strlen(la), &pp, &err)) ||
-			    (i && (cli_buf_puts(&out, "---\n"), 0)) ||
-			    (rc = cli_buf_value(&out, smp_doc_root(doc, 0), SMP_OUT_YAML, true,
-			                        &err))) {
-				smp_doc_free(doc);
-				code = cli_fail_at(&err, c);
-				goto out;
-			}
-			smp_doc_free(doc);
 		} else {
 			if (live_path && !la && !create) {
 				code = no_annotation(c, target, true);

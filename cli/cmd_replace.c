@@ -1,10 +1,10 @@
 /*
  * cmd_replace.c - `smpatch replace`: what `kubectl replace` stores (a PUT
  * of each whole object) and how the field ownership changes
- * (smp_ssa_update); the run is shared with server-side apply
- * (cmd_apply_ssa.c).
+ * (smp_ssa_update); the run is apply's (apply_run.c), over the library's
+ * plan in replace mode.
  */
-#include "ssa_cli.h"
+#include "apply_cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,56 +80,28 @@ const cli_option cli_replace_options[] = {
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
-static int usage(const char *fmt, const char *arg)
-{
-	return cli_usage("replace", fmt, arg);
-}
-
-static int output_format(ssa_cli_format *fmt, const char *val)
-{
-	static const struct {
-		const char *name;
-		ssa_cli_format fmt;
-	} names[] = {{"yaml", SSA_OUT_YAML}, {"json", SSA_OUT_JSON}, {"diff", SSA_OUT_DIFF},
-	             {"name", SSA_OUT_NAME}};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(val, names[i].name) == 0) {
-			*fmt = names[i].fmt;
-			return CLI_OK;
-		}
-	return usage("unknown output format '%s' (yaml, json, diff, name)", val);
-}
-
 int cmd_replace(int argc, char **argv)
 {
-	ssa_cli_args a;
+	apply_cli_args a;
 	cli_args p;
 	bool help = false;
-	int k, code = CLI_OK;
+	int k, code;
 
-	memset(&a, 0, sizeof(a));
-	a.mode = SSA_CLI_REPLACE;
-	a.fmt = SSA_OUT_NONE;
-	a.manager = "kubectl-replace";
-	a.files = calloc((size_t)argc + 1, sizeof(*a.files));
-	a.schemas = calloc((size_t)argc + 1, sizeof(*a.schemas));
-	if (!a.files || !a.schemas) {
-		fprintf(stderr, "smpatch: error: out of memory\n");
-		code = CLI_INTERNAL;
-		goto out;
-	}
+	if ((code = apply_cli_args_init(&a, argc, SMP_PLAN_REPLACE, "replace")) != CLI_OK)
+		return code;
 	cli_args_init(&p, argc, argv, cli_replace_options);
 	while (code == CLI_OK && !help && (k = cli_args_next(&p)) != CLI_ARGS_END) {
 		switch (k) {
 		case CLI_ARGS_POSITIONAL:
-			code = usage("unexpected argument '%s'", p.value);
+			code = cli_usage("replace", "unexpected argument '%s'", p.value);
 			break;
 		case CLI_ARGS_HELP: help = true; break;
 		case OPT_FILENAME: a.files[a.nfiles++] = p.value; break;
 		case OPT_RECURSIVE: a.recursive = p.on; break;
 		case OPT_LIVE: a.live_path = p.value; break;
-		case OPT_OUTPUT: code = output_format(&a.fmt, p.value); break;
+		case OPT_OUTPUT:
+			code = apply_cli_output(&a.fmt, "replace", "yaml json diff name", p.value);
+			break;
 		case OPT_MANAGED: a.managed = p.on; break;
 		case OPT_NAMESPACE: a.ns = p.value; break;
 		case OPT_OPENAPI: a.openapi = p.value; break;
@@ -138,32 +110,14 @@ int cmd_replace(int argc, char **argv)
 		default: code = CLI_USAGE; break; /* the parser has said why */
 		}
 	}
-	if (code != CLI_OK)
-		goto out;
-	if (help) {
+	if (code == CLI_OK && help)
 		fputs(help_text, stdout);
-		goto out;
-	}
-	if (!a.nfiles) {
-		code = usage("%s", "must specify -f (a file, a directory or -)");
-		goto out;
-	}
-	if (!a.live_path) {
-		code = usage("%s", "must specify --live (the objects to replace)");
-		goto out;
-	}
-	for (size_t i = 0; i < a.nfiles && strcmp(a.live_path, "-") == 0; i++)
-		if (strcmp(a.files[i], "-") == 0) {
-			code = usage("%s", "-f - and --live - cannot both read standard input");
-			goto out;
-		}
-	if (a.openapi && a.nschemas) {
-		code = usage("%s", "--openapi and --schema cannot be used together");
-		goto out;
-	}
-	code = ssa_cli_run(&a);
-out:
-	free(a.files);
-	free(a.schemas);
+	else if (code == CLI_OK && !a.nfiles)
+		code = cli_usage("replace", "%s", "must specify -f (a file, a directory or -)");
+	else if (code == CLI_OK && !a.live_path)
+		code = cli_usage("replace", "%s", "must specify --live (the objects to replace)");
+	else if (code == CLI_OK && (code = apply_cli_check(&a)) == CLI_OK)
+		code = apply_cli_run(&a);
+	apply_cli_args_release(&a);
 	return code;
 }

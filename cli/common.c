@@ -49,6 +49,9 @@ static void add_hint(char *line, size_t size, int code)
 	} else if (code == SMP_ESCHEMA &&
 	           strstr(line, "strategic merge patch is not supported for ")) {
 		snprintf(line + n, size - n, " locally, try --type merge");
+	} else if (code == SMP_ECONFLICT &&
+	           strstr(line, "changed in the live object since the last apply")) {
+		snprintf(line + n, size - n, " (--overwrite=false)");
 	} else if (code == SMP_EINVALOBJ && (p = strstr(line, ns_msg))) {
 		p += sizeof(ns_msg) - 1;
 		snprintf(line + n, size - n, ". You must pass '--namespace=%.*s' to perform this "

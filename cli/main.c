@@ -55,7 +55,7 @@ static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 
 const cli_command cli_commands[] = {
-	{"apply", cmd_apply_any, cli_apply_options, ""},
+	{"apply", cmd_apply, cli_apply_options, ""},
 	{"replace", cmd_replace, cli_replace_options, ""},
 	{"diff", cmd_diff, cli_diff_options, "@file"},
 	{"patch", cmd_patch, cli_patch_options, "@file"},

@@ -1411,8 +1411,9 @@ SMP_API const smp_error *smp_plan_entry_error(const smp_plan_entry *e);
 
 /* More about a failure, several lines ending in a newline, or NULL: for a
  * client-side conflict the patch and the live changes since the last
- * apply (YAML); for a server-side conflict kubectl's advice. Owned by the
- * entry. */
+ * apply (YAML); for a server-side conflict the server's message whole (one
+ * line per manager and field, where the error's message has them on one
+ * line), then kubectl's advice. Owned by the entry. */
 SMP_API const char *smp_plan_entry_error_detail(const smp_plan_entry *e);
 
 /* Server-side and replace: for an entry the server refuses, the

@@ -107,6 +107,22 @@ static void test_client_side(void)
 	CHECK(smp_plan_entry_at(p, 4) == NULL);
 	smp_plan_free(p);
 
+	/* a kind nothing describes: namespaced, with one warning per kind */
+	p = new_plan(NULL);
+	add(p, "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":"
+	       "{\"name\":\"w1\"}}", false, "w.json");
+	add(p, "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":"
+	       "{\"name\":\"w2\"}}", false, "w.json");
+	CHECK(smp_plan_compute(p, &err) == 0);
+	e = smp_plan_entry_at(p, 0);
+	CHECK(smp_plan_entry_warning_count(e) == 1);
+	CHECK(strncmp(smp_plan_entry_warning(e, 0) ? smp_plan_entry_warning(e, 0) : "",
+	              "Warning: the scope of kind Widget.example.com is unknown", 56) == 0);
+	CHECK_STR(smp_plan_entry_namespace(e), "default");
+	CHECK(smp_plan_entry_warning_count(smp_plan_entry_at(p, 1)) == 0);
+	CHECK(smp_plan_entry_patch_type(e) == SMP_PATCH_MERGE);
+	smp_plan_free(p);
+
 	/* a label selector keeps a and prunes nothing it does not select */
 	o.prune_all = false;
 	o.selector = sel;

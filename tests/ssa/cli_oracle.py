@@ -26,7 +26,7 @@ from ssalib import Program, merged_swagger  # noqa: E402
 ORACLE, SMPATCH, SHARED, CASES = sys.argv[1:5]
 CLUSTER_KINDS = {"Namespace", "Node", "ClusterRole", "ClusterRoleBinding", "PersistentVolume",
                  "CustomResourceDefinition", "StorageClass"}
-# What a PUT keeps of the live object (cmd_apply_ssa.c replace_body).
+# What a PUT keeps of the live object (apply/plan_object.c replace_body).
 KEPT = ["uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds",
         "resourceVersion"]
 

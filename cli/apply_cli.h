@@ -1,0 +1,56 @@
+/*
+ * apply_cli.h - what `smpatch apply` (both modes) and `smpatch replace`
+ * share: their command line as read, and the one runner that reads the
+ * files, fills a plan (smp_plan_*) and prints its entries as kubectl
+ * does (apply_run.c).
+ */
+#ifndef SMP_CLI_APPLY_CLI_H
+#define SMP_CLI_APPLY_CLI_H
+
+#include "cli.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* -o: none (replace's default: kubectl's status lines on stdout), or one
+ * of these. */
+typedef enum apply_cli_format {
+	APPLY_OUT_NONE,
+	APPLY_OUT_PATCH,
+	APPLY_OUT_YAML,
+	APPLY_OUT_JSON,
+	APPLY_OUT_DIFF,
+	APPLY_OUT_NAME
+} apply_cli_format;
+
+/* The command line of apply (either mode) or replace. The arrays hold
+ * argv's strings and have room for every argument. */
+typedef struct apply_cli_args {
+	smp_plan_mode mode;
+	const char *cmd;  /* "apply" or "replace", for messages */
+	const char **files, **schemas, **allow, **scoped;
+	size_t nfiles, nschemas, nallow, nscoped;
+	const char *live_path, *manager, *selector, *field_sel, *ns, *openapi;
+	bool recursive, managed, force, overwrite, prune, all, server_dry_run;
+	apply_cli_format fmt;
+} apply_cli_args;
+
+/* Sets the defaults and makes room for argc values in each array;
+ * CLI_INTERNAL (after a message) when out of memory. */
+int apply_cli_args_init(apply_cli_args *a, int argc, smp_plan_mode mode, const char *cmd);
+void apply_cli_args_release(apply_cli_args *a);
+
+/* The checks every mode shares (-f given, stdin read once, --openapi or
+ * --schema); CLI_OK or CLI_USAGE after the message. */
+int apply_cli_check(const apply_cli_args *a);
+
+/* Reads the files, plans every object in order and prints what kubectl
+ * prints; returns the exit code. */
+int apply_cli_run(const apply_cli_args *a);
+
+/* Parses an -o value among `names` (space-separated, e.g. "patch yaml
+ * json diff name"); CLI_USAGE after kubectl-like message when unknown. */
+int apply_cli_output(apply_cli_format *fmt, const char *cmd, const char *names,
+                     const char *val);
+
+#endif

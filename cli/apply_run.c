@@ -1,0 +1,584 @@
+/*
+ * apply_run.c - the one runner of `smpatch apply` (client-side and
+ * server-side) and `smpatch replace`: reads the files, fills a plan
+ * (smp_plan_*), and prints its entries as kubectl does. Failed objects are
+ * reported on standard error as they are decided; status lines and the -o
+ * output are written at the end, so a failure of the output itself leaves
+ * nothing half-written.
+ */
+#include "apply_cli.h"
+#include "apply_util.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int oom(void)
+{
+	fprintf(stderr, "smpatch: error: out of memory\n");
+	return CLI_INTERNAL;
+}
+
+int apply_cli_args_init(apply_cli_args *a, int argc, smp_plan_mode mode, const char *cmd)
+{
+	size_t n = (size_t)argc + 1;
+
+	memset(a, 0, sizeof(*a));
+	a->mode = mode;
+	a->cmd = cmd;
+	a->overwrite = true;
+	a->fmt = mode == SMP_PLAN_REPLACE ? APPLY_OUT_NONE : APPLY_OUT_PATCH;
+	a->files = calloc(n, sizeof(*a->files));
+	a->schemas = calloc(n, sizeof(*a->schemas));
+	a->allow = calloc(n, sizeof(*a->allow));
+	a->scoped = calloc(n, sizeof(*a->scoped));
+	return a->files && a->schemas && a->allow && a->scoped ? CLI_OK : oom();
+}
+
+void apply_cli_args_release(apply_cli_args *a)
+{
+	free(a->files);
+	free(a->schemas);
+	free(a->allow);
+	free(a->scoped);
+}
+
+int apply_cli_output(apply_cli_format *fmt, const char *cmd, const char *names, const char *val)
+{
+	static const char *const all[] = {"patch", "yaml", "json", "diff", "name"};
+	char list[64];
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		size_t len = strlen(all[i]);
+		const char *at = strstr(names, all[i]);
+
+		if (!at || (at[len] && at[len] != ' '))
+			continue;
+		if (strcmp(val, all[i]) == 0) {
+			*fmt = (apply_cli_format)(APPLY_OUT_PATCH + i);
+			return CLI_OK;
+		}
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", all[i]);
+	}
+	return cli_usage(cmd, "unknown output format '%s' (%s)", val, list);
+}
+
+int apply_cli_check(const apply_cli_args *a)
+{
+	if (!a->nfiles)
+		return cli_usage(a->cmd, "%s", "must specify -f (a file, a directory or -)");
+	for (size_t i = 0; a->live_path && strcmp(a->live_path, "-") == 0 && i < a->nfiles; i++)
+		if (strcmp(a->files[i], "-") == 0)
+			return cli_usage(a->cmd, "%s", "-f - and --live - cannot both read standard "
+			                 "input");
+	if (a->openapi && a->nschemas)
+		return cli_usage(a->cmd, "%s", "--openapi and --schema cannot be used together");
+	return CLI_OK;
+}
+
+/* ------------------------------------------------------------ inputs */
+
+/* Documents read from one -f or --live argument, in order. */
+typedef struct input_docs {
+	smp_doc **docs;
+	char **names;
+	size_t n;
+	int rc;
+	smp_error err;
+} input_docs;
+
+static void input_docs_release(input_docs *in)
+{
+	for (size_t i = 0; i < in->n; i++)
+		smp_doc_free(in->docs[i]);
+	free(in->docs);
+	cli_free_files(in->names, in->n);
+	memset(in, 0, sizeof(*in));
+}
+
+/* Parses the files `path` names (cli_list_files) into in; stops at the
+ * first that fails (its error in in->err). */
+static int read_path(input_docs *in, const char *path, bool recursive)
+{
+	memset(in, 0, sizeof(*in));
+	if ((in->rc = cli_list_files(&in->names, &in->n, path, recursive, &in->err)))
+		return in->rc;
+	if (!(in->docs = calloc(in->n + 1, sizeof(*in->docs)))) {
+		in->err.code = in->rc = SMP_ENOMEM;
+		snprintf(in->err.message, sizeof(in->err.message), "out of memory");
+		return in->rc;
+	}
+	for (size_t i = 0; i < in->n && !in->rc; i++)
+		in->rc = cli_parse_file(&in->docs[i], in->names[i], &in->err);
+	return in->rc;
+}
+
+/* Hands the documents of `in` to the plan (which takes them over). */
+static int add_docs(smp_plan *plan, input_docs *in, bool live, smp_error *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < in->n; i++) {
+		smp_doc *d = in->docs[i];
+
+		in->docs[i] = NULL;
+		if (!rc)
+			rc = live ? smp_plan_add_live(plan, d, in->names[i], err)
+			          : smp_plan_add_config(plan, d, in->names[i], err);
+		else
+			smp_doc_free(d);
+	}
+	return rc;
+}
+
+typedef struct live_job {
+	const char *path;
+	input_docs docs;
+} live_job;
+
+static void *read_live(void *arg)
+{
+	live_job *j = arg;
+
+	read_path(&j->docs, j->path, false);
+	return NULL;
+}
+
+/* Reads every -f and --live file into the plan: the configurations as
+ * kubectl decodes them, the live objects meanwhile on another core. A file
+ * that fails ends the run with its error, configurations' first. */
+static int read_inputs(smp_plan *plan, const apply_cli_args *a)
+{
+	live_job lj;
+	pthread_t tid;
+	bool threaded;
+	smp_error err;
+	int code = CLI_OK;
+
+	memset(&lj, 0, sizeof(lj));
+	lj.path = a->live_path;
+	threaded = a->live_path && pthread_create(&tid, NULL, read_live, &lj) == 0;
+	for (size_t i = 0; i < a->nfiles && code == CLI_OK; i++) {
+		input_docs in;
+
+		if (read_path(&in, a->files[i], a->recursive) || add_docs(plan, &in, false, &in.err))
+			code = cli_fail(&in.err);
+		input_docs_release(&in);
+	}
+	if (threaded)
+		pthread_join(tid, NULL);
+	else if (a->live_path && code == CLI_OK)
+		read_live(&lj);
+	if (code == CLI_OK && a->live_path &&
+	    (lj.docs.rc || add_docs(plan, &lj.docs, true, &err)))
+		code = cli_fail(lj.docs.rc ? &lj.docs.err : &err);
+	input_docs_release(&lj.docs);
+	return code;
+}
+
+/* ------------------------------------------------------------ the plan */
+
+/* $SMPATCH_NOW, checked (the library reads the rest of RFC 3339): NULL
+ * (the wall clock) when unset. */
+static int now_from_env(const char **now)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+	const char *s = getenv("SMPATCH_NOW");
+	size_t i;
+
+	*now = NULL;
+	if (!s || !*s)
+		return CLI_OK;
+	for (i = 0; shape[i] && s[i]; i++)
+		if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != shape[i])
+			break;
+	if (shape[i] || (s[i] != 'Z' && s[i] != '+' && s[i] != '-' && s[i] != '.')) {
+		fprintf(stderr, "smpatch: error: SMPATCH_NOW: \"%s\" is not an RFC 3339 time "
+		        "(2024-01-01T00:00:00Z)\n", s);
+		return CLI_USAGE;
+	}
+	*now = s;
+	return CLI_OK;
+}
+
+/* What the plan references: freed after it. */
+typedef struct plan_refs {
+	smp_selector *lsel, *fsel;
+	smp_schema *schema;
+} plan_refs;
+
+/* The plan of the command line: selectors, schemas and options. */
+static int make_plan(smp_plan **plan, plan_refs *r, const apply_cli_args *a)
+{
+	smp_plan_options o = SMP_PLAN_OPTIONS_INIT;
+	smp_error err;
+	int code;
+
+	o.mode = a->mode;
+	if (a->mode != SMP_PLAN_CLIENT_SIDE && (code = now_from_env(&o.now)) != CLI_OK)
+		return code;
+	if (a->selector && smp_selector_parse(&r->lsel, a->selector, &err))
+		return cli_selector_error(a->cmd, "-l", a->selector, &err);
+	if (a->field_sel && smp_field_selector_parse(&r->fsel, a->field_sel, &err))
+		return cli_selector_error("apply", "--field-selector", a->field_sel, &err);
+	if (cli_load_schemas(&r->schema, a->openapi, a->schemas, a->nschemas, &err))
+		return cli_fail(&err);
+	o.field_manager = a->manager;
+	o.force_conflicts = a->force;
+	o.schema = r->schema;
+	o.default_namespace = a->ns;
+	o.enforce_namespace = a->ns != NULL;
+	o.overwrite = a->overwrite;
+	o.selector = r->lsel;
+	o.field_selector = r->fsel;
+	o.prune = a->prune;
+	o.prune_all = a->all;
+	o.prune_allowlist = a->allow;
+	o.prune_allowlist_len = a->nallow;
+	o.cluster_scoped = a->scoped;
+	o.cluster_scoped_len = a->nscoped;
+	if (!smp_plan_new(plan, &o, &err))
+		return CLI_OK;
+	if (err.code != SMP_EINVAL)
+		return cli_fail(&err);
+	if (strncmp(err.path, "cluster_scoped", 14) == 0)
+		return cli_usage(a->cmd, "--cluster-scoped: %s", err.message);
+	return cli_usage(a->cmd, "%s", err.message);
+}
+
+/* ------------------------------------------------------------ output */
+
+/* What the run has printed and keeps for the end. */
+typedef struct apply_out {
+	const apply_cli_args *a;
+	cli_buf out, status;
+	/* -o yaml|json in server-side modes: the objects, put together as one
+	 * List when there are several, and the Status of each refusal after
+	 * them (`pieces`: each object or Status as printed alone, in order) */
+	cli_buf items;
+	cli_buf pieces;
+	size_t nitems, npieces, nout;
+	int code;      /* the first failure's exit code */
+	int fatal;     /* an error that ends the run (after its message) */
+	bool differs;
+} apply_out;
+
+static const char *action_name(smp_apply_action a)
+{
+	static const char *const names[] = {"create", "configure", "unchanged", "prune"};
+
+	return (unsigned)a < 4 ? names[a] : "error";
+}
+
+/* -o patch: one JSON line, the request kubectl sends. */
+static int put_patch_line(apply_out *o, const smp_plan_entry *e, smp_error *err)
+{
+	cli_buf *b = &o->out;
+	smp_apply_action act = smp_plan_entry_action(e);
+
+	cli_buf_puts(b, "{\"apiVersion\":");
+	cli_json_string(b, smp_plan_entry_api_version(e));
+	cli_buf_puts(b, ",\"kind\":");
+	cli_json_string(b, smp_plan_entry_kind(e));
+	cli_buf_puts(b, ",\"namespace\":");
+	cli_json_string(b, smp_plan_entry_namespace(e));
+	cli_buf_puts(b, ",\"name\":");
+	cli_json_string(b, smp_plan_entry_name(e));
+	cli_buf_puts(b, ",\"action\":");
+	cli_json_string(b, action_name(act));
+	cli_buf_puts(b, ",\"patchType\":");
+	if (act == SMP_ACTION_PRUNE) {
+		cli_buf_puts(b, "null,\"patch\":null}\n");
+		return 0;
+	}
+	if (o->a->mode != SMP_PLAN_CLIENT_SIDE) {
+		cli_json_string(b, smp_plan_request_content_type(e, 0));
+		cli_buf_puts(b, ",\"fieldManager\":");
+		cli_json_string(b, smp_plan_request_field_manager(e, 0));
+		cli_buf_puts(b, smp_plan_request_force(e, 0) ? ",\"force\":true" : ",\"force\":false");
+	} else if (act == SMP_ACTION_CREATE) {
+		cli_json_string(b, "application/json");
+	} else {
+		cli_json_string(b, smp_plan_entry_patch_type(e) == SMP_PATCH_MERGE
+		                   ? "application/merge-patch+json"
+		                   : "application/strategic-merge-patch+json");
+	}
+	cli_buf_puts(b, ",\"patch\":");
+	if (cli_buf_value(b, smp_plan_entry_patch(e), SMP_OUT_JSON, true, err))
+		return err->code;
+	cli_buf_puts(b, "}\n");
+	return 0;
+}
+
+/* The object an entry shows with -o yaml|json: the result, or the live
+ * object of a prune; as kubectl prints it (see smp_display_objects). */
+static int put_object(cli_buf *b, const smp_plan_entry *e, smp_output fmt, bool managed,
+                      smp_error *err)
+{
+	const smp_value *obj = smp_plan_entry_object(e);
+	smp_doc *d = NULL;
+	int rc;
+
+	if (!obj)
+		obj = smp_plan_entry_live(e);
+	rc = smp_display_objects(NULL, &d, NULL, obj, managed ? SMP_DISPLAY_MANAGED_FIELDS : 0,
+	                         err);
+	if (!rc)
+		rc = cli_buf_value(b, smp_doc_root(d, 0), fmt, true, err);
+	smp_doc_free(d);
+	return rc;
+}
+
+/* -o yaml|json, server-side modes: the entry's object (kept for the List)
+ * or, for a refusal, the server's Status. */
+static int keep_piece(apply_out *o, const smp_plan_entry *e, smp_error *err)
+{
+	smp_output fmt = o->a->fmt == APPLY_OUT_YAML ? SMP_OUT_YAML : SMP_OUT_JSON_INDENT;
+	const smp_value *status = smp_plan_entry_status(e);
+	int rc;
+
+	if (smp_plan_entry_object(e)) {
+		if (o->nitems++)
+			cli_buf_putc(&o->items, ',');
+		if ((rc = put_object(&o->items, e, SMP_OUT_JSON, o->a->managed, err)))
+			return rc;
+	} else if (!status) {
+		return 0;
+	}
+	/* each piece as printed alone, NUL-separated, "!" marking an object */
+	cli_buf_putc(&o->pieces, status ? '?' : '!');
+	rc = status ? cli_buf_value(&o->pieces, status, fmt, false, err)
+	            : put_object(&o->pieces, e, fmt, o->a->managed, err);
+	cli_buf_put(&o->pieces, "", 1);
+	o->npieces++;
+	return rc;
+}
+
+/* A failed object: reported now, the run goes on. A server-side
+ * conflict keeps the server's lines (one per manager and field). */
+static void report(apply_out *o, const smp_plan_entry *e)
+{
+	const char *detail = smp_plan_entry_error_detail(e);
+	const smp_error *err = smp_plan_entry_error(e);
+	int code;
+
+	if (o->a->mode != SMP_PLAN_CLIENT_SIDE && smp_plan_entry_action(e) == SMP_ACTION_CONFLICT) {
+		fprintf(stderr, "smpatch: %s:%u:%u: error: %s", err->file, err->line, err->column,
+		        detail);
+		detail = NULL;
+		code = cli_exit_code(err->code);
+	} else {
+		code = cli_fail(err);
+	}
+
+	if (detail)
+		fputs(detail, stderr);
+	if (o->code == CLI_OK)
+		o->code = code;
+}
+
+/* A warning line; an unknown scope gets the flag that declares it. */
+static void put_warning(cli_buf *b, const char *w)
+{
+	static const char scope[] = "Warning: the scope of kind ";
+
+	cli_buf_puts(b, w);
+	if (strncmp(w, scope, sizeof(scope) - 1) == 0) {
+		const char *name = w + sizeof(scope) - 1;
+
+		cli_buf_puts(b, " (--cluster-scoped ");
+		cli_buf_put(b, name, strcspn(name, " "));
+		cli_buf_putc(b, ')');
+	}
+	cli_buf_putc(b, '\n');
+}
+
+/* smp_plan_run's callback: one entry into the outputs. */
+static int on_entry(const smp_plan_entry *e, void *user)
+{
+	apply_out *o = user;
+	const apply_cli_args *a = o->a;
+	smp_apply_action act = smp_plan_entry_action(e);
+	char *line = NULL, *diff = NULL, ref[512];
+	size_t len = 0;
+	smp_error err;
+	int rc = 0;
+
+	smp_apply_object_ref(ref, sizeof(ref), smp_plan_entry_object(e) ? smp_plan_entry_object(e)
+	                                       : smp_plan_entry_live(e));
+	if (act == SMP_ACTION_ERROR || act == SMP_ACTION_CONFLICT) {
+		report(o, e);
+		if (a->mode != SMP_PLAN_CLIENT_SIDE &&
+		    (a->fmt == APPLY_OUT_YAML || a->fmt == APPLY_OUT_JSON))
+			rc = keep_piece(o, e, &err);
+		goto out;
+	}
+	if (a->mode == SMP_PLAN_CLIENT_SIDE || (a->fmt != APPLY_OUT_DIFF && a->fmt != APPLY_OUT_NAME)) {
+		for (size_t i = 0; i < smp_plan_entry_warning_count(e); i++)
+			put_warning(&o->status, smp_plan_entry_warning(e, i));
+		if ((rc = smp_plan_entry_status_line(&line, &len, e, a->server_dry_run
+		                                     ? SMP_PLAN_LINE_SERVER_DRY_RUN : 0, &err)))
+			goto out;
+		cli_buf_put(&o->status, line, len);
+		cli_buf_putc(&o->status, '\n');
+	}
+	switch (a->fmt) {
+	case APPLY_OUT_PATCH:
+		rc = put_patch_line(o, e, &err);
+		break;
+	case APPLY_OUT_YAML:
+	case APPLY_OUT_JSON:
+		if (a->mode != SMP_PLAN_CLIENT_SIDE) {
+			rc = keep_piece(o, e, &err);
+			break;
+		}
+		if (a->fmt == APPLY_OUT_YAML && o->nout)
+			cli_buf_puts(&o->out, "---\n");
+		rc = put_object(&o->out, e, a->fmt == APPLY_OUT_YAML ? SMP_OUT_YAML
+		                : SMP_OUT_JSON_INDENT, a->managed, &err);
+		break;
+	case APPLY_OUT_DIFF:
+		rc = smp_plan_entry_diff(&diff, &len, e, a->managed ? SMP_PLAN_DIFF_MANAGED_FIELDS : 0,
+		                         &err);
+		if (!rc) {
+			cli_buf_put(&o->out, diff, len);
+			o->differs |= len > 0;
+		}
+		break;
+	case APPLY_OUT_NAME:
+		cli_buf_puts(&o->out, ref);
+		cli_buf_putc(&o->out, '\n');
+		break;
+	case APPLY_OUT_NONE:
+		break;
+	}
+	o->nout++;
+out:
+	smp_free(line);
+	smp_free(diff);
+	if (rc) {
+		/* kubectl stops at such an error too; name the object */
+		if (rc != SMP_ENOMEM && act != SMP_ACTION_ERROR && act != SMP_ACTION_CONFLICT)
+			cli_err_prefix(&err, ref);
+		if (a->mode == SMP_PLAN_CLIENT_SIDE && !err.file[0] && smp_plan_entry_config(e)) {
+			snprintf(err.file, sizeof(err.file), "%s", smp_plan_entry_label(e));
+			if (!err.line) {
+				err.line = smp_value_line(smp_plan_entry_config(e));
+				err.column = smp_value_column(smp_plan_entry_config(e));
+			}
+		}
+		o->fatal = cli_fail(&err);
+		return 1;
+	}
+	return 0;
+}
+
+/* -o yaml|json, server-side modes: the objects (one alone, several as one
+ * `kind: List`, as kubectl prints them), then the Status of each refusal. */
+static int put_pieces(apply_out *o, smp_error *err)
+{
+	smp_output fmt = o->a->fmt == APPLY_OUT_YAML ? SMP_OUT_YAML : SMP_OUT_JSON_INDENT;
+	const char *p = o->pieces.ptr, *end = p + o->pieces.len;
+	bool first = true;
+	int rc = 0;
+
+	if (o->nitems > 1) {
+		smp_print_options pr = SMP_PRINT_OPTIONS_INIT;
+		smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
+		smp_doc *list = NULL;
+		char *text = NULL;
+		size_t len = 0;
+		cli_buf json;
+
+		/* put together as JSON and read back, to print as one value */
+		cli_buf_init(&json);
+		cli_buf_puts(&json, "{\"kind\":\"List\",\"apiVersion\":\"v1\",\"metadata\":{},"
+		             "\"items\":[");
+		cli_buf_put(&json, o->items.ptr ? o->items.ptr : "", o->items.len);
+		cli_buf_puts(&json, "]}");
+		pr.output = fmt;
+		pr.sort_keys = fmt == SMP_OUT_YAML;
+		pr.go_escape = fmt != SMP_OUT_YAML;
+		po.format = SMP_FORMAT_JSON;
+		if (json.oom)
+			rc = SMP_ENOMEM;
+		else if (!(rc = smp_doc_parse(&list, json.ptr, json.len, &po, err)) &&
+		         !(rc = smp_print(&text, &len, smp_doc_root(list, 0), &pr, err)))
+			cli_buf_put(&o->out, text, len);
+		smp_free(text);
+		smp_doc_free(list);
+		cli_buf_release(&json);
+		first = false;
+	}
+	while (!rc && p && p < end) {
+		size_t n = strlen(p);
+
+		if (p[0] == '?' || o->nitems <= 1) {
+			if (!first && fmt == SMP_OUT_YAML)
+				cli_buf_puts(&o->out, "---\n");
+			first = false;
+			cli_buf_put(&o->out, p + 1, n - 1);
+		}
+		p += n + 1;
+	}
+	return rc;
+}
+
+/* Writes the status lines (stderr; stdout for replace without -o, as
+ * kubectl prints them) and the output; the exit code. */
+static int finish(apply_out *o)
+{
+	const apply_cli_args *a = o->a;
+	smp_error err;
+
+	if (a->mode != SMP_PLAN_CLIENT_SIDE &&
+	    (a->fmt == APPLY_OUT_YAML || a->fmt == APPLY_OUT_JSON) && put_pieces(o, &err))
+		return err.code == SMP_ENOMEM ? oom() : cli_fail(&err);
+	if (o->out.oom || o->status.oom || o->items.oom || o->pieces.oom)
+		return oom();
+	if (a->fmt == APPLY_OUT_NONE) {
+		if (!cli_write(o->status.ptr ? o->status.ptr : "", o->status.len))
+			return CLI_INTERNAL;
+	} else {
+		fwrite(o->status.ptr ? o->status.ptr : "", 1, o->status.len, stderr);
+		if (!cli_write(o->out.ptr ? o->out.ptr : "", o->out.len))
+			return CLI_INTERNAL;
+	}
+	if (o->code == CLI_OK && a->fmt == APPLY_OUT_DIFF && o->differs)
+		return CLI_DIFF;
+	return o->code;
+}
+
+int apply_cli_run(const apply_cli_args *a)
+{
+	plan_refs refs = {NULL, NULL, NULL};
+	smp_plan *plan = NULL;
+	apply_out o;
+	smp_error err;
+	int code, rc;
+
+	memset(&o, 0, sizeof(o));
+	o.a = a;
+	if ((code = make_plan(&plan, &refs, a)) != CLI_OK ||
+	    (code = read_inputs(plan, a)) != CLI_OK)
+		goto out;
+	rc = smp_plan_run(plan, on_entry, &o, &err);
+	if (rc < 0)
+		code = err.code == SMP_ENOMEM ? oom() : cli_fail(&err);
+	else if (o.fatal)
+		code = o.fatal;
+	else
+		code = finish(&o);
+out:
+	smp_plan_free(plan);
+	smp_selector_free(refs.lsel);
+	smp_selector_free(refs.fsel);
+	smp_schema_free(refs.schema);
+	cli_buf_release(&o.out);
+	cli_buf_release(&o.status);
+	cli_buf_release(&o.items);
+	cli_buf_release(&o.pieces);
+	return code;
+}
