@@ -7,8 +7,10 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX     ?= /usr/local
 # clang builds the sanitizer tree, so every `make test` compiles with both gcc and
-# clang under -Werror; valgrind serves the leak-check test.
-DEBS       := build-essential cmake pkg-config libyaml-dev libcjson-dev clang valgrind
+# clang under -Werror; valgrind serves the leak-check test; Debian's python3
+# with venv, setuptools and wheel tests the Python binding and its pip install.
+DEBS       := build-essential cmake pkg-config libyaml-dev libcjson-dev clang valgrind \
+              python3 python3-venv python3-setuptools python3-wheel
 CMAKE_ARGS ?=
 
 .PHONY: all deps build build-asan run test test-fast bench bench-ssa schema install clean golden-update fuzz

@@ -746,6 +746,8 @@ typedef struct plan_loop {
 	                             whose result `current` points into */
 	const char **nss;         /* namespaces of the applied configurations */
 	size_t nns;
+	size_t kept;              /* configurations the label selector kept, and
+	                             failed inputs */
 } plan_loop;
 
 static void loop_release(plan_loop *l, size_t ncfg)
@@ -777,6 +779,7 @@ static int one_config(smp_plan *p, plan_loop *l, plan_sink *sink, size_t i)
 	if (!c->v || c->err) {
 		/* kubectl could not read or decode it; the others still go */
 		smp__plan_ref(&e, c->v, c->v ? smp_apply_namespace(c->v, &p->ao) : NULL);
+		l->kept++;
 		if (smp__plan_fail(&e, c->err, c->v, !c->v)) {
 			smp__plan_entry_release(&e);
 			return SMP_ENOMEM;
@@ -786,6 +789,7 @@ static int one_config(smp_plan *p, plan_loop *l, plan_sink *sink, size_t i)
 	if (p->o.selector &&
 	    !smp_selector_matches(p->o.selector, smp_value_at(c->v, "metadata.labels")))
 		return 0;
+	l->kept++;
 	if (p->o.mode == SMP_PLAN_CLIENT_SIDE && warn_scope(p, &e, c->v)) {
 		smp__plan_entry_release(&e);
 		return SMP_ENOMEM;
@@ -895,6 +899,12 @@ static int plan_all(smp_plan *p, plan_sink *sink, smp_error *err)
 	}
 	for (size_t i = 0; i < p->ncfg && !rc && !sink->stop; i++)
 		rc = one_config(p, &l, sink, i);
+	if (!rc && !sink->stop && !l.kept) {
+		/* kubectl: the selector kept nothing and nothing failed */
+		loop_release(&l, p->ncfg);
+		return smp__err(err, SMP_EINVALOBJ, "no objects passed to %s",
+		                p->o.mode == SMP_PLAN_REPLACE ? "replace" : "apply");
+	}
 	if (!rc && !sink->stop && p->o.prune)
 		rc = prune_all(p, &l, sink);
 	loop_release(&l, p->ncfg);

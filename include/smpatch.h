@@ -1323,8 +1323,9 @@ SMP_API int smp_plan_add_error(smp_plan *plan, const smp_error *input_error);
 /* Decides every entry and keeps them (smp_plan_count, smp_plan_entry_at):
  * configurations in order (ERROR and CONFLICT entries in their place),
  * then prunes. Once per plan. SMP_EINVALOBJ "no objects passed to apply"
- * (or "... to replace") when no configuration (nor input error) was
- * added; SMP_EINVAL when already computed or run; SMP_ENOMEM. A failed
+ * (or "... to replace") when no configuration was added, or the label
+ * selector kept none and none failed, as kubectl (prune does not run
+ * then); SMP_EINVAL when already computed or run; SMP_ENOMEM. A failed
  * object is an entry, not a failure of the call. */
 SMP_API int smp_plan_compute(smp_plan *plan, smp_error *err);
 

@@ -400,8 +400,8 @@ class Plans(unittest.TestCase):
         self.assertIsNone(e.error)
         # the C example (examples/plan.c) prints the status line and the diff
         want = read(SRC, "tests", "lib", "expected", "plan.out")
-        self.assertEqual("".join(w + "\n" for w in e.warnings) + e.status + "\n" + e.diff(),
-                         want)
+        self.assertEqual("".join(w + "\n" for w in e.warnings) + e.status_line(dry_run=True) +
+                         "\n" + e.diff(), want)
 
     def test_entry_is_a_mapping(self):
         plan = smpatch.apply(read(EXAMPLES, "web.yaml"), read(EXAMPLES, "live.yaml"))
@@ -479,9 +479,48 @@ class Plans(unittest.TestCase):
         cfg = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"},
                "data": {"k": "3"}}
         e = smpatch.apply([cfg], [live], overwrite=False)[0]
-        self.assertEqual(e.action, "error")
+        self.assertEqual(e.action, "conflict")
+        self.assertTrue(e.failed)
+        self.assertIsNone(e.status)
         self.assertEqual(e.error.code, smpatch.ECONFLICT)
         self.assertIn("conflicts with changes made from original to current", e.error_detail)
+
+    def test_server_side(self):
+        cfg = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"},
+               "data": {"k": "v"}}
+        plan = smpatch.apply([cfg], None, server_side=True, field_manager="ci",
+                             now="2024-01-01T00:00:00Z")
+        e = plan[0]
+        self.assertEqual((e.action, e.namespace), ("create", "default"))
+        self.assertEqual(e.status, "configmap/a serverside-applied")
+        self.assertEqual(e.content_type, "application/apply-patch+yaml")
+        self.assertEqual(e.requests[0]["method"], "PATCH")
+        self.assertEqual(e.requests[0]["field_manager"], "ci")
+        self.assertFalse(e.requests[0]["force"])
+        self.assertEqual(e.patch["metadata"]["namespace"], "default")
+        mf = e.object["metadata"]["managedFields"]
+        self.assertEqual((mf[0]["manager"], mf[0]["operation"], mf[0]["time"]),
+                         ("ci", "Apply", "2024-01-01T00:00:00Z"))
+        # another manager changed data.k: a conflict, with the server's Status
+        live = dict(e.object)
+        edited = smpatch.apply([dict(cfg, data={"k": "w"})], [live], mode="replace",
+                               field_manager="kubectl-edit", now="2024-01-02T00:00:00Z")[0]
+        self.assertEqual(edited.status, "configmap/a replaced")
+        c = smpatch.apply([cfg], [edited.object], server_side=True, field_manager="ci")[0]
+        self.assertEqual(c.action, "conflict")
+        self.assertEqual(c.error.code, smpatch.ECONFLICT)
+        self.assertEqual(c.server_status["code"], 409)
+        self.assertIn("--force-conflicts", c.error_detail)
+        f = smpatch.apply([cfg], [edited.object], server_side=True, field_manager="ci",
+                          force_conflicts=True)[0]
+        self.assertEqual((f.action, f.object["data"]["k"]), ("configure", "v"))
+        self.assertTrue(f.requests[0]["force"])
+
+    def test_replace_not_found(self):
+        e = smpatch.apply(CM % "a", None, mode="replace")[0]
+        self.assertEqual(e.action, "error")
+        self.assertEqual(e.server_status["reason"], "NotFound")
+
 
     def test_closed_plan(self):
         plan = smpatch.apply(CM % "a", None)
@@ -489,6 +528,119 @@ class Plans(unittest.TestCase):
         plan.close()
         with self.assertRaises(smpatch.InvalidArgumentError):
             e.action
+
+
+# Every option of `smpatch apply` that the binding's apply() takes.
+_FLAGS = {"-n": "namespace", "--namespace": "namespace", "-l": "selector",
+          "--selector": "selector", "--field-selector": "field_selector",
+          "--field-manager": "field_manager", "--prune-allowlist": "prune_allowlist",
+          "--cluster-scoped": "cluster_scoped"}
+
+
+def _case_options(words, case):
+    """The apply() arguments of an `smpatch apply` command line, or None
+    when it uses what the binding has no word for (directories, -o other
+    than patch, --openapi)."""
+    opts, configs, live, out = {}, [], None, "patch"
+    i = 1
+    while i < len(words):
+        w = words[i]
+        name, _, val = w.partition("=")
+        takes = name in ("-f", "--filename", "--live", "-o", "--output", "--schema") or \
+            name in _FLAGS
+        if takes and not _:
+            i += 1
+            val = words[i]
+        if name in ("-f", "--filename"):
+            if os.path.isdir(os.path.join(case, val)) or val == "-":
+                return None
+            configs.append(val)
+        elif name == "--live":
+            live = val
+        elif name in ("-o", "--output"):
+            out = val
+        elif name == "--schema":
+            opts["schema"] = read(case, val)
+        elif name in ("--prune-allowlist", "--cluster-scoped"):
+            opts.setdefault(_FLAGS[name], []).append(val)
+        elif name in _FLAGS:
+            opts[_FLAGS[name]] = val
+        elif name in ("--show-managed-fields", "--dry-run"):
+            pass  # changes what is printed, not the request
+        elif name in ("--prune", "--all", "--server-side", "--force-conflicts", "--overwrite"):
+            key = {"--prune": "prune", "--all": "prune_all", "--server-side": "server_side",
+                   "--force-conflicts": "force_conflicts", "--overwrite": "overwrite"}[name]
+            opts[key] = val not in ("false", "0")
+        else:
+            return None
+        i += 1
+    if out != "patch" or not configs:
+        return None
+    if "namespace" in opts:
+        opts["enforce_namespace"] = True
+    return opts, configs, live
+
+
+class PlansEqualTheCLI(unittest.TestCase):
+    """apply() gives the request bodies `smpatch apply -o patch` prints, byte
+    for byte (patch_json), on every golden case of testdata/apply and
+    testdata/ssa-cli that the binding can express; those goldens are
+    kubectl's and the oracle's answers."""
+
+    def test_goldens(self):
+        import shlex
+        ran = 0
+        for area in ("apply", "ssa-cli"):
+            root = os.path.join(SRC, "testdata", area)
+            for name in sorted(os.listdir(root)):
+                case = os.path.join(root, name)
+                for f in sorted(os.listdir(case)) if os.path.isdir(case) else ():
+                    if f != "args" and not f.startswith("args."):
+                        continue
+                    text = read(case, f).replace("\n", " ").replace(
+                        "$SMP_TESTDATA", os.path.join(SRC, "testdata"))
+                    words = shlex.split(text)
+                    exp = os.path.join(case, "expected", f[5:]) if f != "args" else \
+                        os.path.join(case, "expected")
+                    if not words or words[0] != "apply" or \
+                            not os.path.exists(os.path.join(exp, "stdout")):
+                        continue
+                    parsed = _case_options(words, case)
+                    if parsed is None or read(exp, "code").strip() == "2":
+                        continue  # not expressible, or a usage error of the CLI
+                    if os.path.exists(os.path.join(case, "env")):
+                        env = read(case, "env")
+                        if "SMPATCH_NOW=" not in env or env.count("=") != 1:
+                            continue
+                        parsed[0]["now"] = env.split("=", 1)[1].strip()
+                    with self.subTest(case="%s/%s %s" % (area, name, f)):
+                        self._check(case, exp, *parsed)
+                        ran += 1
+        self.assertGreater(ran, 95)  # of 117 cases; the rest use stdin, -R, ...
+
+    def _check(self, case, exp, opts, configs, live):
+        want = read(exp, "stdout").splitlines()
+        try:
+            plan = smpatch.Plan(**{k: v for k, v in opts.items() if k != "server_side"},
+                                mode="server-side" if opts.get("server_side") else
+                                "client-side")
+            for c in configs:
+                plan.add_config(read(case, c), file=c)
+            if live:
+                plan.add_live(read(case, live), file=live)
+            plan.compute()
+        except smpatch.Error:
+            self.assertEqual(want, [])  # the CLI printed nothing either
+            return
+        got = [e for e in plan if not e.failed]
+        self.assertEqual(len(got), len(want))
+        for e, line in zip(got, want):
+            rec = json.loads(line)
+            self.assertEqual((e.action, e.kind, e.namespace, e.name),
+                             (rec["action"], rec["kind"], rec["namespace"], rec["name"]))
+            if e.action == "prune":
+                continue
+            self.assertTrue(line.endswith('"patch":' + e.patch_json + "}"), line)
 
 
 def smpatch_program(*args, stdin=None):

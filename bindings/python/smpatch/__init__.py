@@ -8,7 +8,9 @@ environment variable (a path), else the loader's usual search
 
 smpatch.apply() computes what `kubectl apply -f` does to many objects (the
 plan API of libsmpatch, smp_plan_*; a library without it raises
-InvalidArgumentError there and nowhere else).
+InvalidArgumentError there and nowhere else); entries are "create",
+"configure", "unchanged", "prune", "conflict" or "error", client-side,
+server-side (server_side=True) or for kubectl replace (mode="replace").
 
 Values go in as Python objects (dict, list, str, int, float, bool, None) or
 as YAML/JSON text of one document, and come out as Python objects. Every

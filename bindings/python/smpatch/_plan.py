@@ -1,4 +1,9 @@
-"""Apply plans: what `kubectl apply -f` does to many objects (smp_plan_*)."""
+"""Apply plans: what `kubectl apply -f` (client-side or server-side) and
+`kubectl replace` do to many objects (smp_plan_* of smpatch.h).
+
+The binding knows no struct layout of the plan API: options are made by
+smp_plan_options_new() and set by name, entries are read through functions.
+"""
 import collections.abc
 import ctypes
 
@@ -7,41 +12,11 @@ from . import _errors as E
 from . import _native as n
 from . import _values as V
 
-ACTIONS = ("create", "configure", "unchanged", "prune", "error")
+# smp_apply_action, in its order
+ACTIONS = ("create", "configure", "unchanged", "prune", "conflict", "error")
 _PATCH_TYPES = ("strategic", "merge", "json")
-
-
-class PlanOptions(ctypes.Structure):
-    """struct smp_plan_options (version 1)."""
-    _fields_ = [
-        ("version", ctypes.c_uint),
-        ("schema", ctypes.c_void_p),
-        ("default_namespace", ctypes.c_char_p),
-        ("enforce_namespace", ctypes.c_bool),
-        ("overwrite", ctypes.c_bool),
-        ("selector", ctypes.c_void_p),
-        ("field_selector", ctypes.c_void_p),
-        ("prune", ctypes.c_bool),
-        ("prune_all", ctypes.c_bool),
-        ("prune_allowlist", ctypes.POINTER(ctypes.c_char_p)),
-        ("prune_allowlist_len", ctypes.c_size_t),
-        ("cluster_scoped", ctypes.POINTER(ctypes.c_char_p)),
-        ("cluster_scoped_len", ctypes.c_size_t),
-    ]
-
-
-class ObjectRef(ctypes.Structure):
-    """struct smp_object_ref."""
-    _fields_ = [("api_version", ctypes.c_char_p), ("kind", ctypes.c_char_p),
-                ("ns", ctypes.c_char_p), ("name", ctypes.c_char_p)]
-
-
-class DiffOptions(ctypes.Structure):
-    """struct smp_plan_diff_options (version 1)."""
-    _fields_ = [("version", ctypes.c_uint), ("show_managed_fields", ctypes.c_bool),
-                ("color", ctypes.c_bool), ("live_prefix", ctypes.c_char_p),
-                ("merged_prefix", ctypes.c_char_p)]
-
+_MODES = ("client-side", "server-side", "replace")
+_CONTENT_TYPES = ("application/strategic-merge-patch+json", "application/merge-patch+json")
 
 _P = ctypes.c_void_p
 _ERR = n.err_p
@@ -49,11 +24,17 @@ _F = {}
 
 
 def _declare():
-    """The smp_plan_* functions; None when the library predates them."""
-    c_int, c_size_t = ctypes.c_int, ctypes.c_size_t
+    """The smp_plan_* functions; False when the library predates them."""
+    c_int, c_size_t, c_bool = ctypes.c_int, ctypes.c_size_t, ctypes.c_bool
     c_char_p, c_uint = ctypes.c_char_p, ctypes.c_uint
     table = [
-        ("smp_plan_new", c_int, ctypes.POINTER(_P), ctypes.POINTER(PlanOptions), _ERR),
+        ("smp_plan_options_new", c_int, ctypes.POINTER(_P)),
+        ("smp_plan_options_free", None, _P),
+        ("smp_plan_options_set_bool", c_int, _P, c_char_p, c_bool),
+        ("smp_plan_options_set_string", c_int, _P, c_char_p, c_char_p),
+        ("smp_plan_options_set_handle", c_int, _P, c_char_p, _P),
+        ("smp_plan_options_set_list", c_int, _P, c_char_p, ctypes.POINTER(c_char_p), c_size_t),
+        ("smp_plan_new", c_int, ctypes.POINTER(_P), _P, _ERR),
         ("smp_plan_free", None, _P),
         ("smp_plan_add_config", c_int, _P, _P, c_char_p, _ERR),
         ("smp_plan_add_live", c_int, _P, _P, c_char_p, _ERR),
@@ -62,22 +43,31 @@ def _declare():
         ("smp_plan_count", c_size_t, _P),
         ("smp_plan_entry_at", _P, _P, c_size_t),
         ("smp_plan_entry_action", c_int, _P),
-        ("smp_plan_entry_patch_type", c_int, _P),
-        ("smp_plan_entry_content_type", c_char_p, _P),
-        ("smp_plan_entry_patch", _P, _P),
-        ("smp_plan_entry_object", _P, _P),
-        ("smp_plan_entry_live", _P, _P),
+        ("smp_plan_entry_label", c_char_p, _P),
+        ("smp_plan_entry_api_version", c_char_p, _P),
+        ("smp_plan_entry_kind", c_char_p, _P),
+        ("smp_plan_entry_namespace", c_char_p, _P),
+        ("smp_plan_entry_name", c_char_p, _P),
         ("smp_plan_entry_config", _P, _P),
-        ("smp_plan_entry_file", c_char_p, _P),
-        ("smp_plan_entry_ref", None, ctypes.POINTER(ObjectRef), _P),
+        ("smp_plan_entry_live", _P, _P),
+        ("smp_plan_entry_object", _P, _P),
+        ("smp_plan_entry_patch", _P, _P),
+        ("smp_plan_entry_patch_type", c_int, _P),
+        ("smp_plan_entry_request_count", c_size_t, _P),
+        ("smp_plan_request_method", c_char_p, _P, c_size_t),
+        ("smp_plan_request_content_type", c_char_p, _P, c_size_t),
+        ("smp_plan_request_field_manager", c_char_p, _P, c_size_t),
+        ("smp_plan_request_force", c_bool, _P, c_size_t),
+        ("smp_plan_request_body", _P, _P, c_size_t),
         ("smp_plan_entry_warning_count", c_size_t, _P),
         ("smp_plan_entry_warning", c_char_p, _P, c_size_t),
         ("smp_plan_entry_error", _ERR, _P),
         ("smp_plan_entry_error_detail", c_char_p, _P),
-        ("smp_plan_entry_status", c_int, ctypes.POINTER(_P), ctypes.POINTER(c_size_t), _P,
+        ("smp_plan_entry_status", _P, _P),
+        ("smp_plan_entry_status_line", c_int, ctypes.POINTER(_P), ctypes.POINTER(c_size_t), _P,
          c_uint, _ERR),
         ("smp_plan_entry_diff", c_int, ctypes.POINTER(_P), ctypes.POINTER(c_size_t), _P,
-         ctypes.POINTER(DiffOptions), _ERR),
+         c_uint, _ERR),
     ]
     for name, restype, *argtypes in table:
         f = n.optional(name, restype, *argtypes)
@@ -88,6 +78,10 @@ def _declare():
 
 
 AVAILABLE = _declare()
+
+# smpatch.h's flags
+_LINE_DRY_RUN, _LINE_SERVER_DRY_RUN = 1, 2
+_DIFF_MANAGED_FIELDS, _DIFF_COLOR, _DIFF_NO_MASK = 1, 2, 4
 
 
 def _need():
@@ -110,29 +104,38 @@ def _taken_text(buf, size):
 class Entry(collections.abc.Mapping):
     """One object of a plan. Attributes (also its keys as a mapping):
 
-    action        "create", "configure", "unchanged", "prune" or "error"
-    patch_type    "strategic" or "merge" ("strategic" for prune and error)
-    content_type  the request's Content-Type, None for prune and error
-    patch         the request body: the object (create), the patch
-                  (configure), {} (unchanged); None for prune and error
-    object        the object as it will be; None for prune and error
+    action        "create", "configure", "unchanged", "prune", "conflict"
+                  or "error"
+    patch_type    "strategic" or "merge" (client-side; "strategic" otherwise)
+    content_type  the Content-Type of what `smpatch apply -o patch` shows
+                  (the patch type's for unchanged), None for prune and failures
+    patch         that body: client-side the object (create), the patch
+                  (configure), {} (unchanged); server-side and replace the
+                  configuration with its namespace; None for prune and failures
+    patch_json    the same as the JSON text `smpatch apply -o patch` prints
+    requests      the requests kubectl sends, in order: dicts of method,
+                  content_type, field_manager, force, body
+    object        the object as it will be; None for prune and failures
     live          the live object before, or None
     config        the configuration as given, or None
-    file          the file (name) the configuration came from, or ""
+    file          the file (label) the configuration came from, or ""
     api_version, kind, namespace, name   what the entry is about
-    warnings      kubectl's warnings for the object (list of str)
-    error         an smpatch.Error for an "error" entry, else None (as a
-                  mapping value: its fields as a dict)
+    warnings      kubectl's warning lines for the object (list of str)
+    error         an smpatch.Error for a "conflict" or "error" entry, else
+                  None (as a mapping value: its fields as a dict)
     error_detail  more about a conflict (several lines), or None
-    status        kubectl's status line ("deployment.apps/web configured")
+    server_status the metav1.Status the server answers a refused request
+                  (server-side and replace), or None
+    status        kubectl's status line ("deployment.apps/web configured"),
+                  None for failures
 
     entry.diff() is the entry as `kubectl diff` shows it (Secret values
     masked); entry.status_line(dry_run=True) adds kubectl's suffix.
     """
 
-    _KEYS = ("action", "patch_type", "content_type", "patch", "object", "live", "config",
-             "file", "api_version", "kind", "namespace", "name", "warnings", "error",
-             "error_detail", "status")
+    _KEYS = ("action", "patch_type", "content_type", "patch", "requests", "object", "live",
+             "config", "file", "api_version", "kind", "namespace", "name", "warnings",
+             "error", "error_detail", "server_status", "status")
 
     def __init__(self, plan, ptr):
         self._plan = plan  # keeps the C plan, which owns the entry, alive
@@ -148,9 +151,16 @@ class Entry(collections.abc.Mapping):
             self._cache[fn] = V.to_python(_F[fn](self._h()))
         return self._cache[fn]
 
+    def _str(self, fn):
+        return _text(_F[fn](self._h()))
+
     @property
     def action(self):
         return ACTIONS[_F["smp_plan_entry_action"](self._h())]
+
+    @property
+    def failed(self):
+        return self.action in ("conflict", "error")
 
     @property
     def patch_type(self):
@@ -158,11 +168,31 @@ class Entry(collections.abc.Mapping):
 
     @property
     def content_type(self):
-        return _text(_F["smp_plan_entry_content_type"](self._h()))
+        e, act = self._h(), self.action
+        if act in ("prune", "conflict", "error"):
+            return None
+        if _F["smp_plan_entry_request_count"](e):
+            return _text(_F["smp_plan_request_content_type"](e, 0))
+        return _CONTENT_TYPES[_F["smp_plan_entry_patch_type"](e) == 1]
 
     @property
     def patch(self):
         return self._value("smp_plan_entry_patch")
+
+    @property
+    def patch_json(self):
+        p = _F["smp_plan_entry_patch"](self._h())
+        return V.printed(p, "json", sort_keys=True, go_escape=True) if p else None
+
+    @property
+    def requests(self):
+        e = self._h()
+        return [{"method": _text(_F["smp_plan_request_method"](e, i)),
+                 "content_type": _text(_F["smp_plan_request_content_type"](e, i)),
+                 "field_manager": _text(_F["smp_plan_request_field_manager"](e, i)),
+                 "force": bool(_F["smp_plan_request_force"](e, i)),
+                 "body": V.to_python(_F["smp_plan_request_body"](e, i))}
+                for i in range(_F["smp_plan_entry_request_count"](e))]
 
     @property
     def object(self):
@@ -177,29 +207,28 @@ class Entry(collections.abc.Mapping):
         return self._value("smp_plan_entry_config")
 
     @property
-    def file(self):
-        return _text(_F["smp_plan_entry_file"](self._h())) or ""
+    def server_status(self):
+        return self._value("smp_plan_entry_status")
 
-    def _ref(self):
-        r = ObjectRef()
-        _F["smp_plan_entry_ref"](ctypes.byref(r), self._h())
-        return r
+    @property
+    def file(self):
+        return self._str("smp_plan_entry_label") or ""
 
     @property
     def api_version(self):
-        return _text(self._ref().api_version)
+        return self._str("smp_plan_entry_api_version")
 
     @property
     def kind(self):
-        return _text(self._ref().kind)
+        return self._str("smp_plan_entry_kind")
 
     @property
     def namespace(self):
-        return _text(self._ref().ns)
+        return self._str("smp_plan_entry_namespace")
 
     @property
     def name(self):
-        return _text(self._ref().name)
+        return self._str("smp_plan_entry_name")
 
     @property
     def warnings(self):
@@ -213,30 +242,33 @@ class Entry(collections.abc.Mapping):
 
     @property
     def error_detail(self):
-        return _text(_F["smp_plan_entry_error_detail"](self._h()))
+        return self._str("smp_plan_entry_error_detail")
 
     def status_line(self, *, dry_run=False, server_dry_run=False):
-        """kubectl's line for the entry, with " (dry run)" or " (server dry run)"."""
+        """kubectl's line for the entry, with " (dry run)" or " (server dry
+        run)"; None for a failed entry."""
+        if self.failed:
+            return None
         buf, size, e = ctypes.c_void_p(), ctypes.c_size_t(), n.Error()
-        flags = (1 if dry_run else 0) | (2 if server_dry_run else 0)
-        E.check(_F["smp_plan_entry_status"](ctypes.byref(buf), ctypes.byref(size), self._h(),
-                                            flags, ctypes.byref(e)), e)
+        flags = (_LINE_DRY_RUN if dry_run else 0) | (_LINE_SERVER_DRY_RUN if server_dry_run else 0)
+        E.check(_F["smp_plan_entry_status_line"](ctypes.byref(buf), ctypes.byref(size),
+                                                 self._h(), flags, ctypes.byref(e)), e)
         return _taken_text(buf, size)
 
     @property
     def status(self):
         return self.status_line()
 
-    def diff(self, *, color=False, show_managed_fields=False, live_prefix=None,
-             merged_prefix=None):
+    def diff(self, *, color=False, show_managed_fields=False, mask_secrets=True):
         """The live object against the result as `kubectl diff` shows it
-        (unified, YAML, Secret data masked); "" when nothing changes."""
-        o = DiffOptions(1, bool(show_managed_fields), bool(color),
-                        live_prefix.encode() if live_prefix else None,
-                        merged_prefix.encode() if merged_prefix else None)
+        (unified, YAML, Secret data and stringData masked); "" when nothing
+        changes."""
+        flags = ((_DIFF_COLOR if color else 0) |
+                 (_DIFF_MANAGED_FIELDS if show_managed_fields else 0) |
+                 (0 if mask_secrets else _DIFF_NO_MASK))
         buf, size, e = ctypes.c_void_p(), ctypes.c_size_t(), n.Error()
         E.check(_F["smp_plan_entry_diff"](ctypes.byref(buf), ctypes.byref(size), self._h(),
-                                          ctypes.byref(o), ctypes.byref(e)), e)
+                                          flags, ctypes.byref(e)), e)
         return _taken_text(buf, size)
 
     # Mapping: entry["action"], dict(entry), json.dumps(dict(entry)).
@@ -256,8 +288,48 @@ class Entry(collections.abc.Mapping):
         return len(self._KEYS)
 
     def __repr__(self):
-        return "<smpatch.Entry %s>" % (self.status_line() if self.action != "error"
-                                       else "error: %s" % self.error)
+        return "<smpatch.Entry %s>" % (self.status if not self.failed
+                                       else "%s: %s" % (self.action, self.error))
+
+
+class _Options(V.Handle):
+    """smp_plan_options, made and set through the library's functions."""
+    _what = "plan options"
+
+    def __init__(self):
+        out = ctypes.c_void_p()
+        if _F["smp_plan_options_new"](ctypes.byref(out)):
+            raise E.make(E.ENOMEM, "out of memory")
+        self._ptr = out.value
+        self._keep = []  # what the options reference
+
+    def _free(self, ptr):
+        _F["smp_plan_options_free"](ptr)
+
+    def _set(self, fn, name, *value):
+        if _F[fn](self._handle(), name.encode(), *value):
+            raise E.make(E.EINVAL, "bad plan option %s=%r" % (name, value))
+
+    def bool(self, name, value):
+        self._set("smp_plan_options_set_bool", name, bool(value))
+
+    def string(self, name, value):
+        if value is not None:
+            b = value.encode()
+            self._keep.append(b)
+            self._set("smp_plan_options_set_string", name, b)
+
+    def handle(self, name, obj):
+        if obj is not None:
+            self._keep.append(obj)
+            self._set("smp_plan_options_set_handle", name, obj._handle())
+
+    def list(self, name, values):
+        values = [v.encode() for v in (values or ())]
+        if values:
+            arr = (ctypes.c_char_p * len(values))(*values)
+            self._keep.append(arr)
+            self._set("smp_plan_options_set_list", name, arr, len(values))
 
 
 class Plan(V.Handle, collections.abc.Sequence):
@@ -269,53 +341,53 @@ class Plan(V.Handle, collections.abc.Sequence):
         plan.compute()
         for entry in plan: ...
 
-    smpatch.apply() does all of it in one call.
+    mode is "client-side" (kubectl apply), "server-side" (kubectl apply
+    --server-side) or "replace" (kubectl replace). smpatch.apply() does all
+    of it in one call.
     """
 
-    def __init__(self, *, namespace=None, enforce_namespace=False, overwrite=True,
-                 selector=None, field_selector=None, prune=False, prune_all=False,
-                 prune_allowlist=None, cluster_scoped=None, schema=None):
+    _what = "plan"
+
+    def __init__(self, *, mode="client-side", field_manager=None, force_conflicts=False,
+                 namespace=None, enforce_namespace=False, overwrite=True, selector=None,
+                 field_selector=None, prune=False, prune_all=False, prune_allowlist=None,
+                 cluster_scoped=None, schema=None, now=None):
         _need()
         self._ptr = None
         self._entries = None
-        # The plan references these: they must live as long as it does.
-        self._selector = A.Selector(selector) if isinstance(selector, str) else selector
-        self._field_selector = (A.FieldSelector(field_selector)
-                                if isinstance(field_selector, str) else field_selector)
+        if mode not in _MODES:
+            raise E.make(E.EINVAL, "mode must be one of %s, not %r" % (", ".join(_MODES), mode))
+        selector = A.Selector(selector) if isinstance(selector, str) else selector
+        field_selector = (A.FieldSelector(field_selector)
+                          if isinstance(field_selector, str) else field_selector)
         if isinstance(schema, (str, bytes)):
             schema = A.Schema(schema, filename="<schema>")
-        self._schema = schema
-        for what, v, cls in (("selector", self._selector, A.Selector),
-                             ("field_selector", self._field_selector, A.FieldSelector),
-                             ("schema", self._schema, A.Schema)):
+        for what, v, cls in (("selector", selector, A.Selector),
+                             ("field_selector", field_selector, A.FieldSelector),
+                             ("schema", schema, A.Schema)):
             if v is not None and not isinstance(v, cls):
                 raise TypeError("%s must be a str or smpatch.%s, not %s"
                                 % (what, cls.__name__, type(v).__name__))
-        allow = [s.encode() for s in (prune_allowlist or ())]
-        self._allow = (ctypes.c_char_p * max(len(allow), 1))(*allow)
-        scoped = [s.encode() for s in (cluster_scoped or ())]
-        self._scoped = (ctypes.c_char_p * max(len(scoped), 1))(*scoped)
-        self._ns = namespace.encode() if namespace else None
-        o = PlanOptions()
-        o.version = 1
-        o.schema = self._schema._handle() if self._schema is not None else None
-        o.default_namespace = self._ns
-        o.enforce_namespace = bool(enforce_namespace)
-        o.overwrite = bool(overwrite)
-        o.selector = self._selector._handle() if self._selector is not None else None
-        o.field_selector = (self._field_selector._handle()
-                            if self._field_selector is not None else None)
-        o.prune = bool(prune)
-        o.prune_all = bool(prune_all)
-        o.prune_allowlist = self._allow if allow else None
-        o.prune_allowlist_len = len(allow)
-        o.cluster_scoped = self._scoped if scoped else None
-        o.cluster_scoped_len = len(scoped)
+        # The plan references the options' strings and handles: they live
+        # as long as it does.
+        self._options = o = _Options()
+        o.string("mode", mode)
+        o.string("field_manager", field_manager)
+        o.bool("force_conflicts", force_conflicts)
+        o.string("default_namespace", namespace)
+        o.bool("enforce_namespace", enforce_namespace)
+        o.bool("overwrite", overwrite)
+        o.handle("selector", selector)
+        o.handle("field_selector", field_selector)
+        o.handle("schema", schema)
+        o.bool("prune", prune)
+        o.bool("prune_all", prune_all)
+        o.list("prune_allowlist", prune_allowlist)
+        o.list("cluster_scoped", cluster_scoped)
+        o.string("now", now)
         out, e = ctypes.c_void_p(), n.Error()
-        E.check(_F["smp_plan_new"](ctypes.byref(out), ctypes.byref(o), ctypes.byref(e)), e)
+        E.check(_F["smp_plan_new"](ctypes.byref(out), o._handle(), ctypes.byref(e)), e)
         self._ptr = out.value
-
-    _what = "plan"
 
     def _free(self, ptr):
         self._entries = None
@@ -349,7 +421,8 @@ class Plan(V.Handle, collections.abc.Sequence):
 
     def compute(self):
         """Computes the entries (once). Raises InvalidObjectError "no
-        objects passed to apply" when no configuration is left."""
+        objects passed to apply" when no configuration is left (none given,
+        or the label selector keeps none), as kubectl does."""
         e = n.Error()
         E.check(_F["smp_plan_compute"](self._handle(), ctypes.byref(e)), e)
         p = self._ptr
@@ -370,28 +443,33 @@ class Plan(V.Handle, collections.abc.Sequence):
 
     @property
     def failed(self):
-        """Whether some entry is an error."""
-        return any(en.action == "error" for en in self._computed())
+        """Whether some entry is a conflict or an error."""
+        return any(en.failed for en in self._computed())
 
 
-def apply(config_text, live_text=None, *, config_file="<config>", live_file="<live>",
-          **options):
+def apply(config_text, live_text=None, *, server_side=False, field_manager=None,
+          force_conflicts=False, config_file="<config>", live_file="<live>", **options):
     """What `kubectl apply -f` does with the configurations in
     `config_text` given the live objects in `live_text`: a computed Plan,
-    a list of Entry objects in a stable order (configurations in order,
+    a list of Entry objects in kubectl's order (configurations in order,
     then prunes). Both are YAML/JSON text (any number of documents, Lists
     expanded), a Python object, or a list of texts and objects.
 
-    Options: namespace (kubectl -n; default "default"), enforce_namespace,
-    overwrite (default True), selector (kubectl -l: str or Selector),
-    field_selector, prune, prune_all, prune_allowlist (["core/v1/ConfigMap",
-    ...]), cluster_scoped (kinds no schema describes that are cluster-scoped:
-    ["ClusterIssuer.cert-manager.io", ...]), schema (a Schema or OpenAPI/CRD
-    text).
+    server_side=True is `kubectl apply --server-side` (field_manager,
+    default "kubectl"; force_conflicts); the live objects then carry their
+    metadata.managedFields. Other options: namespace (kubectl -n; default
+    "default"), enforce_namespace, overwrite (default True), selector
+    (kubectl -l: str or Selector), field_selector, prune, prune_all,
+    prune_allowlist (["core/v1/ConfigMap", ...]), cluster_scoped (kinds no
+    schema describes that are cluster-scoped: ["ClusterIssuer.cert-manager.io",
+    ...]), schema (a Schema or OpenAPI/CRD text), now (RFC 3339 time of the
+    managedFields entries), mode ("replace" for kubectl replace).
 
-    One object's failure does not stop the others: it is an "error" entry.
+    One object's failure does not stop the others: it is a "conflict" or
+    "error" entry.
     """
-    plan = Plan(**options)
+    options.setdefault("mode", "server-side" if server_side else "client-side")
+    plan = Plan(field_manager=field_manager, force_conflicts=force_conflicts, **options)
     configs = config_text if isinstance(config_text, (list, tuple)) else [config_text]
     for c in configs:
         plan.add_config(c, file=config_file)
