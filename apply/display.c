@@ -96,10 +96,11 @@ static void go_v(smp_buf *b, const smp_value *v, const char **type)
 	}
 }
 
-/* The object's data map (NULL when absent); an error when it is not a map. */
-static int data_of(smp_value *obj, smp_value **data, smp_error *err)
+/* The object's map `field` ("data", "stringData"; NULL when absent); an
+ * error in the Masker's words when it is not a map. */
+static int data_of(smp_value *obj, const char *field, smp_value **data, smp_error *err)
 {
-	smp_value *d = obj ? smpv_map_get(obj, "data") : NULL;
+	smp_value *d = obj ? smpv_map_get(obj, field) : NULL;
 	const char *type = "";
 	smp_buf b;
 
@@ -112,16 +113,18 @@ static int data_of(smp_value *obj, smp_value **data, smp_error *err)
 	}
 	smp_buf_init(&b);
 	go_v(&b, d, &type);
-	smp_err_set(err, SMP_EINVALOBJ, NULL, d->line, d->col, "data",
-	            "run masker: extract 'data' field: get nested map: .data accessor error: "
-	            "%s is of the type %s, expected map[string]interface{}",
+	smp_err_set(err, SMP_EINVALOBJ, NULL, d->line, d->col, field,
+	            "run masker: extract '%s' field: get nested map: .%s accessor error: "
+	            "%s is of the type %s, expected map[string]interface{}", field, field,
 	            b.ptr && !b.oom ? b.ptr : "", type);
 	smp_buf_release(&b);
 	return SMP_EINVALOBJ;
 }
 
-static int mask_secrets(smp_arena *fa, smp_value *from_obj, smp_arena *ta, smp_value *to_obj,
-                        smp_error *err)
+/* Masks the values of the map `field` of both objects, as the Masker
+ * masks `data`. */
+static int mask_field(smp_arena *fa, smp_value *from_obj, smp_arena *ta, smp_value *to_obj,
+                      const char *field, smp_error *err)
 {
 	smp_value *from, *to, *def, *before, *tdef, *tafter;
 	smp_kindex fix, tix;
@@ -130,7 +133,7 @@ static int mask_secrets(smp_arena *fa, smp_value *from_obj, smp_arena *ta, smp_v
 
 	memset(&fix, 0, sizeof(fix));
 	memset(&tix, 0, sizeof(tix));
-	if ((rc = data_of(from_obj, &from, err)) || (rc = data_of(to_obj, &to, err)))
+	if ((rc = data_of(from_obj, field, &from, err)) || (rc = data_of(to_obj, field, &to, err)))
 		return rc;
 	if (!from && !to)
 		return 0;
@@ -174,6 +177,17 @@ static int mask_secrets(smp_arena *fa, smp_value *from_obj, smp_arena *ta, smp_v
 out:
 	smp_arena_release(&tmp);
 	return rc;
+}
+
+/* kubectl diff's Masker masks `data`; `stringData` (a configuration's
+ * plain-text values, which the server folds into data) is masked the same
+ * way, so that no secret value shows in a diff. */
+static int mask_secrets(smp_arena *fa, smp_value *from_obj, smp_arena *ta, smp_value *to_obj,
+                        smp_error *err)
+{
+	int rc = mask_field(fa, from_obj, ta, to_obj, "data", err);
+
+	return rc ? rc : mask_field(fa, from_obj, ta, to_obj, "stringData", err);
 }
 
 int smp_display_objects(smp_doc **before_out, smp_doc **after_out, const smp_value *before,

@@ -279,8 +279,12 @@ int smp__text_diff(smp_buf *out, const char *lname, const char *a, size_t alen,
 	memset(ops + pre + nmid, ' ', suf);
 	/* the command line kubectl diff runs, as diff prints it (not one of
 	 * ours: split so that no literal reads as an smpatch flag) */
-	smp_buf_printf(out, "%s%s %s %s\n--- %s\n+++ %s%s\n", color ? C_HEAD : "",
-	               "diff" " -u" " -N", lname, rname, lname, rname, color ? C_END : "");
+	{
+		const char *h = color ? C_HEAD : "", *e = color ? C_END : "";
+
+		smp_buf_printf(out, "%s%s %s %s%s\n%s--- %s%s\n%s+++ %s%s\n", h,
+		               "diff" " -u" " -N", lname, rname, e, h, lname, e, h, rname, e);
+	}
 	put_hunks(out, ops, pre + nmid + suf, la, lb, color);
 	if (out->oom)
 		rc = SMP_ENOMEM;

@@ -31,9 +31,15 @@ typedef struct apply_cli_args {
 	const char **files, **schemas, **allow, **scoped;
 	size_t nfiles, nschemas, nallow, nscoped;
 	const char *live_path, *manager, *selector, *field_sel, *ns, *openapi;
-	bool recursive, managed, force, overwrite, prune, all, server_dry_run;
+	bool recursive, managed, force, overwrite, prune, all, server_dry_run, client_dry_run;
+	bool color;                /* -o diff: ANSI colours (--color) */
+	const char *external_diff; /* -o diff: $KUBECTL_EXTERNAL_DIFF, or NULL */
 	apply_cli_format fmt;
 } apply_cli_args;
+
+/* --color=auto|always|never (auto: when standard output is a terminal);
+ * CLI_USAGE after the message for another value. */
+int apply_cli_color(bool *color, const char *cmd, const char *val);
 
 /* Sets the defaults and makes room for argc values in each array;
  * CLI_INTERNAL (after a message) when out of memory. */

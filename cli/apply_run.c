@@ -8,11 +8,13 @@
  */
 #include "apply_cli.h"
 #include "apply_util.h"
+#include "diff_dirs.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int oom(void)
 {
@@ -65,6 +67,19 @@ int apply_cli_output(apply_cli_format *fmt, const char *cmd, const char *names, 
 	return cli_usage(cmd, "unknown output format '%s' (%s)", val, list);
 }
 
+int apply_cli_color(bool *color, const char *cmd, const char *val)
+{
+	if (strcmp(val, "auto") == 0)
+		*color = isatty(STDOUT_FILENO);
+	else if (strcmp(val, "always") == 0)
+		*color = true;
+	else if (strcmp(val, "never") == 0)
+		*color = false;
+	else
+		return cli_usage(cmd, "invalid value for --color: '%s' (auto, always or never)", val);
+	return CLI_OK;
+}
+
 int apply_cli_check(const apply_cli_args *a)
 {
 	if (!a->nfiles)
@@ -80,12 +95,14 @@ int apply_cli_check(const apply_cli_args *a)
 
 /* ------------------------------------------------------------ inputs */
 
-/* Documents read from one -f or --live argument, in order. */
+/* Documents read from one -f or --live argument, in order: docs[i] the
+ * file names[i], or NULL with errs[i] saying why it could not be read. */
 typedef struct input_docs {
 	smp_doc **docs;
+	smp_error *errs;
 	char **names;
 	size_t n;
-	int rc;
+	int rc;          /* listing the files failed (err), or out of memory */
 	smp_error err;
 } input_docs;
 
@@ -94,43 +111,61 @@ static void input_docs_release(input_docs *in)
 	for (size_t i = 0; i < in->n; i++)
 		smp_doc_free(in->docs[i]);
 	free(in->docs);
+	free(in->errs);
 	cli_free_files(in->names, in->n);
 	memset(in, 0, sizeof(*in));
 }
 
-/* Parses the files `path` names (cli_list_files) into in; stops at the
- * first that fails (its error in in->err). */
-static int read_path(input_docs *in, const char *path, bool recursive)
+/* Parses every file `path` names (cli_list_files) into in; a file that
+ * fails does not stop the others. */
+static void read_path(input_docs *in, const char *path, bool recursive)
 {
 	memset(in, 0, sizeof(*in));
 	if ((in->rc = cli_list_files(&in->names, &in->n, path, recursive, &in->err)))
-		return in->rc;
-	if (!(in->docs = calloc(in->n + 1, sizeof(*in->docs)))) {
+		return;
+	if (!(in->docs = calloc(in->n + 1, sizeof(*in->docs))) ||
+	    !(in->errs = calloc(in->n + 1, sizeof(*in->errs)))) {
 		in->err.code = in->rc = SMP_ENOMEM;
 		snprintf(in->err.message, sizeof(in->err.message), "out of memory");
-		return in->rc;
+		return;
 	}
-	for (size_t i = 0; i < in->n && !in->rc; i++)
-		in->rc = cli_parse_file(&in->docs[i], in->names[i], &in->err);
-	return in->rc;
+	for (size_t i = 0; i < in->n; i++)
+		cli_parse_file(&in->docs[i], in->names[i], &in->errs[i]);
 }
 
-/* Hands the documents of `in` to the plan (which takes them over). */
-static int add_docs(smp_plan *plan, input_docs *in, bool live, smp_error *err)
+/* Whether a configuration file that failed leaves the others to go on, as
+ * kubectl reports a file it cannot decode and applies the rest: bad YAML
+ * or JSON, or a document that is no object. A file that cannot be read is
+ * the end, as kubectl checks the paths before anything. */
+static bool goes_on(int code)
 {
-	int rc = 0;
+	return code == SMP_EPARSE || code == SMP_ELIMIT || code == SMP_EINVALOBJ;
+}
 
-	for (size_t i = 0; i < in->n; i++) {
+/* Hands the documents of `in` to the plan (which takes them over): the
+ * live objects, or the configurations, with the files that failed in
+ * their places. CLI_OK, or the exit code after the error that ends it. */
+static int add_docs(smp_plan *plan, input_docs *in, bool live)
+{
+	int code = CLI_OK;
+
+	if (in->rc)
+		return cli_fail(&in->err);
+	for (size_t i = 0; i < in->n && code == CLI_OK; i++) {
 		smp_doc *d = in->docs[i];
+		smp_error err = in->errs[i];
+		int rc = err.code;
 
 		in->docs[i] = NULL;
 		if (!rc)
-			rc = live ? smp_plan_add_live(plan, d, in->names[i], err)
-			          : smp_plan_add_config(plan, d, in->names[i], err);
-		else
-			smp_doc_free(d);
+			rc = live ? smp_plan_add_live(plan, d, in->names[i], &err)
+			          : smp_plan_add_config(plan, d, in->names[i], &err);
+		if (rc && !live && goes_on(rc))
+			rc = smp_plan_add_error(plan, &err) ? SMP_ENOMEM : 0;
+		if (rc)
+			code = cli_fail(&err);
 	}
-	return rc;
+	return code;
 }
 
 typedef struct live_job {
@@ -147,14 +182,12 @@ static void *read_live(void *arg)
 }
 
 /* Reads every -f and --live file into the plan: the configurations as
- * kubectl decodes them, the live objects meanwhile on another core. A file
- * that fails ends the run with its error, configurations' first. */
+ * kubectl decodes them, the live objects meanwhile on another core. */
 static int read_inputs(smp_plan *plan, const apply_cli_args *a)
 {
 	live_job lj;
 	pthread_t tid;
 	bool threaded;
-	smp_error err;
 	int code = CLI_OK;
 
 	memset(&lj, 0, sizeof(lj));
@@ -163,17 +196,16 @@ static int read_inputs(smp_plan *plan, const apply_cli_args *a)
 	for (size_t i = 0; i < a->nfiles && code == CLI_OK; i++) {
 		input_docs in;
 
-		if (read_path(&in, a->files[i], a->recursive) || add_docs(plan, &in, false, &in.err))
-			code = cli_fail(&in.err);
+		read_path(&in, a->files[i], a->recursive);
+		code = add_docs(plan, &in, false);
 		input_docs_release(&in);
 	}
 	if (threaded)
 		pthread_join(tid, NULL);
 	else if (a->live_path && code == CLI_OK)
 		read_live(&lj);
-	if (code == CLI_OK && a->live_path &&
-	    (lj.docs.rc || add_docs(plan, &lj.docs, true, &err)))
-		code = cli_fail(lj.docs.rc ? &lj.docs.err : &err);
+	if (code == CLI_OK && a->live_path)
+		code = add_docs(plan, &lj.docs, true);
 	input_docs_release(&lj.docs);
 	return code;
 }
@@ -260,6 +292,7 @@ typedef struct apply_out {
 	cli_buf items;
 	cli_buf pieces;
 	size_t nitems, npieces, nout;
+	cli_diff_dirs *dirs; /* -o diff with an external diff program */
 	int code;      /* the first failure's exit code */
 	int fatal;     /* an error that ends the run (after its message) */
 	bool differs;
@@ -331,12 +364,14 @@ static int put_object(cli_buf *b, const smp_plan_entry *e, smp_output fmt, bool 
 	return rc;
 }
 
-/* -o yaml|json, server-side modes: the entry's object (kept for the List)
- * or, for a refusal, the server's Status. */
+/* -o yaml|json: the entry's object (kept for the List), a pruned object
+ * (printed alone, after it, as kubectl's prune prints it) or, for a
+ * refusal, the server's Status. */
 static int keep_piece(apply_out *o, const smp_plan_entry *e, smp_error *err)
 {
 	smp_output fmt = o->a->fmt == APPLY_OUT_YAML ? SMP_OUT_YAML : SMP_OUT_JSON_INDENT;
 	const smp_value *status = smp_plan_entry_status(e);
+	bool prune = smp_plan_entry_action(e) == SMP_ACTION_PRUNE;
 	int rc;
 
 	if (smp_plan_entry_object(e)) {
@@ -344,11 +379,12 @@ static int keep_piece(apply_out *o, const smp_plan_entry *e, smp_error *err)
 			cli_buf_putc(&o->items, ',');
 		if ((rc = put_object(&o->items, e, SMP_OUT_JSON, o->a->managed, err)))
 			return rc;
-	} else if (!status) {
+	} else if (!status && !prune) {
 		return 0;
 	}
-	/* each piece as printed alone, NUL-separated, "!" marking an object */
-	cli_buf_putc(&o->pieces, status ? '?' : '!');
+	/* each piece as printed alone, NUL-separated, after a mark: '!' an
+	 * object of the List, '-' a pruned one, '?' a Status */
+	cli_buf_putc(&o->pieces, status ? '?' : prune ? '-' : '!');
 	rc = status ? cli_buf_value(&o->pieces, status, fmt, false, err)
 	            : put_object(&o->pieces, e, fmt, o->a->managed, err);
 	cli_buf_put(&o->pieces, "", 1);
@@ -395,13 +431,34 @@ static void put_warning(cli_buf *b, const char *w)
 	cli_buf_putc(b, '\n');
 }
 
+/* -o diff: the entry's diff, or its two sides into the directories of
+ * an external diff program. */
+static int put_diff(apply_out *o, const smp_plan_entry *e, smp_error *err)
+{
+	unsigned flags = (o->a->managed ? SMP_PLAN_DIFF_MANAGED_FIELDS : 0) |
+	                 (o->a->color ? SMP_PLAN_DIFF_COLOR : 0);
+	char *diff = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (o->a->external_diff)
+		return cli_diff_dirs_add(o->dirs, e, flags, err);
+	if ((rc = smp_plan_entry_diff(&diff, &len, e, flags, err)))
+		return rc;
+	cli_buf_put(&o->out, diff, len);
+	o->differs |= len > 0;
+	smp_free(diff);
+	return 0;
+}
+
 /* smp_plan_run's callback: one entry into the outputs. */
 static int on_entry(const smp_plan_entry *e, void *user)
 {
 	apply_out *o = user;
 	const apply_cli_args *a = o->a;
 	smp_apply_action act = smp_plan_entry_action(e);
-	char *line = NULL, *diff = NULL, ref[512];
+	bool objects = a->fmt == APPLY_OUT_YAML || a->fmt == APPLY_OUT_JSON;
+	char *line = NULL, ref[512];
 	size_t len = 0;
 	smp_error err;
 	int rc = 0;
@@ -410,54 +467,33 @@ static int on_entry(const smp_plan_entry *e, void *user)
 	                                       : smp_plan_entry_live(e));
 	if (act == SMP_ACTION_ERROR || act == SMP_ACTION_CONFLICT) {
 		report(o, e);
-		if (a->mode != SMP_PLAN_CLIENT_SIDE &&
-		    (a->fmt == APPLY_OUT_YAML || a->fmt == APPLY_OUT_JSON))
-			rc = keep_piece(o, e, &err);
+		rc = objects ? keep_piece(o, e, &err) : 0;
 		goto out;
 	}
-	if (a->mode == SMP_PLAN_CLIENT_SIDE || (a->fmt != APPLY_OUT_DIFF && a->fmt != APPLY_OUT_NAME)) {
-		for (size_t i = 0; i < smp_plan_entry_warning_count(e); i++)
-			put_warning(&o->status, smp_plan_entry_warning(e, i));
-		if ((rc = smp_plan_entry_status_line(&line, &len, e, a->server_dry_run
-		                                     ? SMP_PLAN_LINE_SERVER_DRY_RUN : 0, &err)))
+	for (size_t i = 0; i < smp_plan_entry_warning_count(e); i++)
+		put_warning(&o->status, smp_plan_entry_warning(e, i));
+	/* -o diff and -o name print no status lines, as kubectl's printers */
+	if (a->fmt != APPLY_OUT_DIFF && a->fmt != APPLY_OUT_NAME) {
+		if ((rc = smp_plan_entry_status_line(&line, &len, e,
+		                                     (a->server_dry_run ? SMP_PLAN_LINE_SERVER_DRY_RUN : 0) |
+		                                     (a->client_dry_run ? SMP_PLAN_LINE_DRY_RUN : 0),
+		                                     &err)))
 			goto out;
 		cli_buf_put(&o->status, line, len);
 		cli_buf_putc(&o->status, '\n');
 	}
-	switch (a->fmt) {
-	case APPLY_OUT_PATCH:
+	if (a->fmt == APPLY_OUT_PATCH) {
 		rc = put_patch_line(o, e, &err);
-		break;
-	case APPLY_OUT_YAML:
-	case APPLY_OUT_JSON:
-		if (a->mode != SMP_PLAN_CLIENT_SIDE) {
-			rc = keep_piece(o, e, &err);
-			break;
-		}
-		if (a->fmt == APPLY_OUT_YAML && o->nout)
-			cli_buf_puts(&o->out, "---\n");
-		rc = put_object(&o->out, e, a->fmt == APPLY_OUT_YAML ? SMP_OUT_YAML
-		                : SMP_OUT_JSON_INDENT, a->managed, &err);
-		break;
-	case APPLY_OUT_DIFF:
-		rc = smp_plan_entry_diff(&diff, &len, e, a->managed ? SMP_PLAN_DIFF_MANAGED_FIELDS : 0,
-		                         &err);
-		if (!rc) {
-			cli_buf_put(&o->out, diff, len);
-			o->differs |= len > 0;
-		}
-		break;
-	case APPLY_OUT_NAME:
+	} else if (objects) {
+		rc = keep_piece(o, e, &err);
+	} else if (a->fmt == APPLY_OUT_DIFF) {
+		rc = put_diff(o, e, &err);
+	} else if (a->fmt == APPLY_OUT_NAME) {
 		cli_buf_puts(&o->out, ref);
 		cli_buf_putc(&o->out, '\n');
-		break;
-	case APPLY_OUT_NONE:
-		break;
 	}
-	o->nout++;
 out:
 	smp_free(line);
-	smp_free(diff);
 	if (rc) {
 		/* kubectl stops at such an error too; name the object */
 		if (rc != SMP_ENOMEM && act != SMP_ACTION_ERROR && act != SMP_ACTION_CONFLICT)
@@ -475,8 +511,11 @@ out:
 	return 0;
 }
 
-/* -o yaml|json, server-side modes: the objects (one alone, several as one
- * `kind: List`, as kubectl prints them), then the Status of each refusal. */
+/* -o yaml|json: the objects (one alone, several as one `kind: List`, as
+ * kubectl 1.32 prints them), then each pruned object and the Status of
+ * each refusal, in order. Unlike kubectl, whose prune prints its objects
+ * right after the List with no separator, YAML documents are separated by
+ * "---" so that the output reads back. */
 static int put_pieces(apply_out *o, smp_error *err)
 {
 	smp_output fmt = o->a->fmt == APPLY_OUT_YAML ? SMP_OUT_YAML : SMP_OUT_JSON_INDENT;
@@ -515,7 +554,7 @@ static int put_pieces(apply_out *o, smp_error *err)
 	while (!rc && p && p < end) {
 		size_t n = strlen(p);
 
-		if (p[0] == '?' || o->nitems <= 1) {
+		if (p[0] != '!' || o->nitems <= 1) {
 			if (!first && fmt == SMP_OUT_YAML)
 				cli_buf_puts(&o->out, "---\n");
 			first = false;
@@ -533,8 +572,7 @@ static int finish(apply_out *o)
 	const apply_cli_args *a = o->a;
 	smp_error err;
 
-	if (a->mode != SMP_PLAN_CLIENT_SIDE &&
-	    (a->fmt == APPLY_OUT_YAML || a->fmt == APPLY_OUT_JSON) && put_pieces(o, &err))
+	if ((a->fmt == APPLY_OUT_YAML || a->fmt == APPLY_OUT_JSON) && put_pieces(o, &err))
 		return err.code == SMP_ENOMEM ? oom() : cli_fail(&err);
 	if (o->out.oom || o->status.oom || o->items.oom || o->pieces.oom)
 		return oom();
@@ -545,6 +583,16 @@ static int finish(apply_out *o)
 		fwrite(o->status.ptr ? o->status.ptr : "", 1, o->status.len, stderr);
 		if (!cli_write(o->out.ptr ? o->out.ptr : "", o->out.len))
 			return CLI_INTERNAL;
+	}
+	if (a->fmt == APPLY_OUT_DIFF && a->external_diff) {
+		/* kubectl diff: the program's own exit code, 1 for differences */
+		int rc;
+
+		fflush(stdout);
+		rc = cli_diff_dirs_run(o->dirs, a->external_diff);
+		if (rc > 1)
+			return CLI_INTERNAL;
+		o->differs = rc == 1;
 	}
 	if (o->code == CLI_OK && a->fmt == APPLY_OUT_DIFF && o->differs)
 		return CLI_DIFF;
@@ -561,6 +609,10 @@ int apply_cli_run(const apply_cli_args *a)
 
 	memset(&o, 0, sizeof(o));
 	o.a = a;
+	if (a->fmt == APPLY_OUT_DIFF && a->external_diff && !(o.dirs = cli_diff_dirs_new())) {
+		code = CLI_INTERNAL;
+		goto out;
+	}
 	if ((code = make_plan(&plan, &refs, a)) != CLI_OK ||
 	    (code = read_inputs(plan, a)) != CLI_OK)
 		goto out;
@@ -580,5 +632,6 @@ out:
 	cli_buf_release(&o.status);
 	cli_buf_release(&o.items);
 	cli_buf_release(&o.pieces);
+	cli_diff_dirs_free(o.dirs);
 	return code;
 }

@@ -7,7 +7,9 @@
 #include "apply_cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const help_text[] = {
 	"Usage: smpatch apply -f PATH [-f PATH...] [-R] [--live FILE|-]\n"
@@ -74,9 +76,9 @@ static const char *const help_text[] = {
 	"                        stores them before its defaulting (what kubectl apply\n"
 	"                        -o yaml|json or --dry-run=server shows; --dry-run=client\n"
 	"                        shows this only for creates, and the live object\n"
-	"                        unchanged otherwise); pruned objects as they are live.\n"
-	"                        Server-side: the stored objects (several as one\n"
-	"                        `kind: List`), then, for each object the server\n"
+	"                        unchanged otherwise), several as one `kind: List`\n"
+	"                        (as kubectl 1.32); then pruned objects as they are\n"
+	"                        live, and server-side, for each object the server\n"
 	"                        refuses, the metav1.Status it answers (a conflict:\n"
 	"                        reason Conflict, code 409, details.causes of type\n"
 	"                        FieldManagerConflict).\n"
@@ -85,7 +87,16 @@ static const char *const help_text[] = {
 	"                        anything differs, like kubectl diff. As there, the\n"
 	"                        values of a v1 Secret's data show as ***, or\n"
 	"                        *** (before) / *** (after) where they change.\n"
+	"                        The values of stringData are masked the same way.\n"
+	"                        With $KUBECTL_EXTERNAL_DIFF set, that program runs\n"
+	"                        instead, as kubectl diff runs it: on two directories,\n"
+	"                        LIVE-* and MERGED-*, of one file per object named\n"
+	"                        [group.]version.Kind.namespace.name, its arguments\n"
+	"                        after them; its output and exit code are the diff's.\n"
 	"                        name: kind.group/name per object.\n"
+	"                        With diff and name, no status lines are printed.\n"
+	"      --color[=WHEN]    -o diff in colour: auto (default: when the output is\n"
+	"                        a terminal), always (--color alone) or never\n"
 	"      --show-managed-fields  keep metadata.managedFields in the objects\n"
 	"                        printed by -o yaml, json and diff (like kubectl, they\n"
 	"                        are left out by default)\n"
@@ -134,9 +145,10 @@ static const char *const help_text[] = {
 	"                        repeatable. Without it such a kind is cluster-scoped\n"
 	"                        when a live object of it has no namespace, else it\n"
 	"                        is assumed namespaced (with a warning)\n"
-	"      --dry-run=MODE    none or client: what is shown is the same (nothing\n"
-	"                        is ever sent anywhere); server: with --server-side,\n"
-	"                        adds \"(server dry run)\" to the status lines\n"
+	"      --dry-run[=MODE]  none, or client (--dry-run alone): the same plan\n"
+	"                        (nothing is ever sent anywhere), client adding\n"
+	"                        \"(dry run)\" to the status lines as kubectl does;\n"
+	"                        server: with --server-side, \"(server dry run)\"\n"
 	"      --server-side     apply on the server's terms (field ownership)\n"
 	"      --field-manager NAME  with --server-side: the manager that owns what\n"
 	"                        is applied (default \"kubectl\", as kubectl's);\n"
@@ -170,7 +182,7 @@ enum {
 	OPT_FILENAME = 1, OPT_RECURSIVE, OPT_LIVE, OPT_OUTPUT, OPT_OVERWRITE, OPT_MANAGED,
 	OPT_PRUNE, OPT_ALL, OPT_ALLOW, OPT_SELECTOR, OPT_FIELD_SELECTOR, OPT_NAMESPACE,
 	OPT_OPENAPI, OPT_SCHEMA, OPT_CLUSTER_SCOPED, OPT_DRY_RUN, OPT_SERVER_SIDE,
-	OPT_FIELD_MANAGER, OPT_FORCE_CONFLICTS
+	OPT_FIELD_MANAGER, OPT_FORCE_CONFLICTS, OPT_COLOR
 };
 
 /* Every option of `smpatch apply`, as the parser, --help and completion
@@ -196,6 +208,7 @@ const cli_option cli_apply_options[] = {
 	{"server-side", 0, CLI_ARG_BOOL, OPT_SERVER_SIDE, NULL, NULL},
 	{"field-manager", 0, CLI_ARG_VALUE, OPT_FIELD_MANAGER, NULL, NULL},
 	{"force-conflicts", 0, CLI_ARG_BOOL, OPT_FORCE_CONFLICTS, NULL, NULL},
+	{"color", 0, CLI_ARG_OPTIONAL, OPT_COLOR, "auto always never", "always"},
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -236,6 +249,7 @@ static int take(apply_cli_args *a, apply_flags *f, const cli_args *p, int k)
 	case OPT_SERVER_SIDE: f->server_side = p->on; break;
 	case OPT_FIELD_MANAGER: a->manager = p->value; f->manager_set = true; break;
 	case OPT_FORCE_CONFLICTS: a->force = p->on; break;
+	case OPT_COLOR: return apply_cli_color(&a->color, "apply", p->value);
 	default: return CLI_USAGE; /* the parser has said why */
 	}
 	return CLI_OK;
@@ -246,8 +260,12 @@ static int dry_run(apply_cli_args *a, const char *val, bool server_side)
 {
 	bool b;
 
-	if (strcmp(val, "unchanged") == 0 || (cli_args_parse_bool(val, &b) && b))
-		val = "client"; /* kubectl's deprecated spellings of client */
+	if (strcmp(val, "unchanged") == 0 || (cli_args_parse_bool(val, &b) && b)) {
+		/* kubectl's deprecated spellings of client, with its warning */
+		fprintf(stderr, "smpatch apply: warning: --dry-run is deprecated and can be "
+		        "replaced with --dry-run=client\n");
+		val = "client";
+	}
 	else if (cli_args_parse_bool(val, &b))
 		val = "none";
 	if (strcmp(val, "server") == 0) {
@@ -259,6 +277,7 @@ static int dry_run(apply_cli_args *a, const char *val, bool server_side)
 		if (server_side)
 			return cli_usage("apply", "%s", "--dry-run=client doesn't work with "
 			                 "--server-side (did you mean --dry-run=server instead?)");
+		a->client_dry_run = true;
 	} else if (strcmp(val, "none") != 0) {
 		return cli_usage("apply", "Invalid dry-run value (%s). Must be \"none\", "
 		                 "\"server\", or \"client\".", val);
@@ -308,9 +327,13 @@ int cmd_apply(int argc, char **argv)
 	memset(&f, 0, sizeof(f));
 	if ((code = apply_cli_args_init(&a, argc, SMP_PLAN_CLIENT_SIDE, "apply")) != CLI_OK)
 		return code;
+	a.color = isatty(STDOUT_FILENO); /* --color=auto */
 	cli_args_init(&p, argc, argv, cli_apply_options);
 	while (code == CLI_OK && !f.help && (k = cli_args_next(&p)) != CLI_ARGS_END)
 		code = take(&a, &f, &p, k);
+	if (a.fmt == APPLY_OUT_DIFF && getenv("KUBECTL_EXTERNAL_DIFF") &&
+	    *getenv("KUBECTL_EXTERNAL_DIFF"))
+		a.external_diff = getenv("KUBECTL_EXTERNAL_DIFF");
 	if (code == CLI_OK && f.help) {
 		for (size_t h = 0; help_text[h]; h++)
 			fputs(help_text[h], stdout);

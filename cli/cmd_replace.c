@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char help_text[] =
 	"Usage: smpatch replace [--field-manager NAME] -f PATH [-f PATH...] [-R]\n"
@@ -39,11 +40,15 @@ static const char help_text[] =
 	"                         `kind: List`), then, for each object the server\n"
 	"                         refuses, the metav1.Status it answers.\n"
 	"                         diff: a unified diff of each live object against\n"
-	"                         the stored one; exit 1 when anything differs.\n"
+	"                         the stored one; exit 1 when anything differs\n"
+	"                         ($KUBECTL_EXTERNAL_DIFF: that program, as with\n"
+	"                         smpatch apply -o diff).\n"
 	"                         name: kind.group/name per object.\n"
 	"                         Without -o: kubectl's status lines on standard\n"
 	"                         output (deployment.apps/web replaced); with -o\n"
 	"                         yaml or json they go to standard error.\n"
+	"      --color[=WHEN]     -o diff in colour: auto (default: on a terminal),\n"
+	"                         always (--color alone) or never\n"
 	"      --show-managed-fields  keep metadata.managedFields in the objects\n"
 	"                         printed by -o yaml, json and diff\n"
 	"  -n, --namespace NS     namespace for namespaced objects that name none\n"
@@ -64,7 +69,7 @@ static const char help_text[] =
 
 enum {
 	OPT_FILENAME = 1, OPT_RECURSIVE, OPT_LIVE, OPT_OUTPUT, OPT_MANAGED, OPT_NAMESPACE,
-	OPT_OPENAPI, OPT_SCHEMA, OPT_FIELD_MANAGER
+	OPT_OPENAPI, OPT_SCHEMA, OPT_FIELD_MANAGER, OPT_COLOR
 };
 
 const cli_option cli_replace_options[] = {
@@ -77,6 +82,7 @@ const cli_option cli_replace_options[] = {
 	{"openapi", 0, CLI_ARG_VALUE, OPT_OPENAPI, "@file", NULL},
 	{"schema", 0, CLI_ARG_VALUE, OPT_SCHEMA, "@file", NULL},
 	{"field-manager", 0, CLI_ARG_VALUE, OPT_FIELD_MANAGER, NULL, NULL},
+	{"color", 0, CLI_ARG_OPTIONAL, OPT_COLOR, "auto always never", "always"},
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -89,6 +95,7 @@ int cmd_replace(int argc, char **argv)
 
 	if ((code = apply_cli_args_init(&a, argc, SMP_PLAN_REPLACE, "replace")) != CLI_OK)
 		return code;
+	a.color = isatty(STDOUT_FILENO); /* --color=auto */
 	cli_args_init(&p, argc, argv, cli_replace_options);
 	while (code == CLI_OK && !help && (k = cli_args_next(&p)) != CLI_ARGS_END) {
 		switch (k) {
@@ -107,9 +114,13 @@ int cmd_replace(int argc, char **argv)
 		case OPT_OPENAPI: a.openapi = p.value; break;
 		case OPT_SCHEMA: a.schemas[a.nschemas++] = p.value; break;
 		case OPT_FIELD_MANAGER: a.manager = p.value; break;
+		case OPT_COLOR: code = apply_cli_color(&a.color, "replace", p.value); break;
 		default: code = CLI_USAGE; break; /* the parser has said why */
 		}
 	}
+	if (a.fmt == APPLY_OUT_DIFF && getenv("KUBECTL_EXTERNAL_DIFF") &&
+	    *getenv("KUBECTL_EXTERNAL_DIFF"))
+		a.external_diff = getenv("KUBECTL_EXTERNAL_DIFF");
 	if (code == CLI_OK && help)
 		fputs(help_text, stdout);
 	else if (code == CLI_OK && !a.nfiles)

@@ -1015,8 +1015,10 @@ enum {
  * `after` (else `before`) has kind Secret and an apiVersion of version "v1",
  * every value of `data` is replaced as kubectl diff's Masker does: "***",
  * or "*** (before)" / "*** (after)" for a key whose value differs between
- * the two. A `data` that is not a map is SMP_EINVALOBJ (kubectl's "run
- * masker: ..." error, err->path "data"). SMP_EINVAL when an output pointer
+ * the two; the values of `stringData` likewise (kubectl's Masker leaves
+ * them, but a configuration's stringData is the secret in plain text). A
+ * `data` or `stringData` that is not a map is SMP_EINVALOBJ (kubectl's "run
+ * masker: ..." error, err->path the field). SMP_EINVAL when an output pointer
  * is NULL for a non-NULL input; SMP_ENOMEM. Only reads its inputs;
  * thread-safe. */
 SMP_API int smp_display_objects(smp_doc **before_out, smp_doc **after_out,

@@ -275,7 +275,7 @@ for name in "$@"; do
 			--validate=false $args > "$tmp/k.out" 2> "$tmp/k.err"
 		krc=$?
 		# shellcheck disable=SC2086
-		"$smpatch" apply -f "$dir/config.yaml" --live "$dir/objects.yaml" -o name $args \
+		"$smpatch" apply -f "$dir/config.yaml" --live "$dir/objects.yaml" -o patch $args \
 			> /dev/null 2> "$tmp/s.err"
 		src=$?
 		rm -f "$tmp/state/objects.json"

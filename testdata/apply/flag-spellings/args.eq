@@ -1,0 +1,1 @@
+apply -o=name -f=conf/a.yaml
