@@ -1,19 +1,25 @@
 # smpatch - top-level wrapper around CMake.
 #   make run    install what is missing, build, run the example
-#   make test   install what is missing, build, run every test (normal + ASan/UBSan)
+#   make test   install what is missing, build, run every test (normal + ASan/UBSan),
+#               then make release-check
+#   make release-check  the Release build a packager makes (gcc, library and CLI),
+#               with warnings as errors
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+RELEASE_BUILD ?= build-release
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX     ?= /usr/local
 # clang builds the sanitizer tree, so every `make test` compiles with both gcc and
-# clang under -Werror; valgrind serves the leak-check test; Debian's python3
-# with venv, setuptools and wheel tests the Python binding and its pip install.
+# clang under -Werror (SMP_WERROR=ON: the project's own builds only, a user's
+# `cmake -S . -B dir` has it off); valgrind serves the leak-check test; Debian's
+# python3 with venv, setuptools and wheel tests the Python binding and its pip
+# install.
 DEBS       := build-essential cmake pkg-config libyaml-dev libcjson-dev clang valgrind \
               python3 python3-venv python3-setuptools python3-wheel
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-asan run test test-fast bench bench-ssa schema install clean golden-update fuzz
+.PHONY: all deps build build-asan release-check run test test-fast bench bench-ssa schema install clean golden-update fuzz
 
 all: build
 
@@ -28,17 +34,33 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
+# The project's own builds treat warnings as errors (-DSMP_WERROR=ON below); a
+# tree configured before the option existed (its default is off) is switched
+# on once.
+werror_on = grep -q '^SMP_WERROR:' $(1)/CMakeCache.txt || cmake $(1) -DSMP_WERROR=ON >/dev/null
+
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DSMP_WERROR=ON $(CMAKE_ARGS)
 
 build: deps $(BUILD)/CMakeCache.txt
+	@$(call werror_on,$(BUILD))
 	cmake --build $(BUILD) -j $(JOBS)
 
 $(ASAN_BUILD)/CMakeCache.txt:
-	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DSMP_SANITIZE=ON $(CMAKE_ARGS)
+	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DSMP_SANITIZE=ON -DSMP_WERROR=ON $(CMAKE_ARGS)
 
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
+	@$(call werror_on,$(ASAN_BUILD))
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+# What a packager builds: Release (-O3 -DNDEBUG) with gcc, the library and the
+# CLI (no tests, so it is quick); a warning there fails `make test`.
+$(RELEASE_BUILD)/CMakeCache.txt:
+	CC=gcc cmake -S . -B $(RELEASE_BUILD) -DCMAKE_BUILD_TYPE=Release -DSMP_TESTS=OFF -DSMP_WERROR=ON $(CMAKE_ARGS)
+
+release-check: deps $(RELEASE_BUILD)/CMakeCache.txt
+	@$(call werror_on,$(RELEASE_BUILD))
+	cmake --build $(RELEASE_BUILD) -j $(JOBS)
 
 # The main job on the bundled example: what `kubectl apply -f web.yaml` would send
 # to the live object of live.yaml, and how the object changes (diff exits 1 when
@@ -57,6 +79,7 @@ test: build build-asan
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE nosan
+	$(MAKE) --no-print-directory release-check
 
 test-fast: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -85,14 +108,14 @@ FUZZ_TARGETS ?= codec patch diff selector jsonpatch schema
 
 $(FUZZ_BUILD)/CMakeCache.txt:
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O2" \
-	  -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -DSMP_SANITIZE=ON -DSMP_FUZZ=ON $(CMAKE_ARGS)
+	  -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -DSMP_SANITIZE=ON -DSMP_FUZZ=ON -DSMP_WERROR=ON $(CMAKE_ARGS)
 
 fuzz: deps $(FUZZ_BUILD)/CMakeCache.txt
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(foreach t,$(FUZZ_TARGETS),fuzz_$(t)_libfuzzer)
 	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(RELEASE_BUILD) $(FUZZ_BUILD)
 
 # Server-side apply against the reference oracle (bench/SSA_RESULTS.md).
 bench-ssa: build

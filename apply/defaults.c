@@ -967,25 +967,42 @@ static int kind_defaults(dctx *c, smp_value *obj, const char *group, size_t glen
 
 /* ---- quantities ---- */
 
-static size_t path_push(dctx *c, const char *fmt, const char *s, size_t n, long idx)
+/* Ends a segment path_push_key or path_push_index has written: W is
+ * snprintf's result; a segment that did not fit is taken back and marks the
+ * path truncated. Returns the length before the segment (for path_pop). */
+static size_t path_end(dctx *c, size_t old, int w)
 {
-	size_t old = c->plen;
-	int w;
-
-	if (c->truncated)
-		return old;
-	if (s)
-		w = snprintf(c->path + c->plen, sizeof(c->path) - c->plen, fmt,
-		             c->plen ? "." : "", (int)n, s);
-	else
-		w = snprintf(c->path + c->plen, sizeof(c->path) - c->plen, fmt, idx);
-	if (w < 0 || (size_t)w >= sizeof(c->path) - c->plen) {
+	if (w < 0 || (size_t)w >= sizeof(c->path) - old) {
 		c->path[old] = '\0';
 		c->truncated = true;
 		return old;
 	}
-	c->plen += (size_t)w;
+	c->plen = old + (size_t)w;
 	return old;
+}
+
+/* Appends the map key KEY (KLEN bytes) to the path, after a dot unless it
+ * is the first segment. */
+static size_t path_push_key(dctx *c, const char *key, size_t klen)
+{
+	size_t old = c->plen;
+
+	if (c->truncated)
+		return old;
+	return path_end(c, old,
+	                snprintf(c->path + old, sizeof(c->path) - old, "%s%.*s",
+	                         old ? "." : "", (int)klen, key));
+}
+
+/* Appends the list index [IDX] to the path. */
+static size_t path_push_index(dctx *c, size_t idx)
+{
+	size_t old = c->plen;
+
+	if (c->truncated)
+		return old;
+	return path_end(c, old,
+	                snprintf(c->path + old, sizeof(c->path) - old, "[%zu]", idx));
 }
 
 static void path_pop(dctx *c, size_t old)
@@ -1063,7 +1080,7 @@ static int walk(dctx *c, smp_value *v, const smp_stype *t, const char *owner,
 				}
 				continue;
 			}
-			old = path_push(c, "%s%.*s", m->key, m->klen, 0);
+			old = path_push_key(c, m->key, m->klen);
 			if (is_quantity(f->type)) {
 				if (m->val->type == SMP_NULL) {
 					/* A nil *Quantity is not written. */
@@ -1077,7 +1094,7 @@ static int walk(dctx *c, smp_value *v, const smp_stype *t, const char *owner,
 				bool round = t->name && strncmp(t->name, "io.k8s.api.core.v1.", 19) == 0;
 				for (uint32_t j = 0; j < m->val->u.map.len && rc == SMP_OK; j++) {
 					smp_member *e = &m->val->u.map.items[j];
-					size_t o2 = path_push(c, "%s%.*s", e->key, e->klen, 0);
+					size_t o2 = path_push_key(c, e->key, e->klen);
 					rc = canon_quantity(c, m->val, j, round);
 					path_pop(c, o2);
 				}
@@ -1116,7 +1133,7 @@ static int walk(dctx *c, smp_value *v, const smp_stype *t, const char *owner,
 					c->path[c->plen] = '\0';
 				}
 			} else {
-				path_push(c, "[%ld]", NULL, 0, (long)i);
+				path_push_index(c, i);
 			}
 			rc = walk(c, it, t->elem, owner, NULL);
 			path_pop(c, old);
@@ -1129,7 +1146,7 @@ static int walk(dctx *c, smp_value *v, const smp_stype *t, const char *owner,
 			return SMP_OK;
 		for (uint32_t i = 0; i < v->u.map.len; i++) {
 			smp_member *m = &v->u.map.items[i];
-			size_t old = path_push(c, "%s%.*s", m->key, m->klen, 0);
+			size_t old = path_push_key(c, m->key, m->klen);
 			int rc = walk(c, m->val, t->elem, owner, NULL);
 			path_pop(c, old);
 			if (rc)

@@ -3,8 +3,11 @@
 # The public header must compile alone, strictly, as C11 and as C++11: once
 # as a translation unit of its own, once included twice with every
 # ..._OPTIONS_INIT macro used (C++ aggregate initialisation of the options
-# structs must not warn either).
+# structs must not warn either). Warnings fail it when SMP_WERROR=ON is in
+# the environment (as in the project's own builds).
 cc=$1 lang=$2 inc=$3
+werror=
+[ "${SMP_WERROR:-OFF}" = ON ] && werror=-Werror
 if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "SKIP: compiler $cc not found"
 	exit 77
@@ -15,9 +18,9 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
 case $lang in
-c)	flags="-x c -std=c11 -Wall -Wextra -Wpedantic -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow"
+c)	flags="-x c -std=c11 -Wall -Wextra -Wpedantic $werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow"
 	ext=c ;;
-c++)	flags="-x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -Wshadow"
+c++)	flags="-x c++ -std=c++11 -Wall -Wextra -Wpedantic $werror -Wshadow"
 	ext=cc ;;
 *)	echo "usage: $0 COMPILER c|c++ INCLUDE_DIR"; exit 2 ;;
 esac

@@ -2,7 +2,8 @@
 # tsan_test.sh SOURCE_DIR SUB_BUILD_DIR C_COMPILER [SMP_SHARED_DIR]
 # Builds the library and the thread test with -fsanitize=thread in a
 # sub-build (kept between runs, so later runs are incremental) and runs the
-# thread test under ThreadSanitizer: any data race fails the test.
+# thread test under ThreadSanitizer: any data race fails the test. The
+# sub-build takes SMP_WERROR (ON or OFF) from the environment.
 src=$1 dir=$2 cc=$3 shared=$4
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -22,6 +23,7 @@ flags=-fsanitize=thread
 cmake -S "$src" -B "$dir" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	-DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" \
 	-DCMAKE_SHARED_LINKER_FLAGS="$flags" -DSMP_SHARED_DIR="$shared" \
+	-DSMP_WERROR="${SMP_WERROR:-OFF}" \
 	>"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; echo "FAIL: configuring the TSan build"; exit 1; }
 cmake --build "$dir" --target lib_thread_test -j 2 >"$tmp/build.log" 2>&1 ||
 	{ tail -40 "$tmp/build.log"; echo "FAIL: building the TSan thread test"; exit 1; }

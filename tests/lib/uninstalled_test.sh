@@ -5,8 +5,11 @@
 # examples/Makefile as a user runs it), shared and static, and the programs
 # run without LD_LIBRARY_PATH (from the source tree: the run path finds
 # the library), printing EXPECTED/NAME.out for the arguments of
-# EXPECTED/NAME.args if any.
+# EXPECTED/NAME.args if any. SMP_WERROR=ON in the environment makes the
+# examples' warnings errors.
 build=$1 src=$2 expected=$3 san=$4
+werror=
+[ "${SMP_WERROR:-OFF}" = ON ] && werror=-Werror
 command -v pkg-config >/dev/null || { echo "SKIP: pkg-config not installed"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -28,7 +31,7 @@ for kind in shared static; do
 	mkdir -p "$d"
 	cp "$src"/examples/*.c "$src/examples/Makefile" "$d/"
 	if [ $kind = static ]; then st=1; else st=0; fi
-	if ! make -s -C "$d" CC="${CC:-cc}" CFLAGS="-O2 -Wall -Wextra -Werror $san" \
+	if ! make -s -C "$d" CC="${CC:-cc}" CFLAGS="-O2 -Wall -Wextra $werror $san" \
 		LDFLAGS="$san" STATIC=$st >"$tmp/make.log" 2>&1; then
 		cat "$tmp/make.log"
 		bad "PKG_CONFIG_PATH=BUILD make -C examples ($kind) failed"
