@@ -371,10 +371,12 @@ static void drop_nulls(smp_value *v, unsigned depth)
 	}
 }
 
-/* kubectl sends the configuration and the live object through Go's JSON
- * (json.Marshal, then numbers read back as int64 where the text allows),
- * so a float that Go prints as an integer (3.0 -> 3) becomes that integer
- * and equals an applied 3. The annotation is read from its text as is. */
+/* kubectl diffs the configuration and the live object after a trip through
+ * Go's JSON (json.Marshal, then numbers read back as int64 where the text
+ * allows), so a float that Go prints as an integer (3.0 -> 3, -0.0 -> -0 ->
+ * 0) becomes that integer and equals an applied 3. The annotation and the
+ * body of a create are the configuration before that trip: a JSON -0.0 is
+ * written -0 there. The annotation is read from its text as is. */
 static bool has_int_float(const smp_value *v, unsigned depth)
 {
 	int64_t iv;
@@ -786,7 +788,6 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 		goto out;
 	}
 	cfg = mod; /* names for messages: the annotation does not change them */
-	ints_from_floats(mod, 0);
 	if ((rc = set_namespace(a, mod, o, err)) || (rc = validate_labels(mod, err)))
 		goto fail_named;
 	if ((rc = encode_into(&res->enc, &enclen, a, mod, &ann, err)))
@@ -807,11 +808,21 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 	res->ptype = po.type;
 
 	if (!live || live->type == SMP_NULL) {
-		/* Create: the object itself is sent. */
+		/* Create: the object itself is sent (a float -0 as -0), and the
+		 * server reads its integral numbers as integers. */
 		if (!too_large)
 			drop_nulls(mod, 0);
 		res->action = SMP_ACTION_CREATE;
 		res->patch = res->object = mod;
+		if (has_int_float(mod, 0)) {
+			smp_value *obj = smpv_copy(a, mod);
+			if (!obj) {
+				rc = oom(err);
+				goto out;
+			}
+			ints_from_floats(obj, 0);
+			res->object = obj;
+		}
 	} else {
 		const smp_value *lann;
 		const smp_value *lav;
@@ -821,6 +832,8 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 			                 "the live object must be an object (a map)");
 			goto fail_named;
 		}
+		/* modified as kubectl reads it back from its JSON text */
+		ints_from_floats(mod, 0);
 		if (has_int_float(live, 0)) {
 			smp_value *lc = smpv_copy(a, live);
 			if (!lc) {

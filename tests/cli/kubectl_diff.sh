@@ -19,7 +19,10 @@
 #       FAKE_APISERVER (a loopback stand-in serving live.yaml, recording the
 #       request); the request kubectl sends (PATCH body and content type, or
 #       the POST body of a create, or nothing when unchanged) must equal
-#       what `smpatch apply -f config.yaml --live live.yaml -o patch` reports.
+#       what `smpatch apply -f config.yaml --live live.yaml -o patch` reports,
+#       byte for byte (the body is the last member of the -o patch line;
+#       kubectl ends a POST body with a newline), since read as values the
+#       texts 0 and -0 are the same.
 #       `args` holds extra flags for both (e.g. --overwrite=false),
 #       `smpatch-args` flags for smpatch only (e.g. --schema crd.yaml; it
 #       runs in the case directory).
@@ -230,9 +233,27 @@ for name in "$@"; do
 			continue
 		fi
 		[ "$ktype" = none ] && { good "$name"; continue; }
+		awk '{ i = index($0, ",\"patch\":"); printf "%s", substr($0, i + 9, length($0) - i - 9) }' \
+			"$tmp/s.line" > "$tmp/s.body"
+		printf '%s' "$(cat "$tmp/state/request.json")" > "$tmp/k.body"
+		if cmp -s "$tmp/s.body" "$tmp/k.body"; then
+			good "$name"
+			continue
+		fi
 		"$cmp" --get patch "$tmp/s.line" > "$tmp/s.out"
 		cp "$tmp/state/request.json" "$tmp/k.out"
-		compare "$name" 0 0
+		if ! "$cmp" "$tmp/s.out" "$tmp/k.out" > /dev/null 2>&1; then
+			compare "$name" 0 0
+			continue
+		fi
+		bad "$name" "the request bodies are equal as values, not byte for byte"
+		if [ ! -f "$dir/xfail" ]; then
+			# 60 bytes from 20 before the first difference
+			at=$(cmp "$tmp/s.body" "$tmp/k.body" 2>&1 | sed -n 's/.* byte \([0-9]*\).*/\1/p')
+			at=$((${at:-1} > 20 ? ${at:-1} - 20 : 1))
+			echo "  smpatch: ...$(tail -c +$at "$tmp/s.body" | head -c 60)"
+			echo "  kubectl: ...$(tail -c +$at "$tmp/k.body" | head -c 60)"
+		fi
 		;;
 	edit)
 		if [ -z "$url" ]; then
