@@ -519,7 +519,7 @@ out:
 static int put_pieces(apply_out *o, smp_error *err)
 {
 	smp_output fmt = o->a->fmt == APPLY_OUT_YAML ? SMP_OUT_YAML : SMP_OUT_JSON_INDENT;
-	const char *p = o->pieces.ptr, *end = p + o->pieces.len;
+	const char *p = o->pieces.ptr, *end = p ? p + o->pieces.len : NULL;
 	bool first = true;
 	int rc = 0;
 
