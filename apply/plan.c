@@ -45,6 +45,7 @@ int smp_plan_options_set_bool(smp_plan_options *o, const char *name, bool value)
 		{"overwrite", offsetof(smp_plan_options, overwrite)},
 		{"prune", offsetof(smp_plan_options, prune)},
 		{"prune_all", offsetof(smp_plan_options, prune_all)},
+		{"stored", offsetof(smp_plan_options, stored)},
 	};
 
 	for (size_t i = 0; o && name && i < sizeof(fields) / sizeof(fields[0]); i++)
@@ -257,6 +258,8 @@ void smp__plan_entry_release(smp_plan_entry *e)
 	smp_doc_free(e->sent);
 	smp_doc_free(e->status_doc);
 	smp_doc_free(e->extra);
+	smp_doc_free(e->live_stored_doc);
+	smp_doc_free(e->object_stored_doc);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -804,6 +807,8 @@ static int one_config(smp_plan *p, plan_loop *l, plan_sink *sink, size_t i)
 		l->remaining[fi]--;
 	rc = p->o.mode == SMP_PLAN_CLIENT_SIDE ? smp__plan_client_side(&e, p, &st)
 	                                       : smp__plan_server_side(&e, p, &st);
+	if (!rc && p->o.stored && e.object)
+		rc = smp__plan_stored(&e, p);
 	if (rc == 1) { /* left out by the field selector */
 		smp__plan_entry_release(&e);
 		return 0;
@@ -856,7 +861,8 @@ static int prune_all(smp_plan *p, plan_loop *l, plan_sink *sink)
 		if (*lns && !(l->nns && bsearch(&lns, l->nss, l->nns, sizeof(*l->nss), cmp_str)))
 			continue;
 		memset(&e, 0, sizeof(e));
-		if ((rc = prune_entry(&e, p, lv, p->live[i].label))) {
+		if ((rc = prune_entry(&e, p, lv, p->live[i].label)) ||
+		    (p->o.stored && (rc = smp__plan_stored(&e, p)))) {
 			smp__plan_entry_release(&e);
 			return rc;
 		}

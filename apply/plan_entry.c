@@ -227,7 +227,8 @@ int smp_plan_entry_diff_sides(char **live, size_t *live_len, char **merged,
 		return smp__err(err, SMP_EINVAL, "smp_plan_entry_diff_sides: bad arguments");
 	if (failed(e))
 		return smp__err(err, SMP_EINVAL, "a failed entry has no diff");
-	if (!(rc = smp_display_objects(&ld, &rd, e->live, e->object, dflags, err)) &&
+	if (!(rc = smp_display_objects(&ld, &rd, e->live_stored ? e->live_stored : e->live,
+	                               e->object, dflags, err)) &&
 	    !(rc = yaml_text(live, &ll, ld, err)) && (rc = yaml_text(merged, &rl, rd, err))) {
 		smp_free(*live);
 		*live = NULL;

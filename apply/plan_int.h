@@ -46,6 +46,9 @@ struct smp_plan_entry {
 	smp_apply_result *ares;  /* client-side */
 	smp_ssa_result *sres;    /* server-side and replace */
 	smp_doc *sent, *status_doc, *extra;
+	/* with the stored form: the live object and the result as stored */
+	const smp_value *live_stored;
+	smp_doc *live_stored_doc, *object_stored_doc;
 };
 
 struct smp_plan {
@@ -90,6 +93,12 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s);
  * when it names another namespace than an enforced one. */
 int smp__plan_with_namespace(smp_doc **out, const smp_value *cfg,
                              const smp_apply_options *ao, bool enforce, smp_error *err);
+
+/* The plan's stored-form mode for a decided entry: e->object becomes the
+ * result's stored form and e->live_stored the live object's; an object the
+ * server would refuse there turns the entry into an ERROR with its Status.
+ * SMP_ENOMEM. */
+int smp__plan_stored(smp_plan_entry *e, smp_plan *p);
 
 /* Fills e->error from err: the object's reference in front of the
  * message (unless `bare`), the configuration's label, line and column

@@ -480,3 +480,27 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 	r->body = body;
 	return 0;
 }
+
+/* ------------------------------------------------------------ stored form */
+
+int smp__plan_stored(smp_plan_entry *e, smp_plan *p)
+{
+	smp_stored_options so = SMP_STORED_OPTIONS_INIT;
+	smp_error err;
+	int rc = 0;
+
+	(void)p;
+	if (e->live && (rc = smp_stored_form(&e->live_stored_doc, e->live, &so, &err)) == 0)
+		e->live_stored = smp_doc_root(e->live_stored_doc, 0);
+	if (!rc && e->object && (rc = smp_stored_form(&e->object_stored_doc, e->object, &so, &err)) == 0)
+		e->object = smp_doc_root(e->object_stored_doc, 0);
+	if (!rc)
+		return 0;
+	if (rc == SMP_ENOMEM)
+		return rc;
+	/* the server refuses what it cannot decode: the entry fails */
+	e->object = NULL;
+	e->patch = NULL;
+	e->nreq = 0;
+	return refuse(e, &err, e->config ? e->config : e->live, NULL);
+}

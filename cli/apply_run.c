@@ -271,6 +271,8 @@ static int make_plan(smp_plan **plan, plan_refs *r, const apply_cli_args *a)
 	o.prune_allowlist_len = a->nallow;
 	o.cluster_scoped = a->scoped;
 	o.cluster_scoped_len = a->nscoped;
+	/* kubectl diff and --dry-run=server show the server's answers */
+	o.stored = a->server_dry_run || a->fmt == APPLY_OUT_DIFF;
 	if (!smp_plan_new(plan, &o, &err))
 		return CLI_OK;
 	if (err.code != SMP_EINVAL)

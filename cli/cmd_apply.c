@@ -83,7 +83,9 @@ static const char *const help_text[] = {
 	"                        reason Conflict, code 409, details.causes of type\n"
 	"                        FieldManagerConflict).\n"
 	"                        diff: a unified diff of each live object against its\n"
-	"                        result (pruned objects against nothing); exit 1 when\n"
+	"                        result, both as the API server stores them (pruned\n"
+	"                        objects against nothing), so that defaults and the\n"
+	"                        spelling of quantities do not show; exit 1 when\n"
 	"                        anything differs, like kubectl diff. As there, the\n"
 	"                        values of a v1 Secret's data show as ***, or\n"
 	"                        *** (before) / *** (after) where they change.\n"
@@ -148,7 +150,9 @@ static const char *const help_text[] = {
 	"      --dry-run[=MODE]  none, or client (--dry-run alone): the same plan\n"
 	"                        (nothing is ever sent anywhere), client adding\n"
 	"                        \"(dry run)\" to the status lines as kubectl does;\n"
-	"                        server: with --server-side, \"(server dry run)\"\n"
+	"                        server: the objects as the API server stores them\n"
+	"                        (its defaults, canonical quantities, unknown fields\n"
+	"                        dropped; docs/STORED.md), \"(server dry run)\"\n"
 	"      --server-side     apply on the server's terms (field ownership)\n"
 	"      --field-manager NAME  with --server-side: the manager that owns what\n"
 	"                        is applied (default \"kubectl\", as kubectl's);\n"
@@ -269,9 +273,6 @@ static int dry_run(apply_cli_args *a, const char *val, bool server_side)
 	else if (cli_args_parse_bool(val, &b))
 		val = "none";
 	if (strcmp(val, "server") == 0) {
-		if (!server_side)
-			return cli_usage("apply", "%s", "--dry-run=server is not supported yet without "
-			                 "--server-side (the stored form of client-side apply)");
 		a->server_dry_run = true;
 	} else if (strcmp(val, "client") == 0) {
 		if (server_side)

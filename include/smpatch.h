@@ -1248,12 +1248,20 @@ typedef struct smp_plan_options {
 	/* Server-side and replace: the time of the managedFields entries that
 	 * change (RFC 3339); NULL = the wall clock. */
 	const char *now;
+	/* The stored form (what `kubectl apply --dry-run=server` and `kubectl
+	 * diff` show): each entry's object as the API server stores it
+	 * (smp_stored_form: defaults, canonical quantities, unknown fields
+	 * dropped), and its diff against the live object's stored form, so
+	 * that what differs only by defaults or quantity spelling does not
+	 * show. An object the server would refuse there (a bad quantity) is an
+	 * ERROR entry with the server's Status. */
+	bool stored;
 } smp_plan_options;
 
 #define SMP_PLAN_OPTIONS_VERSION 1
 #define SMP_PLAN_OPTIONS_INIT                                                          \
 	{ SMP_PLAN_OPTIONS_VERSION, SMP_PLAN_CLIENT_SIDE, NULL, false, NULL, NULL, false, \
-	  true, NULL, NULL, false, false, NULL, 0, NULL, 0, NULL }
+	  true, NULL, NULL, false, false, NULL, 0, NULL, 0, NULL, false }
 
 /* Fills `o` with the defaults of SMP_PLAN_OPTIONS_INIT for `version`
  * (SMP_PLAN_OPTIONS_VERSION). SMP_EINVAL for NULL or an unknown version. */
@@ -1263,7 +1271,7 @@ SMP_API int smp_plan_options_init(smp_plan_options *o, unsigned version);
  * smp_plan_options with the defaults (free with smp_plan_options_free),
  * and setters by field name. The names are the struct's fields:
  * set_bool: force_conflicts, enforce_namespace, overwrite, prune,
- * prune_all; set_string: mode ("client-side", "server-side", "replace"),
+ * prune_all, stored; set_string: mode ("client-side", "server-side", "replace"),
  * field_manager, default_namespace, now; set_handle: schema (smp_schema),
  * selector, field_selector (smp_selector); set_list: prune_allowlist,
  * cluster_scoped. Strings, lists and handles are referenced, not copied:
@@ -1451,7 +1459,8 @@ enum {
 
 /* The two sides `kubectl diff` compares, as the YAML it writes into its
  * two directories: the live object before (NULL when there is none) and
- * the object after (NULL for prune), without metadata.managedFields
+ * the object after (NULL for prune), both in their stored form when the
+ * plan's options ask for it, without metadata.managedFields
  * unless asked, the values of a v1 Secret's `data` and `stringData` masked
  * as kubectl's Masker does ("***", or "*** (before)" / "*** (after)" for
  * values that differ) unless SMP_PLAN_DIFF_NO_MASK. Free both with

@@ -516,6 +516,16 @@ class Plans(unittest.TestCase):
         self.assertEqual((f.action, f.object["data"]["k"]), ("configure", "v"))
         self.assertTrue(f.requests[0]["force"])
 
+    def test_stored(self):
+        cfg = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+               "spec": {"ports": [{"port": 80}], "selector": {"app": "web"}}}
+        plain = smpatch.apply([cfg], None)[0]
+        self.assertNotIn("protocol", plain.object["spec"]["ports"][0])
+        stored = smpatch.apply([cfg], None, stored=True)[0]
+        self.assertEqual(stored.object["spec"]["ports"][0]["protocol"], "TCP")
+        self.assertEqual(stored.patch, plain.patch)  # what is sent does not change
+        self.assertIn("+    protocol: TCP", stored.diff())
+
     def test_replace_not_found(self):
         e = smpatch.apply(CM % "a", None, mode="replace")[0]
         self.assertEqual(e.action, "error")

@@ -351,7 +351,7 @@ class Plan(V.Handle, collections.abc.Sequence):
     def __init__(self, *, mode="client-side", field_manager=None, force_conflicts=False,
                  namespace=None, enforce_namespace=False, overwrite=True, selector=None,
                  field_selector=None, prune=False, prune_all=False, prune_allowlist=None,
-                 cluster_scoped=None, schema=None, now=None):
+                 cluster_scoped=None, schema=None, now=None, stored=False):
         _need()
         self._ptr = None
         self._entries = None
@@ -385,6 +385,7 @@ class Plan(V.Handle, collections.abc.Sequence):
         o.list("prune_allowlist", prune_allowlist)
         o.list("cluster_scoped", cluster_scoped)
         o.string("now", now)
+        o.bool("stored", stored)
         out, e = ctypes.c_void_p(), n.Error()
         E.check(_F["smp_plan_new"](ctypes.byref(out), o._handle(), ctypes.byref(e)), e)
         self._ptr = out.value
@@ -463,7 +464,9 @@ def apply(config_text, live_text=None, *, server_side=False, field_manager=None,
     prune_allowlist (["core/v1/ConfigMap", ...]), cluster_scoped (kinds no
     schema describes that are cluster-scoped: ["ClusterIssuer.cert-manager.io",
     ...]), schema (a Schema or OpenAPI/CRD text), now (RFC 3339 time of the
-    managedFields entries), mode ("replace" for kubectl replace).
+    managedFields entries), mode ("replace" for kubectl replace), stored
+    (the objects and diffs as the API server stores them, as
+    --dry-run=server and kubectl diff show them).
 
     One object's failure does not stop the others: it is a "conflict" or
     "error" entry.
