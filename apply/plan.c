@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ------------------------------------------------------------ options */
 
@@ -70,6 +71,16 @@ int smp_plan_options_set_string(smp_plan_options *o, const char *name, const cha
 			}
 		return SMP_EINVAL;
 	}
+	if (strcmp(name, "propagation") == 0) {
+		static const char *const policies[] = {"background", "foreground", "orphan"};
+
+		for (size_t i = 0; value && i < sizeof(policies) / sizeof(policies[0]); i++)
+			if (strcasecmp(value, policies[i]) == 0) {
+				o->propagation = (smp_propagation)i;
+				return 0;
+			}
+		return SMP_EINVAL;
+	}
 	if (strcmp(name, "field_manager") == 0)
 		o->field_manager = value;
 	else if (strcmp(name, "default_namespace") == 0)
@@ -78,6 +89,14 @@ int smp_plan_options_set_string(smp_plan_options *o, const char *name, const cha
 		o->now = value;
 	else
 		return SMP_EINVAL;
+	return 0;
+}
+
+int smp_plan_options_set_int(smp_plan_options *o, const char *name, int64_t value)
+{
+	if (!o || !name || strcmp(name, "grace_period_seconds") != 0 || value < -1)
+		return SMP_EINVAL;
+	o->grace_period_seconds = value;
 	return 0;
 }
 
@@ -175,6 +194,7 @@ static int check_options(smp_plan *p, smp_error *err)
 	const smp_plan_options *o = &p->o;
 
 	if (o->version != SMP_PLAN_OPTIONS_VERSION || (unsigned)o->mode > SMP_PLAN_REPLACE ||
+	    (unsigned)o->propagation > SMP_PROPAGATION_ORPHAN || o->grace_period_seconds < -1 ||
 	    (o->prune_allowlist_len && !o->prune_allowlist) ||
 	    (o->cluster_scoped_len && !o->cluster_scoped))
 		return smp__err(err, SMP_EINVAL, "smp_plan_new: bad options");
@@ -259,6 +279,7 @@ void smp__plan_entry_release(smp_plan_entry *e)
 	smp_doc_free(e->status_doc);
 	smp_doc_free(e->extra);
 	smp_doc_free(e->live_stored_doc);
+	smp_doc_free(e->delete_doc);
 	smp_doc_free(e->object_stored_doc);
 	memset(e, 0, sizeof(*e));
 }
@@ -612,6 +633,14 @@ int smp__plan_fail(smp_plan_entry *e, const smp_error *err, const smp_value *obj
 	}
 	if (e->action != SMP_ACTION_CONFLICT)
 		e->action = SMP_ACTION_ERROR;
+	if (!e->status && c) {
+		/* the server's answer, in one shape for every mode */
+		smp_error e2;
+
+		if (smp_status_from_error(&e->status_doc, e->error, c, &e2) == SMP_ENOMEM)
+			return SMP_ENOMEM;
+		e->status = smp_doc_root(e->status_doc, 0);
+	}
 	return 0;
 }
 
@@ -687,24 +716,37 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* A PRUNE entry for the live object `live` (from `label`): the DELETE
- * kubectl sends. */
+ * kubectl sends (its DeleteOptions: propagation policy and grace period),
+ * and the same with the live object's preconditions, to delete safely. */
 static int prune_entry(smp_plan_entry *e, smp_plan *p, const smp_value *live,
                        const char *label)
 {
+	smp_delete_options d = SMP_DELETE_OPTIONS_INIT;
 	smp_error err;
+	bool pre = false;
 
 	e->plan = p;
 	e->action = SMP_ACTION_PRUNE;
 	e->live = live;
 	e->label = label;
 	smp__plan_ref(e, live, NULL);
-	/* kubectl's prune: DeleteOptions with the propagation policy only */
-	if (smp_delete_options_build(&e->extra, NULL, NULL, NULL, &err))
+	d.propagation = p->o.propagation;
+	d.grace_period_seconds = p->o.grace_period_seconds;
+	if (smp_delete_options_build(&e->extra, NULL, NULL, &d, &err) ||
+	    smp_delete_options_build(&e->delete_doc, &pre, live, &d, &err))
 		return SMP_ENOMEM;
 	e->req[0].method = "DELETE";
 	e->req[0].content_type = "application/json";
 	e->req[0].body = smp_doc_root(e->extra, 0);
 	e->nreq = 1;
+	if (!pre) {
+		char ref[512], line[700];
+
+		smp_apply_object_ref(ref, sizeof(ref), live);
+		snprintf(line, sizeof(line), "Warning: %s has no metadata.uid: its delete options "
+		         "carry no preconditions", ref);
+		return smp__plan_warn(e, line, strlen(line));
+	}
 	return 0;
 }
 

@@ -124,6 +124,11 @@ const smp_value *smp_plan_entry_status(const smp_plan_entry *e)
 	return e ? e->status : NULL;
 }
 
+const smp_value *smp_plan_entry_delete_options(const smp_plan_entry *e)
+{
+	return e && e->delete_doc ? smp_doc_root(e->delete_doc, 0) : NULL;
+}
+
 static bool failed(const smp_plan_entry *e)
 {
 	return e->action == SMP_ACTION_ERROR || e->action == SMP_ACTION_CONFLICT;
@@ -281,4 +286,20 @@ int smp_plan_entry_diff(char **out, size_t *len, const smp_plan_entry *e, unsign
 	return rc ? smp__err(err, rc, rc == SMP_ENOMEM ? "out of memory"
 	                                               : "the objects are too large to compare")
 	          : 0;
+}
+
+int smp_plan_entry_changes(smp_doc **out, const smp_plan_entry *e, unsigned flags,
+                           smp_error *err)
+{
+	smp_changes_options co = SMP_CHANGES_OPTIONS_INIT;
+
+	if (out)
+		*out = NULL;
+	if (!out || !e)
+		return smp__err(err, SMP_EINVAL, "smp_plan_entry_changes: bad arguments");
+	if (failed(e))
+		return smp__err(err, SMP_EINVAL, "a failed entry has no changes");
+	co.schema = e->plan->o.schema;
+	co.flags = flags;
+	return smp_changes(out, e->live_stored ? e->live_stored : e->live, e->object, &co, err);
 }

@@ -49,6 +49,7 @@ struct smp_plan_entry {
 	/* with the stored form: the live object and the result as stored */
 	const smp_value *live_stored;
 	smp_doc *live_stored_doc, *object_stored_doc;
+	smp_doc *delete_doc;  /* prune: DeleteOptions with preconditions */
 };
 
 struct smp_plan {
@@ -102,7 +103,8 @@ int smp__plan_stored(smp_plan_entry *e, smp_plan *p);
 
 /* Fills e->error from err: the object's reference in front of the
  * message (unless `bare`), the configuration's label, line and column
- * where err names no file. SMP_ENOMEM. */
+ * where err names no file; and, unless the entry has one, the Status the
+ * server answers (smp_status_from_error). SMP_ENOMEM. */
 int smp__plan_fail(smp_plan_entry *e, const smp_error *err, const smp_value *obj, bool bare);
 
 /* Appends a warning line to the entry (copied). SMP_ENOMEM. */

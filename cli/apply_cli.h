@@ -20,7 +20,8 @@ typedef enum apply_cli_format {
 	APPLY_OUT_YAML,
 	APPLY_OUT_JSON,
 	APPLY_OUT_DIFF,
-	APPLY_OUT_NAME
+	APPLY_OUT_NAME,
+	APPLY_OUT_CHANGES
 } apply_cli_format;
 
 /* The command line of apply (either mode) or replace. The arrays hold
@@ -34,6 +35,8 @@ typedef struct apply_cli_args {
 	bool recursive, managed, force, overwrite, prune, all, server_dry_run, client_dry_run;
 	bool color;                /* -o diff: ANSI colours (--color) */
 	const char *external_diff; /* -o diff: $KUBECTL_EXTERNAL_DIFF, or NULL */
+	smp_propagation cascade;   /* prune: --cascade */
+	int64_t grace_period;      /* prune: --grace-period (-1: not sent) */
 	apply_cli_format fmt;
 } apply_cli_args;
 

@@ -31,6 +31,7 @@ int apply_cli_args_init(apply_cli_args *a, int argc, smp_plan_mode mode, const c
 	a->cmd = cmd;
 	a->overwrite = true;
 	a->fmt = mode == SMP_PLAN_REPLACE ? APPLY_OUT_NONE : APPLY_OUT_PATCH;
+	a->grace_period = -1;
 	a->files = calloc(n, sizeof(*a->files));
 	a->schemas = calloc(n, sizeof(*a->schemas));
 	a->allow = calloc(n, sizeof(*a->allow));
@@ -48,8 +49,8 @@ void apply_cli_args_release(apply_cli_args *a)
 
 int apply_cli_output(apply_cli_format *fmt, const char *cmd, const char *names, const char *val)
 {
-	static const char *const all[] = {"patch", "yaml", "json", "diff", "name"};
-	char list[64];
+	static const char *const all[] = {"patch", "yaml", "json", "diff", "name", "changes"};
+	char list[96];
 	size_t n = 0;
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
@@ -271,8 +272,12 @@ static int make_plan(smp_plan **plan, plan_refs *r, const apply_cli_args *a)
 	o.prune_allowlist_len = a->nallow;
 	o.cluster_scoped = a->scoped;
 	o.cluster_scoped_len = a->nscoped;
-	/* kubectl diff and --dry-run=server show the server's answers */
-	o.stored = a->server_dry_run || a->fmt == APPLY_OUT_DIFF;
+	/* kubectl diff and --dry-run=server show the server's answers; the
+	 * changes (-o changes, and their count in -o patch) are between them */
+	o.stored = a->server_dry_run || a->fmt == APPLY_OUT_DIFF || a->fmt == APPLY_OUT_PATCH ||
+	           a->fmt == APPLY_OUT_CHANGES;
+	o.propagation = a->cascade;
+	o.grace_period_seconds = a->grace_period;
 	if (!smp_plan_new(plan, &o, &err))
 		return CLI_OK;
 	if (err.code != SMP_EINVAL)
@@ -302,17 +307,24 @@ typedef struct apply_out {
 
 static const char *action_name(smp_apply_action a)
 {
-	static const char *const names[] = {"create", "configure", "unchanged", "prune"};
+	static const char *const names[] = {"create", "configure", "unchanged", "prune",
+	                                    "conflict", "error"};
 
-	return (unsigned)a < 4 ? names[a] : "error";
+	return (unsigned)a < 6 ? names[a] : "error";
 }
 
-/* -o patch: one JSON line, the request kubectl sends. */
-static int put_patch_line(apply_out *o, const smp_plan_entry *e, smp_error *err)
+/* Appends `"key":<v as compact JSON, keys sorted>`, a comma first. */
+static int put_member(cli_buf *b, const char *key, const smp_value *v, smp_error *err)
 {
-	cli_buf *b = &o->out;
-	smp_apply_action act = smp_plan_entry_action(e);
+	cli_buf_putc(b, ',');
+	cli_json_string(b, key);
+	cli_buf_putc(b, ':');
+	return cli_buf_value(b, v, SMP_OUT_JSON, true, err);
+}
 
+/* The start of an entry's JSON line: what it is about and its action. */
+static void put_head(cli_buf *b, const smp_plan_entry *e)
+{
 	cli_buf_puts(b, "{\"apiVersion\":");
 	cli_json_string(b, smp_plan_entry_api_version(e));
 	cli_buf_puts(b, ",\"kind\":");
@@ -322,10 +334,34 @@ static int put_patch_line(apply_out *o, const smp_plan_entry *e, smp_error *err)
 	cli_buf_puts(b, ",\"name\":");
 	cli_json_string(b, smp_plan_entry_name(e));
 	cli_buf_puts(b, ",\"action\":");
-	cli_json_string(b, action_name(act));
+	cli_json_string(b, action_name(smp_plan_entry_action(e)));
+}
+
+/* -o patch: one JSON line, the request kubectl sends, with the number of
+ * fields it changes (as -o changes lists them); a prune line carries the
+ * DeleteOptions to delete safely, a failed object's the server's Status. */
+static int put_patch_line(apply_out *o, const smp_plan_entry *e, size_t nchanges,
+                          smp_error *err)
+{
+	cli_buf *b = &o->out;
+	smp_apply_action act = smp_plan_entry_action(e);
+	char num[32];
+
+	put_head(b, e);
+	if (act == SMP_ACTION_ERROR || act == SMP_ACTION_CONFLICT) {
+		if (put_member(b, "status", smp_plan_entry_status(e), err))
+			return err->code;
+		cli_buf_puts(b, "}\n");
+		return 0;
+	}
 	cli_buf_puts(b, ",\"patchType\":");
 	if (act == SMP_ACTION_PRUNE) {
-		cli_buf_puts(b, "null,\"patch\":null}\n");
+		snprintf(num, sizeof(num), "%zu", nchanges);
+		cli_buf_puts(b, "null,\"changes\":");
+		cli_buf_puts(b, num);
+		if (put_member(b, "deleteOptions", smp_plan_entry_delete_options(e), err))
+			return err->code;
+		cli_buf_puts(b, ",\"patch\":null}\n");
 		return 0;
 	}
 	if (o->a->mode != SMP_PLAN_CLIENT_SIDE) {
@@ -340,11 +376,42 @@ static int put_patch_line(apply_out *o, const smp_plan_entry *e, smp_error *err)
 		                   ? "application/merge-patch+json"
 		                   : "application/strategic-merge-patch+json");
 	}
-	cli_buf_puts(b, ",\"patch\":");
-	if (cli_buf_value(b, smp_plan_entry_patch(e), SMP_OUT_JSON, true, err))
+	snprintf(num, sizeof(num), ",\"changes\":%zu", nchanges);
+	cli_buf_puts(b, num);
+	if (put_member(b, "patch", smp_plan_entry_patch(e), err))
 		return err->code;
 	cli_buf_puts(b, "}\n");
 	return 0;
+}
+
+/* -o changes: one JSON line per changed field; *n their number. With
+ * `print` false only counted. */
+static int put_changes(apply_out *o, const smp_plan_entry *e, bool print, size_t *n,
+                       smp_error *err)
+{
+	smp_doc *d = NULL;
+	const smp_value *list;
+	int rc = smp_plan_entry_changes(&d, e, 0, err);
+
+	*n = 0;
+	if (rc)
+		return rc;
+	list = smp_doc_root(d, 0);
+	*n = smp_value_len(list);
+	for (size_t i = 0; print && i < *n && !rc; i++) {
+		const smp_value *c = smp_list_get(list, i);
+
+		put_head(&o->out, e);
+		for (size_t k = 0; k < smp_value_len(c) && !rc; k++) {
+			const char *key = smp_map_key(c, k, NULL);
+
+			/* "op" names the change; the entry's action says the rest */
+			rc = put_member(&o->out, key, smp_map_value(c, k), err);
+		}
+		cli_buf_puts(&o->out, "}\n");
+	}
+	smp_doc_free(d);
+	return rc;
 }
 
 /* The object an entry shows with -o yaml|json: the result, or the live
@@ -469,13 +536,17 @@ static int on_entry(const smp_plan_entry *e, void *user)
 	                                       : smp_plan_entry_live(e));
 	if (act == SMP_ACTION_ERROR || act == SMP_ACTION_CONFLICT) {
 		report(o, e);
-		rc = objects ? keep_piece(o, e, &err) : 0;
+		if (objects)
+			rc = keep_piece(o, e, &err);
+		else if (a->fmt == APPLY_OUT_PATCH && smp_plan_entry_status(e))
+			rc = put_patch_line(o, e, 0, &err);
 		goto out;
 	}
 	for (size_t i = 0; i < smp_plan_entry_warning_count(e); i++)
 		put_warning(&o->status, smp_plan_entry_warning(e, i));
-	/* -o diff and -o name print no status lines, as kubectl's printers */
-	if (a->fmt != APPLY_OUT_DIFF && a->fmt != APPLY_OUT_NAME) {
+	/* -o diff, name and changes print no status lines, as kubectl's
+	 * printers */
+	if (a->fmt != APPLY_OUT_DIFF && a->fmt != APPLY_OUT_NAME && a->fmt != APPLY_OUT_CHANGES) {
 		if ((rc = smp_plan_entry_status_line(&line, &len, e,
 		                                     (a->server_dry_run ? SMP_PLAN_LINE_SERVER_DRY_RUN : 0) |
 		                                     (a->client_dry_run ? SMP_PLAN_LINE_DRY_RUN : 0),
@@ -485,7 +556,14 @@ static int on_entry(const smp_plan_entry *e, void *user)
 		cli_buf_putc(&o->status, '\n');
 	}
 	if (a->fmt == APPLY_OUT_PATCH) {
-		rc = put_patch_line(o, e, &err);
+		size_t n = 0;
+
+		if (!(rc = put_changes(o, e, false, &n, &err)))
+			rc = put_patch_line(o, e, n, &err);
+	} else if (a->fmt == APPLY_OUT_CHANGES) {
+		size_t n = 0;
+
+		rc = put_changes(o, e, true, &n, &err);
 	} else if (objects) {
 		rc = keep_piece(o, e, &err);
 	} else if (a->fmt == APPLY_OUT_DIFF) {

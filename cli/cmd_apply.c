@@ -72,6 +72,7 @@ static const char *const help_text[] = {
 	"                        \"force\" (the query parameters), patch the\n"
 	"                        configuration with its namespace filled in; action\n"
 	"                        create, configure (the object changes) or unchanged.\n"
+	,
 	"                        yaml, json: the resulting objects, as the API server\n"
 	"                        stores them before its defaulting (what kubectl apply\n"
 	"                        -o yaml|json or --dry-run=server shows; --dry-run=client\n"
@@ -95,8 +96,20 @@ static const char *const help_text[] = {
 	"                        LIVE-* and MERGED-*, of one file per object named\n"
 	"                        [group.]version.Kind.namespace.name, its arguments\n"
 	"                        after them; its output and exit code are the diff's.\n"
+	,
 	"                        name: kind.group/name per object.\n"
-	"                        With diff and name, no status lines are printed.\n"
+	"                        changes: one JSON line per changed field of the\n"
+	"                          stored forms {\"apiVersion\",\"kind\",\"namespace\",\n"
+	"                           \"name\",\"action\",\"path\",\"op\",\"from\",\"to\"}\n"
+	"                        with op add|remove|replace, list items by merge key\n"
+	"                        (spec.template.spec.containers[name=web].image),\n"
+	"                        Secret values masked; a new or pruned object is one\n"
+	"                        line (path \"\"). -o patch lines carry their number,\n"
+	"                        \"changes\": N; a prune line also \"deleteOptions\"\n"
+	"                        (kubectl's body plus the live object's uid and\n"
+	"                        resourceVersion as preconditions), and a failed\n"
+	"                        object a line with \"status\", the server's answer.\n"
+	"                        With diff, name and changes, no status lines.\n"
 	"      --color[=WHEN]    -o diff in colour: auto (default: when the output is\n"
 	"                        a terminal), always (--color alone) or never\n"
 	"      --show-managed-fields  keep metadata.managedFields in the objects\n"
@@ -122,6 +135,9 @@ static const char *const help_text[] = {
 	"                        use. Nothing is deleted anywhere: this is a plan.\n"
 	"                        Not with --server-side.\n"
 	"      --all             select all objects: --prune without -l (not with -l)\n"
+	"      --cascade[=HOW]   prune's propagationPolicy: background (default),\n"
+	"                        foreground or orphan\n"
+	"      --grace-period=N  prune's gracePeriodSeconds (-1, the default: none)\n"
 	"      --prune-allowlist GROUP/VERSION/KIND  prune these kinds instead of the\n"
 	"                        default set (core for the core group, e.g.\n"
 	"                        core/v1/ConfigMap, apps/v1/Deployment); repeatable;\n"
@@ -186,7 +202,7 @@ enum {
 	OPT_FILENAME = 1, OPT_RECURSIVE, OPT_LIVE, OPT_OUTPUT, OPT_OVERWRITE, OPT_MANAGED,
 	OPT_PRUNE, OPT_ALL, OPT_ALLOW, OPT_SELECTOR, OPT_FIELD_SELECTOR, OPT_NAMESPACE,
 	OPT_OPENAPI, OPT_SCHEMA, OPT_CLUSTER_SCOPED, OPT_DRY_RUN, OPT_SERVER_SIDE,
-	OPT_FIELD_MANAGER, OPT_FORCE_CONFLICTS, OPT_COLOR
+	OPT_FIELD_MANAGER, OPT_FORCE_CONFLICTS, OPT_COLOR, OPT_CASCADE, OPT_GRACE_PERIOD
 };
 
 /* Every option of `smpatch apply`, as the parser, --help and completion
@@ -195,7 +211,7 @@ const cli_option cli_apply_options[] = {
 	{"filename", 'f', CLI_ARG_VALUE, OPT_FILENAME, "@file", NULL},
 	{"recursive", 'R', CLI_ARG_BOOL, OPT_RECURSIVE, NULL, NULL},
 	{"live", 0, CLI_ARG_VALUE, OPT_LIVE, "@file", NULL},
-	{"output", 'o', CLI_ARG_VALUE, OPT_OUTPUT, "patch yaml json diff name", NULL},
+	{"output", 'o', CLI_ARG_VALUE, OPT_OUTPUT, "patch yaml json diff name changes", NULL},
 	{"overwrite", 0, CLI_ARG_BOOL, OPT_OVERWRITE, NULL, NULL},
 	{"show-managed-fields", 0, CLI_ARG_BOOL, OPT_MANAGED, NULL, NULL},
 	{"prune", 0, CLI_ARG_BOOL, OPT_PRUNE, NULL, NULL},
@@ -213,6 +229,9 @@ const cli_option cli_apply_options[] = {
 	{"field-manager", 0, CLI_ARG_VALUE, OPT_FIELD_MANAGER, NULL, NULL},
 	{"force-conflicts", 0, CLI_ARG_BOOL, OPT_FORCE_CONFLICTS, NULL, NULL},
 	{"color", 0, CLI_ARG_OPTIONAL, OPT_COLOR, "auto always never", "always"},
+	{"cascade", 0, CLI_ARG_OPTIONAL, OPT_CASCADE, "background foreground orphan",
+	 "background"},
+	{"grace-period", 0, CLI_ARG_VALUE, OPT_GRACE_PERIOD, NULL, NULL},
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -222,6 +241,36 @@ typedef struct apply_flags {
 	const char *dry_run;
 	const char *prune_flag; /* how a prune option was spelled */
 } apply_flags;
+
+/* --cascade as kubectl reads it (true and false are its old spellings). */
+static int cascade(apply_cli_args *a, const char *val)
+{
+	static const char *const names[] = {"background", "foreground", "orphan"};
+	bool b;
+
+	if (cli_args_parse_bool(val, &b))
+		val = b ? "background" : "orphan";
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(val, names[i]) == 0) {
+			a->cascade = (smp_propagation)i;
+			return CLI_OK;
+		}
+	return cli_usage("apply", "invalid cascade value (%s). Must be \"background\", "
+	                 "\"foreground\", or \"orphan\".", val);
+}
+
+/* --grace-period=N: seconds, -1 (the default) sends none. */
+static int grace_period(apply_cli_args *a, const char *val)
+{
+	char *end;
+	long long n = strtoll(val, &end, 10);
+
+	if (!*val || *end || n < -1)
+		return cli_usage("apply", "invalid value for --grace-period: '%s' (seconds, or -1)",
+		                 val);
+	a->grace_period = n;
+	return CLI_OK;
+}
 
 /* One option or argument into a / f; CLI_OK or CLI_USAGE (said). */
 static int take(apply_cli_args *a, apply_flags *f, const cli_args *p, int k)
@@ -234,7 +283,10 @@ static int take(apply_cli_args *a, apply_flags *f, const cli_args *p, int k)
 	case OPT_RECURSIVE: a->recursive = p->on; break;
 	case OPT_LIVE: a->live_path = p->value; break;
 	case OPT_OUTPUT:
-		return apply_cli_output(&a->fmt, "apply", "patch yaml json diff name", p->value);
+		return apply_cli_output(&a->fmt, "apply", "patch yaml json diff name changes",
+		                        p->value);
+	case OPT_CASCADE: return cascade(a, p->value);
+	case OPT_GRACE_PERIOD: return grace_period(a, p->value);
 	case OPT_OVERWRITE: a->overwrite = p->on; break;
 	case OPT_MANAGED: a->managed = p->on; break;
 	case OPT_PRUNE: a->prune = p->on; f->prune_flag = "--prune"; break;

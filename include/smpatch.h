@@ -1256,12 +1256,17 @@ typedef struct smp_plan_options {
 	 * show. An object the server would refuse there (a bad quantity) is an
 	 * ERROR entry with the server's Status. */
 	bool stored;
+	/* Prune: what the DELETE asks (kubectl's --cascade and --grace-period;
+	 * -1: no gracePeriodSeconds sent). */
+	smp_propagation propagation;
+	int64_t grace_period_seconds;
 } smp_plan_options;
 
 #define SMP_PLAN_OPTIONS_VERSION 1
 #define SMP_PLAN_OPTIONS_INIT                                                          \
 	{ SMP_PLAN_OPTIONS_VERSION, SMP_PLAN_CLIENT_SIDE, NULL, false, NULL, NULL, false, \
-	  true, NULL, NULL, false, false, NULL, 0, NULL, 0, NULL, false }
+	  true, NULL, NULL, false, false, NULL, 0, NULL, 0, NULL, false,                 \
+	  SMP_PROPAGATION_BACKGROUND, -1 }
 
 /* Fills `o` with the defaults of SMP_PLAN_OPTIONS_INIT for `version`
  * (SMP_PLAN_OPTIONS_VERSION). SMP_EINVAL for NULL or an unknown version. */
@@ -1272,9 +1277,10 @@ SMP_API int smp_plan_options_init(smp_plan_options *o, unsigned version);
  * and setters by field name. The names are the struct's fields:
  * set_bool: force_conflicts, enforce_namespace, overwrite, prune,
  * prune_all, stored; set_string: mode ("client-side", "server-side", "replace"),
- * field_manager, default_namespace, now; set_handle: schema (smp_schema),
- * selector, field_selector (smp_selector); set_list: prune_allowlist,
- * cluster_scoped. Strings, lists and handles are referenced, not copied:
+ * field_manager, default_namespace, now, propagation ("background",
+ * "foreground", "orphan"); set_int: grace_period_seconds; set_handle:
+ * schema (smp_schema), selector, field_selector (smp_selector); set_list:
+ * prune_allowlist, cluster_scoped. Strings, lists and handles are referenced, not copied:
  * they must outlive every plan made with the options. SMP_EINVAL for an
  * unknown name or mode, or NULL `o`/`name`; SMP_ENOMEM. */
 SMP_API int smp_plan_options_new(smp_plan_options **out);
@@ -1282,6 +1288,7 @@ SMP_API void smp_plan_options_free(smp_plan_options *o);
 SMP_API int smp_plan_options_set_bool(smp_plan_options *o, const char *name, bool value);
 SMP_API int smp_plan_options_set_string(smp_plan_options *o, const char *name,
                                         const char *value);
+SMP_API int smp_plan_options_set_int(smp_plan_options *o, const char *name, int64_t value);
 SMP_API int smp_plan_options_set_handle(smp_plan_options *o, const char *name,
                                         const void *handle);
 SMP_API int smp_plan_options_set_list(smp_plan_options *o, const char *name,
@@ -1427,12 +1434,33 @@ SMP_API const smp_error *smp_plan_entry_error(const smp_plan_entry *e);
  * line), then kubectl's advice. Owned by the entry. */
 SMP_API const char *smp_plan_entry_error_detail(const smp_plan_entry *e);
 
-/* Server-side and replace: for an entry the server refuses, the
- * metav1.Status it answers (a field conflict: 409 Conflict with one
- * FieldManagerConflict cause per field; a missing object for replace:
- * 404 NotFound; see smp_status_from_error); NULL otherwise. Owned by the
+/* For a failed object (not an input that could not be read), the
+ * metav1.Status the server answers, one shape in every mode: a
+ * server-side field conflict is 409 Conflict with one FieldManagerConflict
+ * cause per field, a missing object for replace 404 NotFound, others as
+ * smp_status_from_error makes them from the entry's error (422 Invalid for
+ * a field, 409 Conflict for a client-side conflict or a changed name, 400
+ * BadRequest for what cannot be decoded). NULL otherwise. Owned by the
  * entry. */
 SMP_API const smp_value *smp_plan_entry_status(const smp_plan_entry *e);
+
+/* PRUNE entries: the DeleteOptions to delete the live object safely from
+ * a plan made on a dump: kubectl's body (propagationPolicy,
+ * gracePeriodSeconds: smp_plan_request_body) plus preconditions, the live
+ * object's uid and resourceVersion, so that the server refuses to delete
+ * an object recreated or changed since (smp_delete_options_build). A live
+ * object without a uid gets none, and a warning. NULL for other entries.
+ * Owned by the entry. */
+SMP_API const smp_value *smp_plan_entry_delete_options(const smp_plan_entry *e);
+
+/* Every changed field of the entry, as the single root of a new document
+ * (free with smp_doc_free): smp_changes() of the live object and the
+ * object after (stored forms when the plan has `stored`), keyed by merge
+ * key, Secret values masked unless `flags` has SMP_CHANGES_NO_MASK; a new
+ * object and a pruned one are one change each. SMP_EINVAL for failed
+ * entries, SMP_ENOMEM. */
+SMP_API int smp_plan_entry_changes(smp_doc **out, const smp_plan_entry *e, unsigned flags,
+                                   smp_error *err);
 
 /* smp_plan_entry_status_line flags */
 enum {

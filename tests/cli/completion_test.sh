@@ -25,7 +25,7 @@ smpatch convert --output=j|json
 smpatch convert --output |json yaml
 smpatch convert -o |json yaml
 smpatch convert -oy|-oyaml
-smpatch apply -o |diff json name patch yaml
+smpatch apply -o |changes diff json name patch yaml
 smpatch apply -R -o n|name
 smpatch apply --force|--force-conflicts
 smpatch replace -o |diff json name yaml

@@ -631,9 +631,10 @@ class PlansEqualTheCLI(unittest.TestCase):
     def _check(self, case, exp, opts, configs, live):
         want = read(exp, "stdout").splitlines()
         try:
+            # -o patch counts the changes of the stored forms
             plan = smpatch.Plan(**{k: v for k, v in opts.items() if k != "server_side"},
                                 mode="server-side" if opts.get("server_side") else
-                                "client-side")
+                                "client-side", stored=True)
             for c in configs:
                 plan.add_config(read(case, c), file=c)
             if live:
@@ -642,15 +643,20 @@ class PlansEqualTheCLI(unittest.TestCase):
         except smpatch.Error:
             self.assertEqual(want, [])  # the CLI printed nothing either
             return
-        got = [e for e in plan if not e.failed]
+        # a failed object has a line when the server would answer it
+        got = [e for e in plan if not e.failed or e.server_status is not None]
         self.assertEqual(len(got), len(want))
         for e, line in zip(got, want):
             rec = json.loads(line)
             self.assertEqual((e.action, e.kind, e.namespace, e.name),
                              (rec["action"], rec["kind"], rec["namespace"], rec["name"]))
-            if e.action == "prune":
-                continue
-            self.assertTrue(line.endswith('"patch":' + e.patch_json + "}"), line)
+            if e.failed:
+                self.assertEqual(rec["status"], e.server_status)
+            elif e.action == "prune":
+                self.assertEqual(rec["deleteOptions"], e.delete_options)
+            else:
+                self.assertTrue(line.endswith('"patch":' + e.patch_json + "}"), line)
+                self.assertEqual(rec["changes"], len(e.changes()))
 
 
 def smpatch_program(*args, stdin=None):

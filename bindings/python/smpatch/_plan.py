@@ -32,6 +32,7 @@ def _declare():
         ("smp_plan_options_free", None, _P),
         ("smp_plan_options_set_bool", c_int, _P, c_char_p, c_bool),
         ("smp_plan_options_set_string", c_int, _P, c_char_p, c_char_p),
+        ("smp_plan_options_set_int", c_int, _P, c_char_p, ctypes.c_int64),
         ("smp_plan_options_set_handle", c_int, _P, c_char_p, _P),
         ("smp_plan_options_set_list", c_int, _P, c_char_p, ctypes.POINTER(c_char_p), c_size_t),
         ("smp_plan_new", c_int, ctypes.POINTER(_P), _P, _ERR),
@@ -64,6 +65,8 @@ def _declare():
         ("smp_plan_entry_error", _ERR, _P),
         ("smp_plan_entry_error_detail", c_char_p, _P),
         ("smp_plan_entry_status", _P, _P),
+        ("smp_plan_entry_delete_options", _P, _P),
+        ("smp_plan_entry_changes", c_int, ctypes.POINTER(_P), _P, c_uint, _ERR),
         ("smp_plan_entry_status_line", c_int, ctypes.POINTER(_P), ctypes.POINTER(c_size_t), _P,
          c_uint, _ERR),
         ("smp_plan_entry_diff", c_int, ctypes.POINTER(_P), ctypes.POINTER(c_size_t), _P,
@@ -124,8 +127,10 @@ class Entry(collections.abc.Mapping):
     error         an smpatch.Error for a "conflict" or "error" entry, else
                   None (as a mapping value: its fields as a dict)
     error_detail  more about a conflict (several lines), or None
-    server_status the metav1.Status the server answers a refused request
-                  (server-side and replace), or None
+    server_status the metav1.Status the server answers a failed object, or
+                  None
+    delete_options  a prune's DeleteOptions with the live object's
+                  preconditions, or None
     status        kubectl's status line ("deployment.apps/web configured"),
                   None for failures
 
@@ -135,7 +140,7 @@ class Entry(collections.abc.Mapping):
 
     _KEYS = ("action", "patch_type", "content_type", "patch", "requests", "object", "live",
              "config", "file", "api_version", "kind", "namespace", "name", "warnings",
-             "error", "error_detail", "server_status", "status")
+             "error", "error_detail", "server_status", "delete_options", "status")
 
     def __init__(self, plan, ptr):
         self._plan = plan  # keeps the C plan, which owns the entry, alive
@@ -209,6 +214,21 @@ class Entry(collections.abc.Mapping):
     @property
     def server_status(self):
         return self._value("smp_plan_entry_status")
+
+    @property
+    def delete_options(self):
+        return self._value("smp_plan_entry_delete_options")
+
+    def changes(self, *, mask_secrets=True):
+        """Every changed field, as `smpatch apply -o changes` lists them:
+        dicts of path, op ("add", "remove", "replace"), from, to."""
+        out, e = ctypes.c_void_p(), n.Error()
+        E.check(_F["smp_plan_entry_changes"](ctypes.byref(out), self._h(),
+                                             0 if mask_secrets else 1, ctypes.byref(e)), e)
+        try:
+            return V.to_python(n.smp_doc_root(out, 0))
+        finally:
+            n.smp_doc_free(out)
 
     @property
     def file(self):
@@ -351,7 +371,8 @@ class Plan(V.Handle, collections.abc.Sequence):
     def __init__(self, *, mode="client-side", field_manager=None, force_conflicts=False,
                  namespace=None, enforce_namespace=False, overwrite=True, selector=None,
                  field_selector=None, prune=False, prune_all=False, prune_allowlist=None,
-                 cluster_scoped=None, schema=None, now=None, stored=False):
+                 cluster_scoped=None, schema=None, now=None, stored=False, cascade=None,
+                 grace_period=None):
         _need()
         self._ptr = None
         self._entries = None
@@ -386,6 +407,10 @@ class Plan(V.Handle, collections.abc.Sequence):
         o.list("cluster_scoped", cluster_scoped)
         o.string("now", now)
         o.bool("stored", stored)
+        o.string("propagation", cascade)
+        if grace_period is not None:
+            self._options._set("smp_plan_options_set_int", "grace_period_seconds",
+                               int(grace_period))
         out, e = ctypes.c_void_p(), n.Error()
         E.check(_F["smp_plan_new"](ctypes.byref(out), o._handle(), ctypes.byref(e)), e)
         self._ptr = out.value
