@@ -81,6 +81,17 @@ int smp_plan_options_set_string(smp_plan_options *o, const char *name, const cha
 			}
 		return SMP_EINVAL;
 	}
+	if (strcmp(name, "validate") == 0) {
+		static const char *const vmodes[][2] = {{"strict", "true"}, {"warn", "warn"},
+		                                        {"ignore", "false"}};
+
+		for (size_t i = 0; value && i < sizeof(vmodes) / sizeof(vmodes[0]); i++)
+			if (strcmp(value, vmodes[i][0]) == 0 || strcmp(value, vmodes[i][1]) == 0) {
+				o->validate = (smp_validate_mode)i;
+				return 0;
+			}
+		return SMP_EINVAL;
+	}
 	if (strcmp(name, "field_manager") == 0)
 		o->field_manager = value;
 	else if (strcmp(name, "default_namespace") == 0)
@@ -195,6 +206,7 @@ static int check_options(smp_plan *p, smp_error *err)
 
 	if (o->version != SMP_PLAN_OPTIONS_VERSION || (unsigned)o->mode > SMP_PLAN_REPLACE ||
 	    (unsigned)o->propagation > SMP_PROPAGATION_ORPHAN || o->grace_period_seconds < -1 ||
+	    (unsigned)o->validate > SMP_VALIDATE_IGNORE ||
 	    (o->prune_allowlist_len && !o->prune_allowlist) ||
 	    (o->cluster_scoped_len && !o->cluster_scoped))
 		return smp__err(err, SMP_EINVAL, "smp_plan_new: bad options");

@@ -183,6 +183,40 @@ static int warn_lines(smp_plan_entry *e, const char *text)
 	return 0;
 }
 
+/* The server's field validation of what a create or patch leaves (the
+ * live object has no unknown field: they come from the configuration):
+ * an error, or warnings, as p->o.validate says. */
+static int validate(smp_plan_entry *e, const smp_plan *p)
+{
+	smp_validation *v = NULL;
+	smp_error err;
+	int rc;
+
+	if ((rc = smp_validate_object(&v, e->object, p->o.schema, &err)))
+		return rc == SMP_ENOMEM ? rc : 0;
+	rc = smp_validation_error(v, p->o.validate, &err);
+	if (rc == SMP_ENOMEM) {
+		smp_validation_free(v);
+		return rc;
+	}
+	if (rc) {
+		/* refused: nothing is sent, nothing changes */
+		e->object = NULL;
+		e->patch = NULL;
+		e->nreq = 0;
+		rc = smp__plan_fail(e, &err, e->config, false);
+	} else if (p->o.validate == SMP_VALIDATE_WARN) {
+		for (size_t i = 0; i < smp_validation_count(v) && !rc; i++) {
+			char line[SMP_ERROR_MESSAGE_MAX + 16];
+
+			snprintf(line, sizeof(line), "Warning: %s", smp_validation_text(v, i));
+			rc = smp__plan_warn(e, line, strlen(line));
+		}
+	}
+	smp_validation_free(v);
+	return rc;
+}
+
 int smp__plan_client_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 {
 	const smp_value *cfg = s->c->v;
@@ -191,11 +225,11 @@ int smp__plan_client_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 	int rc;
 
 	e->live = s->live;
-	rc = smp_apply_object(&e->ares, cfg, s->live, &p->ao, &err);
 	if (field_match(p, cfg, &match))
 		return SMP_ENOMEM;
 	if (!match)
 		return 1;
+	rc = smp_apply_object(&e->ares, cfg, s->live, &p->ao, &err);
 	if (rc == SMP_ENOMEM)
 		return rc;
 	if (rc) {
@@ -231,7 +265,9 @@ int smp__plan_client_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 		r->manager = "kubectl-client-side-apply";
 		r->body = e->patch;
 	}
-	return warn_lines(e, smp_apply_result_warning(e->ares));
+	if ((rc = warn_lines(e, smp_apply_result_warning(e->ares))))
+		return rc;
+	return e->action == SMP_ACTION_UNCHANGED ? 0 : validate(e, p);
 }
 
 /* ------------------------------------------------------------ server-side */

@@ -36,6 +36,7 @@ typedef struct apply_cli_args {
 	bool color;                /* -o diff: ANSI colours (--color) */
 	const char *external_diff; /* -o diff: $KUBECTL_EXTERNAL_DIFF, or NULL */
 	smp_propagation cascade;   /* prune: --cascade */
+	smp_validate_mode validate; /* --validate */
 	int64_t grace_period;      /* prune: --grace-period (-1: not sent) */
 	apply_cli_format fmt;
 } apply_cli_args;

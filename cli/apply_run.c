@@ -277,6 +277,7 @@ static int make_plan(smp_plan **plan, plan_refs *r, const apply_cli_args *a)
 	o.stored = a->server_dry_run || a->fmt == APPLY_OUT_DIFF || a->fmt == APPLY_OUT_PATCH ||
 	           a->fmt == APPLY_OUT_CHANGES;
 	o.propagation = a->cascade;
+	o.validate = a->validate;
 	o.grace_period_seconds = a->grace_period;
 	if (!smp_plan_new(plan, &o, &err))
 		return CLI_OK;

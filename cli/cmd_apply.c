@@ -163,6 +163,12 @@ static const char *const help_text[] = {
 	"                        repeatable. Without it such a kind is cluster-scoped\n"
 	"                        when a live object of it has no namespace, else it\n"
 	"                        is assumed namespaced (with a warning)\n"
+	"      --validate[=HOW]  the server's field validation of what is sent:\n"
+	"                        strict (default; true): an unknown field fails the\n"
+	"                        object with the server's message (strict decoding\n"
+	"                        error: unknown field \"spec.contianers\"), warn: a\n"
+	"                        Warning: line, ignore (false): nothing; a value of\n"
+	"                        the wrong type always fails\n"
 	"      --dry-run[=MODE]  none, or client (--dry-run alone): the same plan\n"
 	"                        (nothing is ever sent anywhere), client adding\n"
 	"                        \"(dry run)\" to the status lines as kubectl does;\n"
@@ -202,7 +208,8 @@ enum {
 	OPT_FILENAME = 1, OPT_RECURSIVE, OPT_LIVE, OPT_OUTPUT, OPT_OVERWRITE, OPT_MANAGED,
 	OPT_PRUNE, OPT_ALL, OPT_ALLOW, OPT_SELECTOR, OPT_FIELD_SELECTOR, OPT_NAMESPACE,
 	OPT_OPENAPI, OPT_SCHEMA, OPT_CLUSTER_SCOPED, OPT_DRY_RUN, OPT_SERVER_SIDE,
-	OPT_FIELD_MANAGER, OPT_FORCE_CONFLICTS, OPT_COLOR, OPT_CASCADE, OPT_GRACE_PERIOD
+	OPT_FIELD_MANAGER, OPT_FORCE_CONFLICTS, OPT_COLOR, OPT_CASCADE, OPT_GRACE_PERIOD,
+	OPT_VALIDATE
 };
 
 /* Every option of `smpatch apply`, as the parser, --help and completion
@@ -232,6 +239,7 @@ const cli_option cli_apply_options[] = {
 	{"cascade", 0, CLI_ARG_OPTIONAL, OPT_CASCADE, "background foreground orphan",
 	 "background"},
 	{"grace-period", 0, CLI_ARG_VALUE, OPT_GRACE_PERIOD, NULL, NULL},
+	{"validate", 0, CLI_ARG_OPTIONAL, OPT_VALIDATE, "strict warn ignore true false", "strict"},
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -257,6 +265,21 @@ static int cascade(apply_cli_args *a, const char *val)
 		}
 	return cli_usage("apply", "invalid cascade value (%s). Must be \"background\", "
 	                 "\"foreground\", or \"orphan\".", val);
+}
+
+/* --validate as kubectl reads it: strict (true), warn, ignore (false). */
+static int validate(apply_cli_args *a, const char *val)
+{
+	static const char *const names[][2] = {{"strict", "true"}, {"warn", "warn"},
+	                                       {"ignore", "false"}};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(val, names[i][0]) == 0 || strcmp(val, names[i][1]) == 0) {
+			a->validate = (smp_validate_mode)i;
+			return CLI_OK;
+		}
+	return cli_usage("apply", "invalid - validate option \"%s\"; must be one of: strict (or true), "
+	                 "warn, ignore (or false)", val);
 }
 
 /* --grace-period=N: seconds, -1 (the default) sends none. */
@@ -286,6 +309,7 @@ static int take(apply_cli_args *a, apply_flags *f, const cli_args *p, int k)
 		return apply_cli_output(&a->fmt, "apply", "patch yaml json diff name changes",
 		                        p->value);
 	case OPT_CASCADE: return cascade(a, p->value);
+	case OPT_VALIDATE: return validate(a, p->value);
 	case OPT_GRACE_PERIOD: return grace_period(a, p->value);
 	case OPT_OVERWRITE: a->overwrite = p->on; break;
 	case OPT_MANAGED: a->managed = p->on; break;

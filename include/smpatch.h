@@ -1260,13 +1260,20 @@ typedef struct smp_plan_options {
 	 * -1: no gracePeriodSeconds sent). */
 	smp_propagation propagation;
 	int64_t grace_period_seconds;
+	/* Client-side: the field validation of what is sent (kubectl's
+	 * --validate, the server's fieldValidation), on the object each create
+	 * or patch leaves: STRICT (kubectl's default) makes an unknown field an
+	 * ERROR entry with the server's message and Status, WARN a warning,
+	 * IGNORE nothing; a value of the wrong type fails in every mode
+	 * (smp_validate_object; the schema, then the built-in tables). */
+	smp_validate_mode validate;
 } smp_plan_options;
 
 #define SMP_PLAN_OPTIONS_VERSION 1
 #define SMP_PLAN_OPTIONS_INIT                                                          \
 	{ SMP_PLAN_OPTIONS_VERSION, SMP_PLAN_CLIENT_SIDE, NULL, false, NULL, NULL, false, \
 	  true, NULL, NULL, false, false, NULL, 0, NULL, 0, NULL, false,                 \
-	  SMP_PROPAGATION_BACKGROUND, -1 }
+	  SMP_PROPAGATION_BACKGROUND, -1, SMP_VALIDATE_STRICT }
 
 /* Fills `o` with the defaults of SMP_PLAN_OPTIONS_INIT for `version`
  * (SMP_PLAN_OPTIONS_VERSION). SMP_EINVAL for NULL or an unknown version. */
@@ -1278,7 +1285,8 @@ SMP_API int smp_plan_options_init(smp_plan_options *o, unsigned version);
  * set_bool: force_conflicts, enforce_namespace, overwrite, prune,
  * prune_all, stored; set_string: mode ("client-side", "server-side", "replace"),
  * field_manager, default_namespace, now, propagation ("background",
- * "foreground", "orphan"); set_int: grace_period_seconds; set_handle:
+ * "foreground", "orphan"), validate ("strict" or "true", "warn", "ignore"
+ * or "false"); set_int: grace_period_seconds; set_handle:
  * schema (smp_schema), selector, field_selector (smp_selector); set_list:
  * prune_allowlist, cluster_scoped. Strings, lists and handles are referenced, not copied:
  * they must outlive every plan made with the options. SMP_EINVAL for an

@@ -526,6 +526,17 @@ class Plans(unittest.TestCase):
         self.assertEqual(stored.patch, plain.patch)  # what is sent does not change
         self.assertIn("+    protocol: TCP", stored.diff())
 
+    def test_validate(self):
+        cfg = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"},
+               "data": {"k": "v"}, "dta": {"x": "y"}}
+        e = smpatch.apply([cfg], None)[0]
+        self.assertEqual(e.action, "error")
+        self.assertIn('strict decoding error: unknown field "dta"', e.error.message)
+        self.assertEqual(e.server_status["code"], 400)
+        w = smpatch.apply([cfg], None, validate="warn")[0]
+        self.assertEqual((w.action, w.warnings), ("create", ['Warning: unknown field "dta"']))
+        self.assertEqual(smpatch.apply([cfg], None, validate=False)[0].action, "create")
+
     def test_replace_not_found(self):
         e = smpatch.apply(CM % "a", None, mode="replace")[0]
         self.assertEqual(e.action, "error")

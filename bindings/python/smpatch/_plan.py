@@ -372,7 +372,7 @@ class Plan(V.Handle, collections.abc.Sequence):
                  namespace=None, enforce_namespace=False, overwrite=True, selector=None,
                  field_selector=None, prune=False, prune_all=False, prune_allowlist=None,
                  cluster_scoped=None, schema=None, now=None, stored=False, cascade=None,
-                 grace_period=None):
+                 grace_period=None, validate="strict"):
         _need()
         self._ptr = None
         self._entries = None
@@ -408,6 +408,8 @@ class Plan(V.Handle, collections.abc.Sequence):
         o.string("now", now)
         o.bool("stored", stored)
         o.string("propagation", cascade)
+        o.string("validate", validate if isinstance(validate, str) else
+                 ("strict" if validate else "ignore"))
         if grace_period is not None:
             self._options._set("smp_plan_options_set_int", "grace_period_seconds",
                                int(grace_period))
@@ -491,7 +493,9 @@ def apply(config_text, live_text=None, *, server_side=False, field_manager=None,
     ...]), schema (a Schema or OpenAPI/CRD text), now (RFC 3339 time of the
     managedFields entries), mode ("replace" for kubectl replace), stored
     (the objects and diffs as the API server stores them, as
-    --dry-run=server and kubectl diff show them).
+    --dry-run=server and kubectl diff show them), validate ("strict", the
+    default as kubectl's, "warn" or "ignore"), cascade and grace_period
+    (a prune's DeleteOptions).
 
     One object's failure does not stop the others: it is a "conflict" or
     "error" entry.
