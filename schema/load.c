@@ -73,16 +73,14 @@ typedef struct loader {
 	size_t ndefs, capdefs;
 	smp_gvk_entry *kinds;
 	size_t nkinds, capkinds;
+	smp_sdefault *dflts;    /* nodes' `default` values (CRDs and v3) */
+	size_t ndflts, capdflts;
 	char path[LD_PATH_MAX];
 	size_t pathlen;
 	unsigned depth;
 	const smp_stype *any;
 	uint8_t tflags;         /* flags every new type gets */
 } loader;
-
-static const smp_stype string_type = {
-	.kind = SMP_SKIND_PRIMITIVE, .type_name = "string"
-};
 
 /* ---- errors and paths ---- */
 
@@ -615,12 +613,46 @@ static int add_object_meta(loader *L, smp_stype *t)
 			continue;
 		memset(&fields[n], 0, sizeof(fields[n]));
 		fields[n].name = names[i];
-		fields[n].type = i == 2 ? meta : &string_type;
+		fields[n].type = i == 2 ? meta : &smp_stype_implicit_string;
 		n++;
 	}
 	qsort(fields, n, sizeof(*fields), cmp_field);
 	t->fields = fields;
 	t->nfields = (uint32_t)n;
+	return SMP_OK;
+}
+
+/* What the stored form of custom resources needs from a CRD or v3 node
+ * (schema.h): nullable, an additionalProperties boolean, and a copy of a
+ * non-null `default` in the side table. v2 documents and the merge engine
+ * do not use them. Values of the wrong type are ignored here, as they were
+ * before the loader read these keys. */
+static int node_extras(loader *L, smp_stype *t, const smp_value *n)
+{
+	const smp_value *nv = mget(n, "nullable"), *ap = mget(n, "additionalProperties");
+	const smp_value *dv = mget(n, "default");
+
+	if (L->src == SRC_V2)
+		return SMP_OK;
+	if (nv && nv->type == SMP_BOOL && nv->u.b)
+		t->flags |= SMP_SFLAG_NULLABLE;
+	if (t->kind == SMP_SKIND_MAP && ap && ap->type == SMP_BOOL)
+		t->flags |= SMP_SFLAG_AP_BOOL;
+	if (!dv || dv->type == SMP_NULL)
+		return SMP_OK;
+	if (L->ndflts == L->capdflts) {
+		size_t cap = L->capdflts ? 2 * L->capdflts : 16;
+		smp_sdefault *d = realloc(L->dflts, cap * sizeof(*d));
+
+		if (!d)
+			return ld_oom(L);
+		L->dflts = d;
+		L->capdflts = cap;
+	}
+	L->dflts[L->ndflts].type = t;
+	if (!(L->dflts[L->ndflts].value = smpv_copy(L->a, dv)))
+		return ld_oom(L);
+	L->ndflts++;
 	return SMP_OK;
 }
 
@@ -732,6 +764,8 @@ static int parse_into(loader *L, smp_stype *t, const smp_value *n)
 		t->flags |= SMP_SFLAG_INT_OR_STRING;
 	if ((t->flags & SMP_SFLAG_INT_OR_STRING) && !t->format)
 		t->format = "int-or-string";
+	if ((rc = node_extras(L, t, n)))
+		return rc;
 	if ((t->flags & SMP_SFLAG_EMBEDDED) && L->src == SRC_CRD)
 		return add_object_meta(L, t);
 	return SMP_OK;
@@ -782,6 +816,14 @@ static int add_kind(loader *L, const char *group, const char *version, const cha
 static int cmp_def(const void *a, const void *b)
 {
 	return strcmp(((const smp_def_entry *)a)->name, ((const smp_def_entry *)b)->name);
+}
+
+static int cmp_dflt(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const smp_sdefault *)a)->type;
+	uintptr_t y = (uintptr_t)((const smp_sdefault *)b)->type;
+
+	return x < y ? -1 : x > y;
 }
 
 static int cmp_kind(const void *a, const void *b)
@@ -1308,6 +1350,16 @@ static int finish(loader *L)
 	L->s->ndefs = nd;
 	L->s->kinds = kinds;
 	L->s->nkinds = nk;
+	if (L->ndflts) {
+		smp_sdefault *d = smp_arena_alloc(L->a, L->ndflts * sizeof(*d));
+
+		if (!d)
+			return ld_oom(L);
+		memcpy(d, L->dflts, L->ndflts * sizeof(*d));
+		qsort(d, L->ndflts, sizeof(*d), cmp_dflt);
+		L->s->defaults = d;
+		L->s->ndefaults = L->ndflts;
+	}
 	return SMP_OK;
 }
 
@@ -1392,6 +1444,7 @@ out:
 	free(L.fix);
 	free(L.defs);
 	free(L.kinds);
+	free(L.dflts);
 	return rc;
 }
 

@@ -7,10 +7,14 @@
  */
 #include "schema/schema.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 const smp_stype smp_stype_any = { .kind = SMP_SKIND_ANY };
+const smp_stype smp_stype_implicit_string = {
+	.kind = SMP_SKIND_PRIMITIVE, .type_name = "string"
+};
 
 const smp_schema *smp_schema_builtin(void)
 {
@@ -51,6 +55,28 @@ const smp_sfield *smp_stype_field(const smp_stype *t, const char *name, size_t l
 		if (c == 0)
 			return &t->fields[mid];
 		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+const smp_value *smp_stype_default(const smp_schema *s, const smp_stype *t)
+{
+	size_t lo = 0, hi;
+	uintptr_t key = (uintptr_t)t;
+
+	if (!s || !t)
+		return NULL;
+	hi = s->ndefaults;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uintptr_t at = (uintptr_t)s->defaults[mid].type;
+
+		if (at == key)
+			return s->defaults[mid].value;
+		if (key < at)
 			hi = mid;
 		else
 			lo = mid + 1;

@@ -56,6 +56,11 @@
  *   becomes an OBJECT with just those three fields and
  *   SMP_SFLAG_PRESERVE_UNKNOWN: an OBJECT with that flag allows fields it
  *   does not list (smp_schema_field answers ANY for them).
+ * - CRDs and v3 documents: `nullable: true` sets SMP_SFLAG_NULLABLE, an
+ *   `additionalProperties` boolean sets SMP_SFLAG_AP_BOOL on its MAP, and a
+ *   node's non-null `default` (not one beside a $ref) is copied into the
+ *   schema's side table (smp_schema.defaults, smp_stype_default). The
+ *   stored form of custom resources reads them (apply/stored_crd.c).
  * - Lists may contain themselves (items: {$ref: self}): never step through
  *   elem without a bound.
  */
@@ -87,7 +92,12 @@ enum {
 	SMP_SFLAG_EMBEDDED = 1u << 2,         /* x-kubernetes-embedded-resource */
 	SMP_SFLAG_NO_PROPERTIES = 1u << 3,    /* declared no properties at all: a MAP from
 	                                         a bare `type: object` (elem ANY) */
-	SMP_SFLAG_OPENAPI_V3 = 1u << 4        /* read from an OpenAPI v3 document or a CRD */
+	SMP_SFLAG_OPENAPI_V3 = 1u << 4,       /* read from an OpenAPI v3 document or a CRD */
+	/* The next two are read from CRDs and v3 documents only (never set in
+	 * the built-in tables), for the stored form of custom resources. */
+	SMP_SFLAG_NULLABLE = 1u << 5,         /* nullable: true */
+	SMP_SFLAG_AP_BOOL = 1u << 6           /* a MAP whose additionalProperties was a
+	                                         boolean (not absent): its keys are kept */
 };
 
 struct smp_stype {
@@ -122,6 +132,13 @@ typedef struct smp_gvk_entry {
 	bool kubectl_scheme;
 } smp_gvk_entry;
 
+/* The `default` of one schema node of a CRD or an OpenAPI v3 document (a
+ * node that is not a $ref). Sorted by the type's address. */
+typedef struct smp_sdefault {
+	const smp_stype *type;
+	const smp_value *value;  /* in the schema's arena; never null */
+} smp_sdefault;
+
 /* A named definition. Sorted by strcmp(name). */
 typedef struct smp_def_entry {
 	const char *name;
@@ -133,6 +150,10 @@ struct smp_schema {
 	size_t nkinds;
 	const smp_def_entry *defs;
 	size_t ndefs;
+	/* Loaded schemas only: the defaults of their nodes (a side table, so
+	 * that smp_stype and the built-in tables stay as they are). */
+	const smp_sdefault *defaults;
+	size_t ndefaults;
 	/* Run-time schemas own their memory here; the built-in one has none. */
 	smp_arena arena;
 	bool owned;
@@ -140,6 +161,15 @@ struct smp_schema {
 
 /* The shared type for "anything": ANY, no fields, no metadata. */
 extern const smp_stype smp_stype_any;
+
+/* The type of the apiVersion and kind fields the loader adds to a CRD's
+ * root and embedded resources when their schema does not declare them, so
+ * that a reader can tell them from declared ones. */
+extern const smp_stype smp_stype_implicit_string;
+
+/* The `default` a loaded schema gives the node of type `t`; NULL when
+ * none (always for the built-in tables). Binary search. */
+const smp_value *smp_stype_default(const smp_schema *s, const smp_stype *t);
 
 /* The generated built-in tables (builtin_tables.c); smp_schema_builtin()
  * returns its address. */
