@@ -19,4 +19,13 @@ int smp_label_value_problems(smp_buf *b, const char *value, size_t n);
 /* Appends s as a Go %q-like quoted string (for messages). */
 void smp_quote_go(smp_buf *b, const char *s, size_t n);
 
+/* The stored form of a custom resource (stored_crd.c): `root`, a copy in
+ * the result document's arena `a`, is pruned, coerced and defaulted in
+ * place as apiextensions-apiserver does with the structural schema `t` of
+ * its version in the loaded schema `s` (smp_stored_form's flags:
+ * SMP_STORED_KEEP_UNKNOWN, SMP_STORED_NO_DEFAULTS). SMP_ELIMIT past
+ * SMP_DEPTH_STORED_CRD, SMP_ENOMEM. */
+int smp__stored_crd(smp_arena *a, smp_value *root, const smp_schema *s,
+                    const smp_stype *t, unsigned flags, smp_error *err);
+
 #endif

@@ -6,12 +6,14 @@
  * writes (ResourceLists of core types also rounded up to milli, as
  * SetDefaults_ResourceList does). docs/STORED.md lists every default.
  *
- * Custom resources are stored as they are sent: the server neither
- * defaults (without a structural schema default) nor re-encodes them.
+ * Custom resources are stored as they are sent, unless the caller gives
+ * the schema of their CRD: then stored_crd.c prunes and defaults them as
+ * apiextensions-apiserver does.
  */
 #include "apply_int.h"
 #include "schema/schema.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1180,7 +1182,13 @@ int smp_stored_form(smp_doc **out, const smp_value *obj, const smp_stored_option
 			return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
 			                   "smp_stored_form: unknown options version %u",
 			                   opts->version);
-		o = *opts;
+		if (opts->version == 1) {
+			/* A version 1 struct ends before schema. */
+			memcpy(&o, opts, offsetof(smp_stored_options, schema));
+			o.schema = NULL;
+		} else {
+			o = *opts;
+		}
 	}
 	doc = smp_doc_alloc();
 	if (!doc)
@@ -1196,6 +1204,15 @@ int smp_stored_form(smp_doc **out, const smp_value *obj, const smp_stored_option
 	 * defaulted and re-encoded. */
 	e = av && kind ? smp_schema_find_kind(&smp_builtin_schema, av, kind, true) : NULL;
 	if (!e) {
+		/* A custom resource: with its CRD's schema for this version, as
+		 * apiextensions-apiserver stores it; else as it is. */
+		e = av && kind ? smp_schema_find_kind(o.schema, av, kind, true) : NULL;
+		rc = e ? smp__stored_crd(&doc->arena, root, o.schema, e->type, o.flags, err)
+		       : SMP_OK;
+		if (rc != SMP_OK) {
+			smp_doc_free(doc);
+			return rc;
+		}
 		*out = doc;
 		return SMP_OK;
 	}

@@ -24,6 +24,11 @@
 /* JSON merge patch: apply, diffs, conflict check (merge/jmp.c). */
 #define SMP_DEPTH_JSON_MERGE 4096
 
+/* The stored form of custom resources (apply/stored_crd.c): pruning,
+ * coercion and defaulting walk the object with its CRD schema; defaults
+ * can make it deeper than it was parsed. */
+#define SMP_DEPTH_STORED_CRD 4096
+
 /* Go's %v text of a value (merge/gofmt.c) prints "..." below this depth:
  * only sort keys and messages use it, and they never need more. */
 #define SMP_DEPTH_GO_FORMAT 64

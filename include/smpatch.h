@@ -686,10 +686,19 @@ enum {
 typedef struct smp_stored_options {
 	unsigned version; /* SMP_STORED_OPTIONS_VERSION */
 	unsigned flags;   /* SMP_STORED_* */
+	/* Version 2. The schemas of custom resources: a schema loaded by
+	 * smp_schema_load() from CustomResourceDefinition manifests
+	 * (apiextensions.k8s.io/v1, structural schemas) or from an OpenAPI v3
+	 * document that publishes them. Only read; it must outlive the call,
+	 * not the result. NULL: the built-in tables only, and custom resources
+	 * come back unchanged. Kinds of the built-in tables are always handled
+	 * by the built-in tables, whatever this schema says of them. */
+	const smp_schema *schema;
 } smp_stored_options;
 
-#define SMP_STORED_OPTIONS_VERSION 1
-#define SMP_STORED_OPTIONS_INIT { SMP_STORED_OPTIONS_VERSION, 0 }
+/* 2 adds schema; a version 1 struct (without it) is still accepted. */
+#define SMP_STORED_OPTIONS_VERSION 2
+#define SMP_STORED_OPTIONS_INIT { SMP_STORED_OPTIONS_VERSION, 0, NULL }
 
 /* The object `obj` as the API server stores it (what `kubectl apply
  * --dry-run=server` and `kubectl diff` show), as the single root of a new
@@ -702,15 +711,26 @@ typedef struct smp_stored_options {
  * (smp_quantity_string; ResourceLists of core/v1 types, such as container
  * resources, rounded up to milli as the server does); fields the kind's
  * type does not have are dropped, as decoding into the server's Go types
- * drops them (unless SMP_STORED_KEEP_UNKNOWN). Other kinds (custom
- * resources) come back unchanged. Nothing is validated beyond the
- * quantities: a bad one is SMP_EINVALOBJ with the server's message
- * ("Deployment in version \"v1\" cannot be handled as a Deployment:
- * quantities must match ..."), err->path naming the field
+ * drops them (unless SMP_STORED_KEEP_UNKNOWN).
+ * A custom resource whose kind and exact version opts->schema has (a
+ * served version of its CRD) is stored as apiextensions-apiserver stores
+ * it, with that version's schema (docs/STORED.md): fields the schema does
+ * not have are pruned unless x-kubernetes-preserve-unknown-fields (not with
+ * SMP_STORED_KEEP_UNKNOWN); a null where the schema is not nullable and has
+ * no default is dropped; the metadata of the object and of every
+ * x-kubernetes-embedded-resource keeps only ObjectMeta's fields, without
+ * their zero values; then the schema's `default` values are filled in,
+ * deep-copied and pruned (not with
+ * SMP_STORED_NO_DEFAULTS). Other custom resources come back unchanged.
+ * Nothing is validated beyond the quantities of built-in kinds: a bad
+ * one is SMP_EINVALOBJ with the server's message ("Deployment in version
+ * \"v1\" cannot be handled as a Deployment: quantities must match ..."),
+ * err->path naming the field
  * ("spec.template.spec.containers[name=web].resources.limits.cpu") and
  * err->line/column its position. SMP_EINVAL when `obj` is not a map or the
- * options are bad, SMP_ENOMEM. `obj` is only read; free `*out` with
- * smp_doc_free(). Thread-safe. */
+ * options are bad, SMP_ELIMIT when a custom resource (with its defaults)
+ * is nested deeper than 4096 levels, SMP_ENOMEM. `obj` is only read; free
+ * `*out` with smp_doc_free(). Thread-safe (a loaded schema is read-only). */
 SMP_API int smp_stored_form(smp_doc **out, const smp_value *obj,
                             const smp_stored_options *opts, smp_error *err);
 

@@ -2,8 +2,9 @@
  * fuzz_schema.c - target (f): OpenAPI v2/v3 documents and CRD manifests.
  * Any bytes loaded as a schema; a failure carries a message and a
  * documented code; whatever loads can be walked (every field of every
- * definition, two levels deep, looked up by path) and patched under (each
- * kind, a small strategic patch with directives).
+ * definition, two levels deep, looked up by path), patched under (each
+ * kind, a small strategic patch with directives) and stored (each kind, a
+ * small object's stored form with the schema).
  */
 #include "fuzz.h"
 #include "schema/schema.h"
@@ -55,13 +56,54 @@ static void patch_kinds(const smp_schema *s, const smp_doc *ops)
 	}
 }
 
+/* The stored form of a small object of each kind with the loaded schema
+ * (apply/stored_crd.c: pruning, nulls, ObjectMeta, defaults): only
+ * documented codes, and a result that is a map. */
+static void store_kinds(const smp_schema *s, const smp_doc *ops)
+{
+	for (size_t i = 0; i < s->nkinds && i < 16; i++) {
+		const smp_gvk_entry *k = &s->kinds[i];
+		smp_stored_options o = SMP_STORED_OPTIONS_INIT;
+		smp_doc *in = smp_doc_alloc(), *out = NULL;
+		smp_value *obj, *av, *kind;
+		smp_error err;
+		char buf[512];
+		int rc;
+
+		FUZZ_CHECK(in != NULL);
+		snprintf(buf, sizeof(buf), "%s%s%s", k->group, k->group[0] ? "/" : "", k->version);
+		obj = smpv_copy(&in->arena, smp_doc_root(ops, 2));
+		av = smpv_str(&in->arena, buf, strlen(buf));
+		kind = smpv_str(&in->arena, k->kind, strlen(k->kind));
+		FUZZ_CHECK(obj && av && kind && !smp_doc_push_root(in, obj));
+		FUZZ_CHECK(!smpv_map_add_copy(&in->arena, obj, "apiVersion", 10, av) &&
+		           !smpv_map_add_copy(&in->arena, obj, "kind", 4, kind));
+		o.schema = s;
+		rc = smp_stored_form(&out, obj, &o, &err);
+		if (rc) {
+			fuzz_check_error(rc, &err);
+			FUZZ_CHECK(out == NULL);
+			FUZZ_CHECK(rc == SMP_ELIMIT || rc == SMP_ENOMEM || rc == SMP_EINVALOBJ);
+		} else {
+			FUZZ_CHECK(smp_value_type(smp_doc_root(out, 0)) == SMP_MAP);
+		}
+		smp_doc_free(out);
+		smp_doc_free(in);
+	}
+}
+
 static const char ops_text[] =
 	"{\"spec\":{\"items\":[{\"name\":\"a\",\"v\":1},{\"name\":\"b\"}],\"m\":{\"x\":1},"
 	"\"s\":[\"x\",\"y\"]}}\n---\n"
 	"{\"spec\":{\"items\":[{\"name\":\"b\",\"$patch\":\"delete\"},{\"name\":\"c\"}],"
 	"\"$setElementOrder/items\":[{\"name\":\"c\"},{\"name\":\"a\"}],"
 	"\"m\":{\"$patch\":\"replace\",\"y\":2},\"$deleteFromPrimitiveList/s\":[\"x\"],"
-	"\"$retainKeys\":[\"items\",\"m\"]}}\n";
+	"\"$retainKeys\":[\"items\",\"m\"]}}\n---\n"
+	"{\"metadata\":{\"name\":\"x\",\"labels\":{\"a\":null},\"bogus\":1,"
+	"\"ownerReferences\":[{\"kind\":\"K\",\"controller\":null}]},\"spec\":{"
+	"\"items\":[{\"name\":\"a\",\"v\":null},null],\"m\":{\"x\":null,\"y\":{}},"
+	"\"s\":[\"x\",null],\"n\":null,\"template\":{\"apiVersion\":\"v1\","
+	"\"metadata\":null}},\"status\":null,\"extra\":[1,{\"a\":1}]}\n";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -86,6 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	patch_kinds(s, ops);
+	store_kinds(s, ops);
 	smp_doc_free(ops);
 	smp_schema_free(s);
 	return 0;

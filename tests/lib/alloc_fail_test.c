@@ -1,9 +1,9 @@
 /*
  * alloc_fail_test.c - makes each allocation of a representative workload
  * fail in turn: parse, three-way diff, apply, print, the apply workflow,
- * schema loading and selectors. Every run must end in SMP_ENOMEM (or, where
- * the library recovers, in exactly the normal output), never crash, and
- * free everything it allocated.
+ * schema loading, a custom resource's stored form and selectors. Every run
+ * must end in SMP_ENOMEM (or, where the library recovers, in exactly the
+ * normal output), never crash, and free everything it allocated.
  *
  * Linked against the static library with
  *   -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
@@ -180,7 +180,9 @@ static const char crd[] =
 	"            properties:\n              items:\n                type: array\n"
 	"                x-kubernetes-list-type: map\n                x-kubernetes-list-map-keys: [name]\n"
 	"                items:\n                  type: object\n                  properties:\n"
-	"                    name: {type: string}\n                    size: {type: integer}\n";
+	"                    name: {type: string}\n                    size: {type: integer}\n"
+	"              replicas: {type: integer, default: 1}\n"
+	"              selector: {type: object, default: {app: w}, additionalProperties: {type: string}}\n";
 
 static const char *shared_dir; /* NULL: no OpenAPI documents */
 static const char *source_dir; /* NULL: no file reading */
@@ -227,7 +229,8 @@ static int print_rec(output *o, const char *tag, const smp_value *v, smp_output 
 static int workload(output *o, smp_error *err)
 {
 	smp_doc *orig = NULL, *mod = NULL, *cur = NULL, *patch = NULL, *res = NULL;
-	smp_doc *wdoc = NULL, *wres = NULL, *wpatch = NULL;
+	smp_doc *wdoc = NULL, *wres = NULL, *wpatch = NULL, *wstored = NULL;
+	smp_stored_options sopts = SMP_STORED_OPTIONS_INIT;
 	smp_apply_result *ar = NULL;
 	smp_schema *schema = NULL;
 	smp_selector *sel = NULL, *osel = NULL, *fsel = NULL;
@@ -281,6 +284,10 @@ static int workload(output *o, smp_error *err)
 	popts.type = SMP_PATCH_MERGE;
 	rc = smp_patch_apply(&wres, smp_doc_root(wdoc, 0), smp_doc_root(wpatch, 0), &popts, err);
 	if (rc || (rc = print_rec(o, "widget", smp_doc_root(wres, 0), SMP_OUT_JSON, err)))
+		goto out;
+	sopts.schema = schema; /* the stored form: pruned and defaulted */
+	rc = smp_stored_form(&wstored, smp_doc_root(wdoc, 0), &sopts, err);
+	if (rc || (rc = print_rec(o, "widget.stored", smp_doc_root(wstored, 0), SMP_OUT_JSON, err)))
 		goto out;
 
 	rc = smp_selector_parse(&sel, "app in (web,api),tier!=backend,!legacy", err);
@@ -366,6 +373,7 @@ out:
 	smp_doc_free(jres);
 	smp_doc_free(jp);
 	smp_doc_free(two);
+	smp_doc_free(wstored);
 	smp_doc_free(wres);
 	smp_doc_free(wpatch);
 	smp_doc_free(wdoc);
