@@ -525,7 +525,7 @@ int smp__plan_stored(smp_plan_entry *e, smp_plan *p)
 	smp_error err;
 	int rc = 0;
 
-	(void)p;
+	so.schema = p->o.schema; /* custom resources from their CRD */
 	if (e->live && (rc = smp_stored_form(&e->live_stored_doc, e->live, &so, &err)) == 0)
 		e->live_stored = smp_doc_root(e->live_stored_doc, 0);
 	if (!rc && e->object && (rc = smp_stored_form(&e->object_stored_doc, e->object, &so, &err)) == 0)
