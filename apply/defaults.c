@@ -915,8 +915,65 @@ static int hpa(dctx *c, smp_value *obj)
 	return SMP_OK;
 }
 
+/* `s` (n bytes) in Go's base64.StdEncoding, as the server writes []byte. */
+static smp_value *base64_value(dctx *c, const char *s, size_t n)
+{
+	static const char abc[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t len = (n + 2) / 3 * 4, o = 0;
+	char *out;
+	smp_value *v;
+
+	if (n > SIZE_MAX / 2 || !(out = malloc(len + 1)))
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned b = (unsigned char)s[i] << 16;
+
+		b |= i + 1 < n ? (unsigned char)s[i + 1] << 8 : 0;
+		b |= i + 2 < n ? (unsigned char)s[i + 2] : 0;
+		out[o++] = abc[b >> 18 & 63];
+		out[o++] = abc[b >> 12 & 63];
+		out[o++] = i + 1 < n ? abc[b >> 6 & 63] : '=';
+		out[o++] = i + 2 < n ? abc[b & 63] : '=';
+	}
+	v = smpv_str(c->a, out, o);
+	free(out);
+	return v;
+}
+
+/* A v1 Secret: type Opaque by default, and stringData folded into data
+ * (its values base64-encoded, over data's of the same key), as the
+ * conversion Convert_v1_Secret_To_core_Secret does: the server never
+ * stores stringData. */
 static int secret(dctx *c, smp_value *obj)
 {
+	ptrdiff_t si = smpv_map_find(obj, "stringData", 10);
+	smp_value *sd = si >= 0 ? obj->u.map.items[si].val : NULL, *data;
+	int rc;
+
+	if (sd && sd->type == SMP_MAP && sd->u.map.len) {
+		data = get(obj, "data");
+		if (!data || data->type != SMP_MAP) {
+			if (!(data = smpv_map(c->a, sd->u.map.len)) || (rc = put(c, obj, "data", data)))
+				return SMP_ENOMEM;
+		}
+		for (size_t i = 0; i < sd->u.map.len; i++) {
+			smp_member *m = &sd->u.map.items[i];
+			smp_value *enc;
+
+			if (m->val->type != SMP_STRING)
+				continue; /* a decoding error the server reports; not here */
+			if (!(enc = base64_value(c, m->val->u.s.ptr, m->val->u.s.len)))
+				return SMP_ENOMEM;
+			si = smpv_map_find(data, m->key, m->klen);
+			if (si >= 0)
+				data->u.map.items[si].val = enc;
+			else if (smpv_map_add(c->a, data, m->key, m->klen, enc))
+				return SMP_ENOMEM;
+		}
+	}
+	if ((si = smpv_map_find(obj, "stringData", 10)) >= 0)
+		smpv_map_remove(obj, (size_t)si);
 	return def_str(c, obj, "type", "Opaque");
 }
 

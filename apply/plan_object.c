@@ -217,6 +217,30 @@ static int validate(smp_plan_entry *e, const smp_plan *p)
 	return rc;
 }
 
+/* Lists merged by a key whose items share a key value: client-side apply
+ * cannot tell them apart (smp_duplicate_merge_keys), a warning each. */
+static int warn_duplicate_keys(smp_plan_entry *e, const smp_plan *p, const smp_value *cfg)
+{
+	smp_doc *d = NULL;
+	const smp_value *list;
+	smp_error err;
+	int rc = smp_duplicate_merge_keys(&d, cfg, p->o.schema, &err);
+
+	if (rc)
+		return rc == SMP_ENOMEM ? rc : 0;
+	list = smp_doc_root(d, 0);
+	for (size_t i = 0; i < smp_value_len(list) && !rc; i++) {
+		smp_buf b;
+
+		smp_buf_init(&b);
+		smp_buf_printf(&b, "Warning: %s", smp_value_string(smp_list_get(list, i), NULL));
+		rc = b.oom ? SMP_ENOMEM : smp__plan_warn(e, b.ptr, b.len);
+		smp_buf_release(&b);
+	}
+	smp_doc_free(d);
+	return rc;
+}
+
 int smp__plan_client_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 {
 	const smp_value *cfg = s->c->v;
@@ -265,7 +289,8 @@ int smp__plan_client_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 		r->manager = "kubectl-client-side-apply";
 		r->body = e->patch;
 	}
-	if ((rc = warn_lines(e, smp_apply_result_warning(e->ares))))
+	if ((rc = warn_lines(e, smp_apply_result_warning(e->ares))) ||
+	    (rc = warn_duplicate_keys(e, p, cfg)))
 		return rc;
 	return e->action == SMP_ACTION_UNCHANGED ? 0 : validate(e, p);
 }

@@ -290,6 +290,30 @@ static void test_server_side(void)
 	smp_plan_free(p);
 }
 
+/* stored: the server's form, a Secret's stringData folded into data. */
+static void test_stored(void)
+{
+	smp_plan_options o = SMP_PLAN_OPTIONS_INIT;
+	smp_plan *p;
+	smp_error err;
+	const smp_value *obj;
+
+	o.stored = true;
+	p = new_plan(&o);
+	add(p, "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"s\"},"
+	       "\"data\":{\"a\":\"eA==\",\"b\":\"eQ==\"},\"stringData\":{\"b\":\"hi!\"}}",
+	    false, "s.json");
+	CHECK(smp_plan_compute(p, &err) == 0);
+	obj = smp_plan_entry_object(smp_plan_entry_at(p, 0));
+	CHECK_STR(smp_value_string(smp_value_at(obj, "data.a"), NULL), "eA==");
+	CHECK_STR(smp_value_string(smp_value_at(obj, "data.b"), NULL), "aGkh");
+	CHECK(smp_map_get(obj, "stringData") == NULL);
+	CHECK_STR(smp_value_string(smp_map_get(obj, "type"), NULL), "Opaque");
+	/* what is sent does not change */
+	CHECK(smp_value_at(smp_plan_entry_patch(smp_plan_entry_at(p, 0)), "stringData.b") != NULL);
+	smp_plan_free(p);
+}
+
 /* run hands over what compute keeps, in the same order. */
 typedef struct seen {
 	smp_plan *batch;
@@ -425,6 +449,7 @@ int main(void)
 	test_sequence();
 	test_failures();
 	test_server_side();
+	test_stored();
 	test_run();
 	test_options();
 	test_text_diff();
