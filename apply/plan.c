@@ -137,6 +137,12 @@ int smp_plan_options_set_list(smp_plan_options *o, const char *name,
 	} else if (strcmp(name, "cluster_scoped") == 0) {
 		o->cluster_scoped = values;
 		o->cluster_scoped_len = n;
+	} else if (strcmp(name, "ignore_fields") == 0) {
+		o->ignore_fields = values;
+		o->ignore_fields_len = n;
+	} else if (strcmp(name, "ignore_managers") == 0) {
+		o->ignore_managers = values;
+		o->ignore_managers_len = n;
 	} else {
 		return SMP_EINVAL;
 	}
@@ -208,7 +214,9 @@ static int check_options(smp_plan *p, smp_error *err)
 	    (unsigned)o->propagation > SMP_PROPAGATION_ORPHAN || o->grace_period_seconds < -1 ||
 	    (unsigned)o->validate > SMP_VALIDATE_IGNORE ||
 	    (o->prune_allowlist_len && !o->prune_allowlist) ||
-	    (o->cluster_scoped_len && !o->cluster_scoped))
+	    (o->cluster_scoped_len && !o->cluster_scoped) ||
+	    (o->ignore_fields_len && !o->ignore_fields) ||
+	    (o->ignore_managers_len && !o->ignore_managers))
 		return smp__err(err, SMP_EINVAL, "smp_plan_new: bad options");
 	if (o->prune && o->mode != SMP_PLAN_CLIENT_SIDE)
 		return smp__err(err, SMP_EINVAL, "prune is supported in client-side mode only");
@@ -248,6 +256,13 @@ int smp_plan_new(smp_plan **out, const smp_plan_options *opts, smp_error *err)
 			goto fail;
 		}
 	}
+	for (size_t i = 0; i < p->o.ignore_fields_len; i++)
+		if ((rc = smp__ignore_check(p->o.ignore_fields[i] ? p->o.ignore_fields[i] : "",
+		                            err))) {
+			if (err)
+				snprintf(err->path, sizeof(err->path), "ignore_fields[%zu]", i);
+			goto fail;
+		}
 	if (p->o.prune_allowlist_len) {
 		p->allow_group = calloc(p->o.prune_allowlist_len, sizeof(*p->allow_group));
 		p->allow_kind = calloc(p->o.prune_allowlist_len, sizeof(*p->allow_kind));
@@ -292,6 +307,8 @@ void smp__plan_entry_release(smp_plan_entry *e)
 	smp_doc_free(e->extra);
 	smp_doc_free(e->live_stored_doc);
 	smp_doc_free(e->delete_doc);
+	smp_doc_free(e->live_cmp_doc);
+	smp_doc_free(e->object_cmp_doc);
 	smp_doc_free(e->object_stored_doc);
 	memset(e, 0, sizeof(*e));
 }
@@ -863,6 +880,8 @@ static int one_config(smp_plan *p, plan_loop *l, plan_sink *sink, size_t i)
 	                                       : smp__plan_server_side(&e, p, &st);
 	if (!rc && p->o.stored && e.object)
 		rc = smp__plan_stored(&e, p);
+	if (!rc && e.object)
+		rc = smp__plan_ignore(&e, p);
 	if (rc == 1) { /* left out by the field selector */
 		smp__plan_entry_release(&e);
 		return 0;

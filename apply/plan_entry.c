@@ -232,8 +232,10 @@ int smp_plan_entry_diff_sides(char **live, size_t *live_len, char **merged,
 		return smp__err(err, SMP_EINVAL, "smp_plan_entry_diff_sides: bad arguments");
 	if (failed(e))
 		return smp__err(err, SMP_EINVAL, "a failed entry has no diff");
-	if (!(rc = smp_display_objects(&ld, &rd, e->live_stored ? e->live_stored : e->live,
-	                               e->object, dflags, err)) &&
+	const smp_value *lv = e->ignoring ? e->live_cmp : e->live_stored ? e->live_stored : e->live;
+	const smp_value *ov = e->ignoring ? e->object_cmp : e->object;
+
+	if (!(rc = smp_display_objects(&ld, &rd, lv, ov, dflags, err)) &&
 	    !(rc = yaml_text(live, &ll, ld, err)) && (rc = yaml_text(merged, &rl, rd, err))) {
 		smp_free(*live);
 		*live = NULL;
@@ -301,5 +303,7 @@ int smp_plan_entry_changes(smp_doc **out, const smp_plan_entry *e, unsigned flag
 		return smp__err(err, SMP_EINVAL, "a failed entry has no changes");
 	co.schema = e->plan->o.schema;
 	co.flags = flags;
+	if (e->ignoring)
+		return smp_changes(out, e->live_cmp, e->object_cmp, &co, err);
 	return smp_changes(out, e->live_stored ? e->live_stored : e->live, e->object, &co, err);
 }

@@ -50,6 +50,10 @@ struct smp_plan_entry {
 	const smp_value *live_stored;
 	smp_doc *live_stored_doc, *object_stored_doc;
 	smp_doc *delete_doc;  /* prune: DeleteOptions with preconditions */
+	/* with ignore rules: both sides without the ignored fields */
+	const smp_value *live_cmp, *object_cmp;
+	smp_doc *live_cmp_doc, *object_cmp_doc;
+	bool ignoring;
 };
 
 struct smp_plan {
@@ -100,6 +104,14 @@ int smp__plan_with_namespace(smp_doc **out, const smp_value *cfg,
  * server would refuse there turns the entry into an ERROR with its Status.
  * SMP_ENOMEM. */
 int smp__plan_stored(smp_plan_entry *e, smp_plan *p);
+
+/* The plan's ignore rules for a decided entry (plan_ignore.c): both sides
+ * of its comparison without the ignored fields, and a CONFIGURE that
+ * changes nothing else UNCHANGED. SMP_ENOMEM. */
+int smp__plan_ignore(smp_plan_entry *e, smp_plan *p);
+
+/* Checks an ignore_fields rule; SMP_EINVAL naming it. */
+int smp__ignore_check(const char *rule, smp_error *err);
 
 /* Fills e->error from err: the object's reference in front of the
  * message (unless `bare`), the configuration's label, line and column

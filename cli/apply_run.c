@@ -36,7 +36,10 @@ int apply_cli_args_init(apply_cli_args *a, int argc, smp_plan_mode mode, const c
 	a->schemas = calloc(n, sizeof(*a->schemas));
 	a->allow = calloc(n, sizeof(*a->allow));
 	a->scoped = calloc(n, sizeof(*a->scoped));
-	return a->files && a->schemas && a->allow && a->scoped ? CLI_OK : oom();
+	a->ignore_fields = calloc(n, sizeof(*a->ignore_fields));
+	a->ignore_managers = calloc(n, sizeof(*a->ignore_managers));
+	return a->files && a->schemas && a->allow && a->scoped && a->ignore_fields &&
+	       a->ignore_managers ? CLI_OK : oom();
 }
 
 void apply_cli_args_release(apply_cli_args *a)
@@ -45,6 +48,8 @@ void apply_cli_args_release(apply_cli_args *a)
 	free(a->schemas);
 	free(a->allow);
 	free(a->scoped);
+	free(a->ignore_fields);
+	free(a->ignore_managers);
 }
 
 int apply_cli_output(apply_cli_format *fmt, const char *cmd, const char *names, const char *val)
@@ -278,6 +283,10 @@ static int make_plan(smp_plan **plan, plan_refs *r, const apply_cli_args *a)
 	           a->fmt == APPLY_OUT_CHANGES;
 	o.propagation = a->cascade;
 	o.validate = a->validate;
+	o.ignore_fields = a->ignore_fields;
+	o.ignore_fields_len = a->nignore_fields;
+	o.ignore_managers = a->ignore_managers;
+	o.ignore_managers_len = a->nignore_managers;
 	o.grace_period_seconds = a->grace_period;
 	if (!smp_plan_new(plan, &o, &err))
 		return CLI_OK;
@@ -285,6 +294,8 @@ static int make_plan(smp_plan **plan, plan_refs *r, const apply_cli_args *a)
 		return cli_fail(&err);
 	if (strncmp(err.path, "cluster_scoped", 14) == 0)
 		return cli_usage(a->cmd, "--cluster-scoped: %s", err.message);
+	if (strncmp(err.path, "ignore_fields", 13) == 0)
+		return cli_usage(a->cmd, "--ignore-field: %s", err.message);
 	return cli_usage(a->cmd, "%s", err.message);
 }
 

@@ -169,6 +169,14 @@ static const char *const help_text[] = {
 	"                        error: unknown field \"spec.contianers\"), warn: a\n"
 	"                        Warning: line, ignore (false): nothing; a value of\n"
 	"                        the wrong type always fails\n"
+	"      --ignore-field [KIND[.GROUP]:]PATH  leave the field out of -o diff,\n"
+	"                        -o changes and the configured/unchanged decision,\n"
+	"                        never out of the patch: a JSON pointer (/spec/replicas)\n"
+	"                        or a path as -o changes writes it\n"
+	"                        (spec.template.spec.containers[name=web].image; *\n"
+	"                        for every key or item); repeatable\n"
+	"      --ignore-manager NAME  likewise for the fields NAME owns in the live\n"
+	"                        object's managedFields; repeatable\n"
 	"      --dry-run[=MODE]  none, or client (--dry-run alone): the same plan\n"
 	"                        (nothing is ever sent anywhere), client adding\n"
 	"                        \"(dry run)\" to the status lines as kubectl does;\n"
@@ -209,7 +217,7 @@ enum {
 	OPT_PRUNE, OPT_ALL, OPT_ALLOW, OPT_SELECTOR, OPT_FIELD_SELECTOR, OPT_NAMESPACE,
 	OPT_OPENAPI, OPT_SCHEMA, OPT_CLUSTER_SCOPED, OPT_DRY_RUN, OPT_SERVER_SIDE,
 	OPT_FIELD_MANAGER, OPT_FORCE_CONFLICTS, OPT_COLOR, OPT_CASCADE, OPT_GRACE_PERIOD,
-	OPT_VALIDATE
+	OPT_VALIDATE, OPT_IGNORE_FIELD, OPT_IGNORE_MANAGER
 };
 
 /* Every option of `smpatch apply`, as the parser, --help and completion
@@ -240,6 +248,8 @@ const cli_option cli_apply_options[] = {
 	 "background"},
 	{"grace-period", 0, CLI_ARG_VALUE, OPT_GRACE_PERIOD, NULL, NULL},
 	{"validate", 0, CLI_ARG_OPTIONAL, OPT_VALIDATE, "strict warn ignore true false", "strict"},
+	{"ignore-field", 0, CLI_ARG_VALUE, OPT_IGNORE_FIELD, NULL, NULL},
+	{"ignore-manager", 0, CLI_ARG_VALUE, OPT_IGNORE_MANAGER, NULL, NULL},
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -310,6 +320,8 @@ static int take(apply_cli_args *a, apply_flags *f, const cli_args *p, int k)
 		                        p->value);
 	case OPT_CASCADE: return cascade(a, p->value);
 	case OPT_VALIDATE: return validate(a, p->value);
+	case OPT_IGNORE_FIELD: a->ignore_fields[a->nignore_fields++] = p->value; break;
+	case OPT_IGNORE_MANAGER: a->ignore_managers[a->nignore_managers++] = p->value; break;
 	case OPT_GRACE_PERIOD: return grace_period(a, p->value);
 	case OPT_OVERWRITE: a->overwrite = p->on; break;
 	case OPT_MANAGED: a->managed = p->on; break;

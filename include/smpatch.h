@@ -1287,13 +1287,24 @@ typedef struct smp_plan_options {
 	 * IGNORE nothing; a value of the wrong type fails in every mode
 	 * (smp_validate_object; the schema, then the built-in tables). */
 	smp_validate_mode validate;
+	/* Ignore rules (as GitOps tools declare them): fields left out of each
+	 * entry's diff, changes and unchanged/configured decision, never out
+	 * of what is sent. ignore_fields are "[KIND[.GROUP]:]PATH", PATH a
+	 * JSON pointer ("/spec/replicas") or smp_changes' path syntax
+	 * ("spec.template.spec.containers[name=web].image", `[=v]`, `[3]`, `*`
+	 * for every key or item); ignore_managers are field managers whose
+	 * fields in the live object's managedFields are left out. */
+	const char *const *ignore_fields;
+	size_t ignore_fields_len;
+	const char *const *ignore_managers;
+	size_t ignore_managers_len;
 } smp_plan_options;
 
 #define SMP_PLAN_OPTIONS_VERSION 1
 #define SMP_PLAN_OPTIONS_INIT                                                          \
 	{ SMP_PLAN_OPTIONS_VERSION, SMP_PLAN_CLIENT_SIDE, NULL, false, NULL, NULL, false, \
 	  true, NULL, NULL, false, false, NULL, 0, NULL, 0, NULL, false,                 \
-	  SMP_PROPAGATION_BACKGROUND, -1, SMP_VALIDATE_STRICT }
+	  SMP_PROPAGATION_BACKGROUND, -1, SMP_VALIDATE_STRICT, NULL, 0, NULL, 0 }
 
 /* Fills `o` with the defaults of SMP_PLAN_OPTIONS_INIT for `version`
  * (SMP_PLAN_OPTIONS_VERSION). SMP_EINVAL for NULL or an unknown version. */
@@ -1308,7 +1319,7 @@ SMP_API int smp_plan_options_init(smp_plan_options *o, unsigned version);
  * "foreground", "orphan"), validate ("strict" or "true", "warn", "ignore"
  * or "false"); set_int: grace_period_seconds; set_handle:
  * schema (smp_schema), selector, field_selector (smp_selector); set_list:
- * prune_allowlist, cluster_scoped. Strings, lists and handles are referenced, not copied:
+ * prune_allowlist, cluster_scoped, ignore_fields, ignore_managers. Strings, lists and handles are referenced, not copied:
  * they must outlive every plan made with the options. SMP_EINVAL for an
  * unknown name or mode, or NULL `o`/`name`; SMP_ENOMEM. */
 SMP_API int smp_plan_options_new(smp_plan_options **out);
@@ -1331,8 +1342,9 @@ typedef struct smp_plan_entry smp_plan_entry;
 
 /* A new, empty plan with `opts` (NULL: the defaults; copied, but what it
  * points to is referenced). SMP_EINVAL for bad options (a bad allowlist
- * entry or cluster_scoped name, with kubectl's message and err->path
- * "prune_allowlist[i]" / "cluster_scoped[i]"; prune without a selector or
+ * entry, cluster_scoped name or ignore_fields path, with kubectl's message
+ * and err->path "prune_allowlist[i]" / "cluster_scoped[i]" /
+ * "ignore_fields[i]"; prune without a selector or
  * prune_all; prune in server-side mode), SMP_ENOMEM. Free with
  * smp_plan_free. */
 SMP_API int smp_plan_new(smp_plan **out, const smp_plan_options *opts, smp_error *err);

@@ -537,6 +537,40 @@ class Plans(unittest.TestCase):
         self.assertEqual((w.action, w.warnings), ("create", ['Warning: unknown field "dta"']))
         self.assertEqual(smpatch.apply([cfg], None, validate=False)[0].action, "create")
 
+    def test_stored_roundtrip_of_real_manifests(self):
+        # each manifest applied to its own stored form: unchanged, no diff,
+        # no change (tests/cli/stored_roundtrip.sh does it with the CLI)
+        root = os.path.join(SRC, "testdata", "manifests")
+        n = 0
+        for d, _, files in os.walk(root):
+            for f in sorted(files):
+                if not f.endswith(".yaml"):
+                    continue
+                text = read(d, f)
+                first = smpatch.apply(text, None, stored=True, validate="ignore")
+                stored = [e.object for e in first]
+                again = smpatch.apply(text, stored, stored=True)
+                # (kubectl may still send a patch: see stored_roundtrip.sh)
+                for e in again:
+                    self.assertEqual((e.diff(), e.changes()), ("", []), "%s: %s" % (f, e.name))
+                n += 1
+        self.assertGreaterEqual(n, 10)
+
+    def test_ignore_rules(self):
+        case = os.path.join(SRC, "testdata", "apply", "ignore-rules")
+        cfg, live = read(case, "config.yaml"), read(case, "live.yaml")
+        last = 'metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"]'
+        plain = smpatch.apply(cfg, live, stored=True)[0]
+        self.assertEqual(plain.action, "configure")
+        e = smpatch.apply(cfg, live, stored=True, ignore_fields=["/spec/replicas", last])[0]
+        self.assertEqual((e.action, e.diff(), e.changes()), ("unchanged", "", []))
+        self.assertEqual(e.patch, plain.patch)  # what is sent does not change
+        m = smpatch.apply(cfg, live, stored=True, ignore_managers=["hpa"],
+                          ignore_fields=[last])[0]
+        self.assertEqual(m.action, "unchanged")
+        with self.assertRaises(smpatch.InvalidArgumentError):
+            smpatch.apply(cfg, live, ignore_fields=["spec.x[oops"])
+
     def test_replace_not_found(self):
         e = smpatch.apply(CM % "a", None, mode="replace")[0]
         self.assertEqual(e.action, "error")

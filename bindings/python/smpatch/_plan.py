@@ -372,7 +372,8 @@ class Plan(V.Handle, collections.abc.Sequence):
                  namespace=None, enforce_namespace=False, overwrite=True, selector=None,
                  field_selector=None, prune=False, prune_all=False, prune_allowlist=None,
                  cluster_scoped=None, schema=None, now=None, stored=False, cascade=None,
-                 grace_period=None, validate="strict"):
+                 grace_period=None, validate="strict", ignore_fields=None,
+                 ignore_managers=None):
         _need()
         self._ptr = None
         self._entries = None
@@ -405,6 +406,8 @@ class Plan(V.Handle, collections.abc.Sequence):
         o.bool("prune_all", prune_all)
         o.list("prune_allowlist", prune_allowlist)
         o.list("cluster_scoped", cluster_scoped)
+        o.list("ignore_fields", ignore_fields)
+        o.list("ignore_managers", ignore_managers)
         o.string("now", now)
         o.bool("stored", stored)
         o.string("propagation", cascade)
@@ -495,7 +498,10 @@ def apply(config_text, live_text=None, *, server_side=False, field_manager=None,
     (the objects and diffs as the API server stores them, as
     --dry-run=server and kubectl diff show them), validate ("strict", the
     default as kubectl's, "warn" or "ignore"), cascade and grace_period
-    (a prune's DeleteOptions).
+    (a prune's DeleteOptions), ignore_fields (["/spec/replicas",
+    "Deployment.apps:spec.template.spec.containers[name=web].image", ...])
+    and ignore_managers (["hpa", ...]): left out of .diff(), .changes()
+    and the unchanged/configured decision, never out of .patch.
 
     One object's failure does not stop the others: it is a "conflict" or
     "error" entry.
