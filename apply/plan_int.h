@@ -110,6 +110,12 @@ int smp__plan_stored(smp_plan_entry *e, smp_plan *p);
  * changes nothing else UNCHANGED. SMP_ENOMEM. */
 int smp__plan_ignore(smp_plan_entry *e, smp_plan *p);
 
+/* The API server's warnings about items a pod template repeats (env vars
+ * hiding earlier ones, ports defined twice: pod_warnings.c) on the entry;
+ * the repetitions they name go to `hidden` as "<list>\n<key>\n" lines,
+ * so that the plan's own warning about them is left out. SMP_ENOMEM. */
+int smp__pod_warnings(smp_plan_entry *e, const smp_value *obj, smp_buf *hidden);
+
 /* Checks an ignore_fields rule; SMP_EINVAL naming it. */
 int smp__ignore_check(const char *rule, smp_error *err);
 

@@ -219,24 +219,53 @@ static int validate(smp_plan_entry *e, const smp_plan *p)
 
 /* Lists merged by a key whose items share a key value: client-side apply
  * cannot tell them apart (smp_duplicate_merge_keys), a warning each. */
+/* Whether the server's own warning names the repetition `text` tells of
+ * ("<list>: items i and j have the same <key> (..."): `hidden` holds
+ * "<list>\n<key>\n" pairs. */
+static bool told_by_server(const smp_buf *hidden, const char *text)
+{
+	const char *h = hidden->ptr, *end = h ? h + hidden->len : NULL;
+
+	while (h && h < end) {
+		const char *nl = strchr(h, '\n'), *key = nl + 1, *knl = strchr(key, '\n');
+		size_t ll = (size_t)(nl - h);
+		const char *same;
+
+		if (ll && strncmp(text, h, ll) == 0 && strncmp(text + ll, ": items ", 8) == 0 &&
+		    (same = strstr(text, " have the same ")) &&
+		    strncmp(same + 15, key, (size_t)(knl - key)) == 0 && same[15 + (knl - key)] == ' ')
+			return true;
+		h = knl + 1;
+	}
+	return false;
+}
+
 static int warn_duplicate_keys(smp_plan_entry *e, const smp_plan *p, const smp_value *cfg)
 {
 	smp_doc *d = NULL;
 	const smp_value *list;
+	smp_buf hidden;
 	smp_error err;
 	int rc = smp_duplicate_merge_keys(&d, cfg, p->o.schema, &err);
 
 	if (rc)
 		return rc == SMP_ENOMEM ? rc : 0;
 	list = smp_doc_root(d, 0);
+	smp_buf_init(&hidden);
+	/* where the API server has its own words for a repetition, those */
+	rc = smp__pod_warnings(e, cfg, &hidden);
 	for (size_t i = 0; i < smp_value_len(list) && !rc; i++) {
+		const char *text = smp_value_string(smp_list_get(list, i), NULL);
 		smp_buf b;
 
+		if (told_by_server(&hidden, text))
+			continue;
 		smp_buf_init(&b);
-		smp_buf_printf(&b, "Warning: %s", smp_value_string(smp_list_get(list, i), NULL));
+		smp_buf_printf(&b, "Warning: %s", text);
 		rc = b.oom ? SMP_ENOMEM : smp__plan_warn(e, b.ptr, b.len);
 		smp_buf_release(&b);
 	}
+	smp_buf_release(&hidden);
 	smp_doc_free(d);
 	return rc;
 }
