@@ -13,7 +13,8 @@
  * type in STATE_DIR/request.type. With STATE_DIR/objects.json (a list of
  * live objects, or a List) objects and collections are served from it
  * instead (label selectors: k=v, k==v, k!=v, k, !k) and DELETE answers
- * success, so that `kubectl apply --prune` runs. One request per
+ * success, so that `kubectl apply --prune` runs; each DELETE's body is
+ * appended as a line to STATE_DIR/delete.json. One request per
  * connection. Exits after 30 s without a connection, so a forgotten server
  * does not linger.
  */
@@ -506,6 +507,15 @@ static void serve(int fd, const char *state)
 	if (strcmp(method, "DELETE") == 0) {
 		static const char ok[] = "{\"kind\":\"Status\",\"apiVersion\":\"v1\","
 					 "\"status\":\"Success\"}";
+		FILE *f;
+
+		/* each DeleteOptions body, a line each, in the order sent */
+		snprintf(file, sizeof file, "%s/delete.json", state);
+		if (blen && (f = fopen(file, "a"))) {
+			fwrite(req.p + off, 1, blen, f);
+			fputc('\n', f);
+			fclose(f);
+		}
 		respond(fd, 200, ok, sizeof ok - 1);
 		goto out;
 	}

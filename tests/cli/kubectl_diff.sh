@@ -292,13 +292,14 @@ for name in "$@"; do
 		fi
 		args=$(cat "$dir/args")
 		"$smpatch" convert -o json "$dir/objects.yaml" > "$tmp/state/objects.json"
+		rm -f "$tmp/state/delete.json"
 		# shellcheck disable=SC2086
 		kubectl --server="$url" --cache-dir="$tmp/cache" apply -f "$dir/config.yaml" \
 			--validate=false $args > "$tmp/k.out" 2> "$tmp/k.err"
 		krc=$?
 		# shellcheck disable=SC2086
 		"$smpatch" apply -f "$dir/config.yaml" --live "$dir/objects.yaml" -o patch --validate=false $args \
-			> /dev/null 2> "$tmp/s.err"
+			> "$tmp/s.lines" 2> "$tmp/s.err"
 		src=$?
 		rm -f "$tmp/state/objects.json"
 		if [ $krc -ne 0 ] || [ $src -ne 0 ]; then
@@ -308,11 +309,24 @@ for name in "$@"; do
 		status='(created|configured|unchanged|pruned)$'
 		grep -E "$status" "$tmp/k.out" | sort > "$tmp/k.st"
 		grep -E "$status" "$tmp/s.err" | sort > "$tmp/s.st"
-		if cmp -s "$tmp/k.st" "$tmp/s.st"; then
+		# the DELETE bodies kubectl sent: smpatch's deleteOptions without
+		# the preconditions it adds (as sorted JSON, in any order)
+		touch "$tmp/state/delete.json"
+		python3 -c 'import json,sys
+k=sorted(json.dumps(json.loads(l),sort_keys=True) for l in open(sys.argv[1]) if l.strip())
+s=[]
+for l in open(sys.argv[2]):
+    r=json.loads(l)
+    if r.get("action")=="prune":
+        d=dict(r["deleteOptions"]); d.pop("preconditions",None); s.append(json.dumps(d,sort_keys=True))
+sys.exit(0 if sorted(s)==k else 1)' "$tmp/state/delete.json" "$tmp/s.lines"
+		drc=$?
+		if cmp -s "$tmp/k.st" "$tmp/s.st" && [ $drc = 0 ]; then
 			good "$name"
 		else
-			bad "$name" "apply status lines differ"
+			bad "$name" "apply status lines or DELETE bodies differ"
 			[ -f "$dir/xfail" ] || diff "$tmp/s.st" "$tmp/k.st" | sed 's/^/  /' | head -n 20
+			[ $drc = 0 ] || sed 's/^/  kubectl DELETE: /' "$tmp/state/delete.json" | head -n 5
 		fi
 		;;
 	view-last-applied)
