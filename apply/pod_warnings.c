@@ -138,16 +138,59 @@ static int port_warnings(smp_plan_entry *e, smp_buf *hidden, port_seen *ps, size
 	return rc;
 }
 
+/* What the visits of the containers share. */
+typedef struct visit {
+	smp_plan_entry *e;
+	smp_buf *hidden;
+	port_seen *ps;
+	size_t n, max;
+} visit;
+
+static const char *const groups[] = {"initContainers", "containers", "ephemeralContainers"};
+
+/* Calls fn on every container of the pod spec at `base`, in the order of
+ * pods.VisitContainersWithPath (init containers, containers, ephemeral
+ * ones), with its path ("spec.template.spec.containers[0]") and its
+ * group's path. */
+static int visit_containers(const smp_value *spec, const char *base, visit *v,
+                            int (*fn)(visit *, const smp_value *, const char *, const char *))
+{
+	int rc = 0;
+
+	for (size_t g = 0; g < 3 && !rc; g++) {
+		const smp_value *cs = smp_map_get(spec, groups[g]);
+		char group[300];
+
+		snprintf(group, sizeof(group), "%s.%s", base, groups[g]);
+		for (size_t i = 0; i < smp_value_len(cs) && !rc; i++) {
+			char cpath[340];
+
+			snprintf(cpath, sizeof(cpath), "%.300s[%zu]", group, i);
+			rc = fn(v, smp_list_get(cs, i), cpath, group);
+		}
+	}
+	return rc;
+}
+
+static int visit_env(visit *v, const smp_value *c, const char *cpath, const char *group)
+{
+	return env_warnings(v->e, v->hidden, c, cpath, str(c, "name"), group);
+}
+
+static int visit_ports(visit *v, const smp_value *c, const char *cpath, const char *group)
+{
+	return port_warnings(v->e, v->hidden, v->ps, &v->n, v->max, c, cpath, str(c, "name"),
+	                     group);
+}
+
 int smp__pod_warnings(smp_plan_entry *e, const smp_value *obj, smp_buf *hidden)
 {
-	static const char *const groups[] = {"initContainers", "containers", "ephemeralContainers"};
 	const char *tp = template_path(smp_value_string(smp_map_get(obj, "apiVersion"), NULL),
 	                               smp_value_string(smp_map_get(obj, "kind"), NULL));
 	const smp_value *spec;
-	port_seen *ps;
-	size_t n = 0, max = 0;
+	visit v = {e, hidden, NULL, 0, 0};
 	char base[256];
-	int rc = 0;
+	int rc;
 
 	if (!tp)
 		return 0;
@@ -155,37 +198,14 @@ int smp__pod_warnings(smp_plan_entry *e, const smp_value *obj, smp_buf *hidden)
 	spec = smp_value_at(obj, base);
 	for (size_t g = 0; g < 3; g++)
 		for (size_t i = 0; i < smp_value_len(smp_map_get(spec, groups[g])); i++)
-			max += smp_value_len(smp_map_get(smp_list_get(smp_map_get(spec, groups[g]), i),
-			                                 "ports"));
-	if (!(ps = calloc(max + 1, sizeof(*ps))))
+			v.max += smp_value_len(smp_map_get(smp_list_get(smp_map_get(spec, groups[g]), i),
+			                                   "ports"));
+	if (!(v.ps = calloc(v.max + 1, sizeof(*v.ps))))
 		return SMP_ENOMEM;
-	/* pods.VisitContainersWithPath: init containers, containers, ephemeral */
-	for (size_t g = 0; g < 3 && !rc; g++) {
-		const smp_value *cs = smp_map_get(spec, groups[g]);
-		char group[300];
-
-		snprintf(group, sizeof(group), "%s.%s", base, groups[g]);
-		for (size_t i = 0; i < smp_value_len(cs) && !rc; i++) {
-			const smp_value *c = smp_list_get(cs, i);
-			char cpath[340];
-
-			snprintf(cpath, sizeof(cpath), "%.300s[%zu]", group, i);
-			rc = env_warnings(e, hidden, c, cpath, str(c, "name"), group);
-		}
-	}
-	for (size_t g = 0; g < 3 && !rc; g++) {
-		const smp_value *cs = smp_map_get(spec, groups[g]);
-		char group[300];
-
-		snprintf(group, sizeof(group), "%s.%s", base, groups[g]);
-		for (size_t i = 0; i < smp_value_len(cs) && !rc; i++) {
-			const smp_value *c = smp_list_get(cs, i);
-			char cpath[340];
-
-			snprintf(cpath, sizeof(cpath), "%.300s[%zu]", group, i);
-			rc = port_warnings(e, hidden, ps, &n, max, c, cpath, str(c, "name"), group);
-		}
-	}
-	free(ps);
+	/* as the server: every container's env first, then the ports of all */
+	rc = visit_containers(spec, base, &v, visit_env);
+	if (!rc)
+		rc = visit_containers(spec, base, &v, visit_ports);
+	free(v.ps);
 	return rc;
 }
