@@ -1013,6 +1013,11 @@ size_t smp_plan_count(const smp_plan *p)
 	return p ? p->nentries : 0;
 }
 
+size_t smp_plan_config_count(const smp_plan *p)
+{
+	return p ? p->ncfg : 0;
+}
+
 const smp_plan_entry *smp_plan_entry_at(const smp_plan *p, size_t i)
 {
 	return p && i < p->nentries ? &p->entries[i] : NULL;

@@ -34,6 +34,7 @@ typedef struct apply_cli_args {
 	const char *live_path, *manager, *selector, *field_sel, *ns, *openapi;
 	bool recursive, managed, force, overwrite, prune, all, server_dry_run, client_dry_run;
 	bool color;                /* -o diff: ANSI colours (--color) */
+	bool no_progress;          /* --no-progress */
 	const char *external_diff; /* -o diff: $KUBECTL_EXTERNAL_DIFF, or NULL */
 	smp_propagation cascade;   /* prune: --cascade */
 	smp_validate_mode validate; /* --validate */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int oom(void)
@@ -312,6 +313,10 @@ typedef struct apply_out {
 	cli_buf pieces;
 	size_t nitems, npieces, nout;
 	cli_diff_dirs *dirs; /* -o diff with an external diff program */
+	/* the progress line (stderr a terminal, a run over a second) */
+	bool progress, shown;
+	size_t done, total;
+	struct timespec start, last;
 	int code;      /* the first failure's exit code */
 	int fatal;     /* an error that ends the run (after its message) */
 	bool differs;
@@ -473,6 +478,37 @@ static int keep_piece(apply_out *o, const smp_plan_entry *e, smp_error *err)
 	return rc;
 }
 
+static double seconds_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* One line on stderr, rewritten in place: objects done / total and the
+ * rate, once the run has taken a second, at most ten times a second. */
+static void progress(apply_out *o)
+{
+	double all;
+
+	o->done++;
+	if (!o->progress || (all = seconds_since(&o->start)) < 1.0 || seconds_since(&o->last) < 0.1)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &o->last);
+	fprintf(stderr, "\r\033[K%zu/%zu objects, %.0f/s", o->done, o->total, (double)o->done / all);
+	fflush(stderr);
+	o->shown = true;
+}
+
+/* Takes the progress line away before anything else is written there. */
+static void progress_clear(apply_out *o)
+{
+	if (o->shown)
+		fputs("\r\033[K", stderr);
+	o->shown = false;
+}
+
 /* A failed object: reported now, the run goes on. A server-side
  * conflict keeps the server's lines (one per manager and field). */
 static void report(apply_out *o, const smp_plan_entry *e)
@@ -481,6 +517,7 @@ static void report(apply_out *o, const smp_plan_entry *e)
 	const smp_error *err = smp_plan_entry_error(e);
 	int code;
 
+	progress_clear(o);
 	if (o->a->mode != SMP_PLAN_CLIENT_SIDE && smp_plan_entry_action(e) == SMP_ACTION_CONFLICT) {
 		fprintf(stderr, "smpatch: %s:%u:%u: error: %s", err->file, err->line, err->column,
 		        detail);
@@ -546,6 +583,7 @@ static int on_entry(const smp_plan_entry *e, void *user)
 
 	smp_apply_object_ref(ref, sizeof(ref), smp_plan_entry_object(e) ? smp_plan_entry_object(e)
 	                                       : smp_plan_entry_live(e));
+	progress(o);
 	if (act == SMP_ACTION_ERROR || act == SMP_ACTION_CONFLICT) {
 		report(o, e);
 		if (objects)
@@ -588,6 +626,7 @@ out:
 	smp_free(line);
 	if (rc) {
 		/* kubectl stops at such an error too; name the object */
+		progress_clear(o);
 		if (rc != SMP_ENOMEM && act != SMP_ACTION_ERROR && act != SMP_ACTION_CONFLICT)
 			cli_err_prefix(&err, ref);
 		if (a->mode == SMP_PLAN_CLIENT_SIDE && !err.file[0] && smp_plan_entry_config(e)) {
@@ -708,7 +747,12 @@ int apply_cli_run(const apply_cli_args *a)
 	if ((code = make_plan(&plan, &refs, a)) != CLI_OK ||
 	    (code = read_inputs(plan, a)) != CLI_OK)
 		goto out;
+	o.progress = !a->no_progress && isatty(STDERR_FILENO);
+	o.total = smp_plan_config_count(plan);
+	clock_gettime(CLOCK_MONOTONIC, &o.start);
+	o.last = o.start;
 	rc = smp_plan_run(plan, on_entry, &o, &err);
+	progress_clear(&o);
 	if (rc < 0)
 		code = err.code == SMP_ENOMEM ? oom() : cli_fail(&err);
 	else if (o.fatal)

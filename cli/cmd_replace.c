@@ -47,6 +47,8 @@ static const char help_text[] =
 	"                         Without -o: kubectl's status lines on standard\n"
 	"                         output (deployment.apps/web replaced); with -o\n"
 	"                         yaml or json they go to standard error.\n"
+	"      --no-progress      no progress line (stderr a terminal, a plan over\n"
+	"                         a second)\n"
 	"      --color[=WHEN]     -o diff in colour: auto (default: on a terminal),\n"
 	"                         always (--color alone) or never\n"
 	"      --show-managed-fields  keep metadata.managedFields in the objects\n"
@@ -69,7 +71,7 @@ static const char help_text[] =
 
 enum {
 	OPT_FILENAME = 1, OPT_RECURSIVE, OPT_LIVE, OPT_OUTPUT, OPT_MANAGED, OPT_NAMESPACE,
-	OPT_OPENAPI, OPT_SCHEMA, OPT_FIELD_MANAGER, OPT_COLOR
+	OPT_OPENAPI, OPT_SCHEMA, OPT_FIELD_MANAGER, OPT_COLOR, OPT_NO_PROGRESS
 };
 
 const cli_option cli_replace_options[] = {
@@ -83,6 +85,7 @@ const cli_option cli_replace_options[] = {
 	{"schema", 0, CLI_ARG_VALUE, OPT_SCHEMA, "@file", NULL},
 	{"field-manager", 0, CLI_ARG_VALUE, OPT_FIELD_MANAGER, NULL, NULL},
 	{"color", 0, CLI_ARG_OPTIONAL, OPT_COLOR, "auto always never", "always"},
+	{"no-progress", 0, CLI_ARG_BOOL, OPT_NO_PROGRESS, NULL, NULL},
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -115,6 +118,7 @@ int cmd_replace(int argc, char **argv)
 		case OPT_SCHEMA: a.schemas[a.nschemas++] = p.value; break;
 		case OPT_FIELD_MANAGER: a.manager = p.value; break;
 		case OPT_COLOR: code = apply_cli_color(&a.color, "replace", p.value); break;
+		case OPT_NO_PROGRESS: a.no_progress = p.on; break;
 		default: code = CLI_USAGE; break; /* the parser has said why */
 		}
 	}

@@ -1389,6 +1389,11 @@ SMP_API int smp_plan_compute(smp_plan *plan, smp_error *err);
 /* Number of entries after smp_plan_compute (0 before). */
 SMP_API size_t smp_plan_count(const smp_plan *plan);
 
+/* Number of configurations added (objects of the documents, Lists
+ * expanded, and input errors): what a run goes through before prunes, for
+ * a progress count. 0 for NULL. */
+SMP_API size_t smp_plan_config_count(const smp_plan *plan);
+
 /* Entry i after smp_plan_compute, or NULL when out of range. Owned by the
  * plan. */
 SMP_API const smp_plan_entry *smp_plan_entry_at(const smp_plan *plan, size_t i);
