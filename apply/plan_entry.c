@@ -303,6 +303,18 @@ int smp_plan_entry_changes(smp_doc **out, const smp_plan_entry *e, unsigned flag
 		return smp__err(err, SMP_EINVAL, "a failed entry has no changes");
 	co.schema = e->plan->o.schema;
 	co.flags = flags;
+	if (!e->ignoring && e->object && e->object == e->live_stored) {
+		/* one tree on both sides (an unchanged object): no change */
+		smp_value *list;
+
+		if (!(*out = smp_doc_alloc()) || !(list = smpv_list(&(*out)->arena, 0)) ||
+		    smp_doc_push_root(*out, list)) {
+			smp_doc_free(*out);
+			*out = NULL;
+			return smp__err(err, SMP_ENOMEM, "out of memory");
+		}
+		return 0;
+	}
 	if (e->ignoring)
 		return smp_changes(out, e->live_cmp, e->object_cmp, &co, err);
 	return smp_changes(out, e->live_stored ? e->live_stored : e->live, e->object, &co, err);

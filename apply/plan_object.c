@@ -582,6 +582,11 @@ int smp__plan_stored(smp_plan_entry *e, smp_plan *p)
 	so.schema = p->o.schema; /* custom resources from their CRD */
 	if (e->live && (rc = smp_stored_form(&e->live_stored_doc, e->live, &so, &err)) == 0)
 		e->live_stored = smp_doc_root(e->live_stored_doc, 0);
+	if (!rc && e->action == SMP_ACTION_UNCHANGED && p->o.mode == SMP_PLAN_CLIENT_SIDE) {
+		/* nothing is sent: the object is the live one, stored once */
+		e->object = e->live_stored;
+		return 0;
+	}
 	if (!rc && e->object && (rc = smp_stored_form(&e->object_stored_doc, e->object, &so, &err)) == 0)
 		e->object = smp_doc_root(e->object_stored_doc, 0);
 	if (!rc)
