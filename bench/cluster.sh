@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# bench/cluster.sh BUILD_DIR - cluster-scale plans: `smpatch apply -o patch` of a
-# whole application set against a cluster dump, against reading and printing
-# the same inputs with `smpatch convert`, in the same run.
+# bench/cluster.sh BUILD_DIR - cluster-scale plans: `smpatch apply -o patch`,
+# `apply -o diff` and `apply --server-side -o patch` of a whole application set
+# against a cluster dump, against reading and printing the same inputs with
+# `smpatch convert`, in the same run.
 #
 # Called by `make bench` after bench/run.sh; not part of `make test`. Inputs
 # come from bench/cluster_gen.py (fixed seed; cached under bench/out/cluster/).
 # Environment knobs:
 #   BENCH_CLUSTER_SIZES="2500 5000 10000 20000"   applications (3 objects each)
 #   BENCH_CLUSTER_REPS=3                          repetitions (the median counts)
+#   BENCH_CLUSTER_MODES="patch diff ssa"         the apply modes measured
 #   BENCH_NO_RESULTS=1                            do not touch bench/RESULTS.md
-# Targets (issue 16), reported PASS/FAIL, never fatal: peak RSS <= 4x the input
-# bytes; wall time <= 0.9x convert's; growth per doubling <= 2.1x.
+# Targets (issue 22), reported PASS/FAIL, never fatal: peak RSS <= 4x the input
+# bytes; wall time <= 1.0x convert's; growth per doubling <= 2.1x; each mode.
 # Exit status: 1 when an output is wrong (counts of created/configured/
 # unchanged objects differ from the generator's, or runs disagree), else 0.
 set -u
@@ -25,6 +27,7 @@ BIN=$BENCH/out/bin
 SMPATCH=$BUILD/smpatch
 SIZES=${BENCH_CLUSTER_SIZES:-2500 5000 10000 20000}
 REPS=${BENCH_CLUSTER_REPS:-3}
+MODES=${BENCH_CLUSTER_MODES:-patch diff ssa}
 CC=${CC:-cc}
 START=$(date +%s)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -65,31 +68,52 @@ median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]
 col() { cut -d' ' -f"$2" "$RUNS/$1" | median; }
 worst() { cut -d' ' -f3 "$RUNS/$1" | sort -g | tail -n 1; }
 
+# mode_cmd MODE DIR: the smpatch command line of an apply mode.
+mode_args() {
+	case $1 in
+	patch) echo "apply -R -f $2/config --live $2/live.json -o patch" ;;
+	diff) echo "apply -R -f $2/config --live $2/live.json -o diff" ;;
+	ssa) echo "apply --server-side -R -f $2/config --live $2/live.json -o patch" ;;
+	esac
+}
+# The exit code a mode ends with on these inputs (diff: differences found).
+mode_ok() { case $1 in diff) echo 1 ;; *) echo 0 ;; esac; }
+
+export SMPATCH_NOW=2026-01-01T00:00:00Z
 for n in $SIZES; do
 	d=$OUT/apps-$n
 	for r in $(seq 1 "$REPS"); do
-		"$BIN/runner" "$RUNS/apply-$n.out" "$RUNS/apply-$n.err" -- \
-			"$SMPATCH" apply -R -f "$d/config" --live "$d/live.json" -o patch >>"$RUNS/apply-$n"
-		if [ "$r" = 1 ]; then
-			cp "$RUNS/apply-$n.out" "$RUNS/apply-$n.first"
-		elif ! cmp -s "$RUNS/apply-$n.out" "$RUNS/apply-$n.first"; then
-			fail "apps-$n: run $r printed another plan than run 1"
-		fi
+		for m in $MODES; do
+			# shellcheck disable=SC2046
+			"$BIN/runner" "$RUNS/$m-$n.out" "$RUNS/$m-$n.err" -- \
+				"$SMPATCH" $(mode_args "$m" "$d") >>"$RUNS/$m-$n"
+			if [ "$r" = 1 ]; then
+				cp "$RUNS/$m-$n.out" "$RUNS/$m-$n.first"
+			elif ! cmp -s "$RUNS/$m-$n.out" "$RUNS/$m-$n.first"; then
+				fail "apps-$n: $m run $r printed another plan than run 1"
+			fi
+		done
 		"$BIN/runner" /dev/null "$RUNS/convc-$n.err" -- \
 			"$SMPATCH" convert -o json "$d/configs.yaml" >>"$RUNS/convc-$n"
 		"$BIN/runner" /dev/null "$RUNS/convl-$n.err" -- \
 			"$SMPATCH" convert -o json "$d/live.json" >>"$RUNS/convl-$n"
 	done
-	for k in apply convc convl; do
+	for m in $MODES; do
+		[ "$(worst "$m-$n")" = "$(mode_ok "$m")" ] ||
+			fail "apps-$n: $m exited $(worst "$m-$n") ($(head -c 300 "$RUNS/$m-$n.err"))"
+	done
+	for k in convc convl; do
 		[ "$(worst "$k-$n")" = 0 ] || fail "apps-$n: $k exited $(worst "$k-$n") ($(head -c 300 "$RUNS/$k-$n.err"))"
 	done
-	# The plan must say what the generator knows: so many created,
-	# configured and unchanged objects.
-	for a in created:create configured:configure unchanged:unchanged; do
-		want=$(awk -v k="${a%%:*}" '$1 == k { print $2 }' "$d/expected.txt")
-		got=$(grep -c "\"action\":\"${a#*:}\"" "$RUNS/apply-$n.first")
-		[ "$want" = "$got" ] || fail "apps-$n: $got objects ${a%%:*}, the generator made $want"
-	done
+	# The client-side plan must say what the generator knows: so many
+	# created, configured and unchanged objects.
+	case " $MODES " in *" patch "*)
+		for a in created:create configured:configure unchanged:unchanged; do
+			want=$(awk -v k="${a%%:*}" '$1 == k { print $2 }' "$d/expected.txt")
+			got=$(grep -c "\"action\":\"${a#*:}\"" "$RUNS/patch-$n.first")
+			[ "$want" = "$got" ] || fail "apps-$n: $got objects ${a%%:*}, the generator made $want"
+		done ;;
+	esac
 done
 
 # ---- table -------------------------------------------------------------------
@@ -97,38 +121,41 @@ done
 TABLE=$OUT/cluster.md
 verdict() { awk -v x="$1" -v lim="$2" 'BEGIN { print (x != "-" && x <= lim) ? "PASS" : "FAIL" }'; }
 {
-	echo "| apps | objects (config / live) | input MB | apply ms (CPU) | convert ms (CPU) | time ratio | peak RSS MiB (convert) | RSS / input | growth |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| mode | apps | objects (config / live) | input MB | apply ms (CPU) | convert ms (CPU) | time ratio | peak RSS MiB (convert) | RSS / input | growth |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 } >"$TABLE"
-prev=
-summary=
-for n in $SIZES; do
-	d=$OUT/apps-$n
-	bytes=$(( $(find "$d/config" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }') + $(stat -c %s "$d/live.json") ))
-	nconf=$(find "$d/config" -type f | wc -l)
-	nlive=$(grep -o '"kind":"[A-Za-z]*","metadata":{' "$d/live.json" | wc -l)
-	aw=$(col "apply-$n" 1) ac=$(col "apply-$n" 4) ar=$(col "apply-$n" 2)
-	cw=$(awk -v a="$(col "convc-$n" 1)" -v b="$(col "convl-$n" 1)" 'BEGIN { print a + b }')
-	cc=$(awk -v a="$(col "convc-$n" 4)" -v b="$(col "convl-$n" 4)" 'BEGIN { print a + b }')
-	cr=$(awk -v a="$(col "convc-$n" 2)" -v b="$(col "convl-$n" 2)" 'BEGIN { print (a > b) ? a : b }')
-	ratio=$(awk -v a="$aw" -v c="$cw" 'BEGIN { printf "%.2f", a / c }')
-	rss=$(awk -v r="$ar" -v b="$bytes" 'BEGIN { printf "%.2f", r * 1024 / b }')
-	growth=-
-	[ -n "$prev" ] && growth=$(awk -v a="$aw" -v p="$prev" 'BEGIN { printf "%.2f", a / p }')
-	gv=
-	[ "$growth" != - ] && gv=" $(verdict "$growth" 2.1)"
-	printf '| %s | %s / %s | %.1f | %.0f (%.0f) | %.0f (%.0f) | %s %s | %.1f (%.1f) | %s %s | %s%s |\n' \
-		"$n" "$nconf" "$nlive" "$(awk -v b="$bytes" 'BEGIN { print b / 1e6 }')" "$aw" "$ac" "$cw" "$cc" \
-		"$ratio" "$(verdict "$ratio" 0.9)" "$(awk -v r="$ar" 'BEGIN { print r / 1024 }')" \
-		"$(awk -v r="$cr" 'BEGIN { print r / 1024 }')" "$rss" "$(verdict "$rss" 4)" "$growth" "$gv" >>"$TABLE"
-	prev=$aw
+for m in $MODES; do
+	prev=
+	for n in $SIZES; do
+		d=$OUT/apps-$n
+		bytes=$(( $(find "$d/config" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }') + $(stat -c %s "$d/live.json") ))
+		nconf=$(find "$d/config" -type f | wc -l)
+		nlive=$(grep -o '"kind":"[A-Za-z]*","metadata":{' "$d/live.json" | wc -l)
+		aw=$(col "$m-$n" 1) ac=$(col "$m-$n" 4) ar=$(col "$m-$n" 2)
+		cw=$(awk -v a="$(col "convc-$n" 1)" -v b="$(col "convl-$n" 1)" 'BEGIN { print a + b }')
+		cc=$(awk -v a="$(col "convc-$n" 4)" -v b="$(col "convl-$n" 4)" 'BEGIN { print a + b }')
+		cr=$(awk -v a="$(col "convc-$n" 2)" -v b="$(col "convl-$n" 2)" 'BEGIN { print (a > b) ? a : b }')
+		ratio=$(awk -v a="$aw" -v c="$cw" 'BEGIN { printf "%.2f", a / c }')
+		rss=$(awk -v r="$ar" -v b="$bytes" 'BEGIN { printf "%.2f", r * 1024 / b }')
+		growth=-
+		[ -n "$prev" ] && growth=$(awk -v a="$aw" -v p="$prev" 'BEGIN { printf "%.2f", a / p }')
+		gv=
+		[ "$growth" != - ] && gv=" $(verdict "$growth" 2.1)"
+		printf '| %s | %s | %s / %s | %.1f | %.0f (%.0f) | %.0f (%.0f) | %s %s | %.1f (%.1f) | %s %s | %s%s |\n' \
+			"$m" "$n" "$nconf" "$nlive" "$(awk -v b="$bytes" 'BEGIN { print b / 1e6 }')" "$aw" "$ac" \
+			"$cw" "$cc" "$ratio" "$(verdict "$ratio" 1.0)" "$(awk -v r="$ar" 'BEGIN { print r / 1024 }')" \
+			"$(awk -v r="$cr" 'BEGIN { print r / 1024 }')" "$rss" "$(verdict "$rss" 4)" "$growth" "$gv" >>"$TABLE"
+		prev=$aw
+	done
 done
 ELAPSED=$(( $(date +%s) - START ))
 {
 	echo
-	echo "Targets: time ratio (apply wall / convert wall) <= 0.9, RSS / input <= 4, growth of the"
-	echo "apply wall time per doubling <= 2.1. Convert reads and prints the same inputs: the"
-	echo "configurations as one stream (configs.yaml) and the live List, two processes, times summed."
+	echo "Targets: time ratio (apply wall / convert wall) <= 1.0, RSS / input <= 4, growth of the"
+	echo "apply wall time per doubling <= 2.1, for each mode: patch (client-side -o patch), diff"
+	echo "(-o diff of the stored forms), ssa (--server-side -o patch). Convert reads and prints the"
+	echo "same inputs: the configurations as one stream (configs.yaml) and the live List, two"
+	echo "processes, times summed."
 	echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC'), $REPS repetitions (medians), ${ELAPSED}s; load average"
 	echo "at start $LOAD_START, at end $(cut -d' ' -f1-3 /proc/loadavg)."
 } >>"$TABLE"
@@ -147,7 +174,7 @@ if [ -z "${BENCH_NO_RESULTS:-}" ] && [ -f "$BENCH/RESULTS.md" ]; then
 		echo "<!-- cluster:begin -->"
 		echo "## Cluster-scale plans"
 		echo
-		echo "\`smpatch apply -R -f config/ --live live.json -o patch\` over bench/cluster_gen.py's dump"
+		echo "\`smpatch apply -R -f config/ --live live.json\` (-o patch, -o diff, --server-side) over bench/cluster_gen.py's dump"
 		echo "(N applications: Deployment + Service + ConfigMap, one file each; the live List compact,"
 		echo "with server fields, defaults, managedFields, status, and a Pod for every fourth app that"
 		echo "no configuration names; 10 % of the configurations changed, 2 % new)."
