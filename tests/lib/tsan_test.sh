@@ -1,8 +1,8 @@
 #!/bin/sh
 # tsan_test.sh SOURCE_DIR SUB_BUILD_DIR C_COMPILER [SMP_SHARED_DIR]
-# Builds the library and the thread test with -fsanitize=thread in a
-# sub-build (kept between runs, so later runs are incremental) and runs the
-# thread test under ThreadSanitizer: any data race fails the test. The
+# Builds the library and the thread tests (thread_test.c, plan_thread_test.c)
+# with -fsanitize=thread in a sub-build (kept between runs, so later runs are
+# incremental) and runs them under ThreadSanitizer: any data race fails. The
 # sub-build takes SMP_WERROR (ON or OFF) from the environment.
 src=$1 dir=$2 cc=$3 shared=$4
 tmp=$(mktemp -d) || exit 1
@@ -25,9 +25,13 @@ cmake -S "$src" -B "$dir" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=RelWithDeb
 	-DCMAKE_SHARED_LINKER_FLAGS="$flags" -DSMP_SHARED_DIR="$shared" \
 	-DSMP_WERROR="${SMP_WERROR:-OFF}" \
 	>"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; echo "FAIL: configuring the TSan build"; exit 1; }
-cmake --build "$dir" --target lib_thread_test -j 2 >"$tmp/build.log" 2>&1 ||
+cmake --build "$dir" --target lib_thread_test lib_plan_thread_test -j 2 >"$tmp/build.log" 2>&1 ||
 	{ tail -40 "$tmp/build.log"; echo "FAIL: building the TSan thread test"; exit 1; }
 
+TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" \
+	"$dir/tests/lib/lib_plan_thread_test" "$src/examples" 8 10
+prc=$?
+[ $prc = 0 ] || { echo "FAIL: the plans' thread test exited with $prc under ThreadSanitizer (66: a data race)"; exit 1; }
 TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" \
 	"$dir/tests/lib/lib_thread_test" "$shared" 8 1000
 rc=$?
