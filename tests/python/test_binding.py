@@ -571,6 +571,20 @@ class Plans(unittest.TestCase):
         with self.assertRaises(smpatch.InvalidArgumentError):
             smpatch.apply(cfg, live, ignore_fields=["spec.x[oops"])
 
+    def test_run_streams_the_entries(self):
+        live = "---\n".join([LIVE_CM % ("a", "a"), LIVE_CM % ("old", "old")])
+        want = [dict(e) for e in smpatch.apply(CM % "a", live, prune=True, selector="app=web")]
+        got, kept = [], []
+        plan = smpatch.Plan(prune=True, selector="app=web")
+        plan.add_config(CM % "a").add_live(live)
+        self.assertEqual(plan.run(lambda e: got.append(dict(e)) or kept.append(e)), 2)
+        self.assertEqual(got, want)
+        with self.assertRaises(smpatch.InvalidArgumentError):
+            kept[0].action  # freed after its callback
+        stopped = smpatch.Plan(prune=True, selector="app=web")
+        stopped.add_config(CM % "a").add_live(live)
+        self.assertEqual(stopped.run(lambda e: True), 1)
+
     def test_replace_not_found(self):
         e = smpatch.apply(CM % "a", None, mode="replace")[0]
         self.assertEqual(e.action, "error")

@@ -21,6 +21,8 @@ _CONTENT_TYPES = ("application/strategic-merge-patch+json", "application/merge-p
 _P = ctypes.c_void_p
 _ERR = n.err_p
 _F = {}
+# int (*smp_plan_fn)(const smp_plan_entry *, void *)
+_RUN_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
 
 
 def _declare():
@@ -41,6 +43,7 @@ def _declare():
         ("smp_plan_add_live", c_int, _P, _P, c_char_p, _ERR),
         ("smp_plan_add_error", c_int, _P, _ERR),
         ("smp_plan_compute", c_int, _P, _ERR),
+        ("smp_plan_run", c_int, _P, _RUN_FN, _P, _ERR),
         ("smp_plan_count", c_size_t, _P),
         ("smp_plan_entry_at", _P, _P, c_size_t),
         ("smp_plan_entry_action", c_int, _P),
@@ -312,6 +315,15 @@ class Entry(collections.abc.Mapping):
                                        else "%s: %s" % (self.action, self.error))
 
 
+class _Streamed(Entry):
+    """An entry of Plan.run(): valid during the callback only."""
+
+    def _h(self):
+        if self._e is None:
+            raise E.make(E.EINVAL, "a streamed entry is valid during its callback only")
+        return Entry._h(self)
+
+
 class _Options(V.Handle):
     """smp_plan_options, made and set through the library's functions."""
     _what = "plan options"
@@ -460,6 +472,36 @@ class Plan(V.Handle, collections.abc.Sequence):
         self._entries = [Entry(self, _F["smp_plan_entry_at"](p, i))
                          for i in range(_F["smp_plan_count"](p))]
         return self
+
+    def run(self, fn):
+        """The streaming form of compute(): calls fn(entry) for each entry
+        as soon as it is decided; the entry is valid during the call only
+        (the plan frees it afterwards: read what you need, e.g.
+        dict(entry)). fn returning a true value stops the run. Once per
+        plan, instead of compute(); returns the number of entries seen."""
+        seen = [0]
+        failure = []
+
+        def call(ptr, _user):
+            entry = _Streamed(self, ptr)
+            try:
+                stop = fn(entry)
+            except BaseException as x:  # raised again after the C call
+                failure.append(x)
+                return 1
+            finally:
+                entry._e = None
+            seen[0] += 1
+            return 1 if stop else 0
+
+        cb = _RUN_FN(call)
+        e = n.Error()
+        rc = _F["smp_plan_run"](self._handle(), cb, None, ctypes.byref(e))
+        if failure:
+            raise failure[0]
+        if rc < 0:
+            E.check(rc, e)
+        return seen[0]
 
     def _computed(self):
         if self._entries is None:
