@@ -1533,7 +1533,7 @@ enum {
 /* The two sides `kubectl diff` compares, as the YAML it writes into its
  * two directories: the live object before (NULL when there is none) and
  * the object after (NULL for prune), both in their stored form when the
- * plan's options ask for it, without metadata.managedFields
+ * plan's options ask for it and without the fields of its ignore rules, without metadata.managedFields
  * unless asked, the values of a v1 Secret's `data` and `stringData` masked
  * as kubectl's Masker does ("***", or "*** (before)" / "*** (after)" for
  * values that differ) unless SMP_PLAN_DIFF_NO_MASK. Free both with
