@@ -718,6 +718,35 @@ class PlansEqualTheCLI(unittest.TestCase):
                 self.assertEqual(rec["changes"], len(e.changes()))
 
 
+class StreamingEqualsComputed(unittest.TestCase):
+    """A generated cluster dump (bench/cluster_gen.py: Deployments, Services,
+    ConfigMaps, some changed, some new, unnamed Pods in the dump) planned both
+    ways: the program streams the plan (smp_plan_run), the binding computes
+    it (smp_plan_compute); every entry must be the same, byte for byte."""
+
+    def test_generated_dump(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            d = os.path.join(tmp, "apps")
+            subprocess.run([sys.executable, os.path.join(SRC, "bench", "cluster_gen.py"), d, "40"],
+                           check=True, capture_output=True)
+            lines = smpatch_program("apply", "-R", "-f", os.path.join(d, "config"), "--live",
+                                    os.path.join(d, "live.json")).stdout.splitlines()
+            plan = smpatch.Plan(stored=True)
+            for root, _, files in sorted(os.walk(os.path.join(d, "config"))):
+                for f in sorted(files):
+                    plan.add_config(read(root, f), file=f)
+            plan.add_live(read(d, "live.json"))
+            plan.compute()
+        self.assertGreater(len(lines), 100)
+        self.assertEqual(len(plan), len(lines))
+        for e, line in zip(plan, lines):
+            rec = json.loads(line)
+            self.assertEqual((e.action, e.kind, e.name, len(e.changes())),
+                             (rec["action"], rec["kind"], rec["name"], rec["changes"]))
+            self.assertTrue(line.endswith('"patch":' + e.patch_json + "}"), line)
+
+
 def smpatch_program(*args, stdin=None):
     prog = os.environ.get("SMPATCH_PROGRAM")
     if not prog:
