@@ -1046,11 +1046,21 @@ static size_t path_push_key(dctx *c, const char *key, size_t klen)
 {
 	size_t old = c->plen;
 
+	size_t need;
+
+	klen = strnlen(key, klen); /* a key with a NUL ends there, as with %.*s */
+	need = klen + (old ? 1 : 0);
 	if (c->truncated)
 		return old;
-	return path_end(c, old,
-	                snprintf(c->path + old, sizeof(c->path) - old, "%s%.*s",
-	                         old ? "." : "", (int)klen, key));
+	if (need >= sizeof(c->path) - old) /* as snprintf's would not fit */
+		return path_end(c, old, -1);
+	/* copied, not printed: every key of every defaulted object passes
+	 * here, and snprintf was 6 % of a cluster plan */
+	if (old)
+		c->path[old] = '.';
+	memcpy(c->path + old + (old ? 1 : 0), key, klen);
+	c->path[old + need] = '\0';
+	return path_end(c, old, (int)need);
 }
 
 /* Appends the list index [IDX] to the path. */

@@ -2,6 +2,8 @@
  * apply_util.c - input reading, matching, output and diff helpers for the
  * apply and last-applied commands.
  */
+/* DT_DIR, DT_REG (readdir's d_type) are BSD and Linux, outside strict POSIX. */
+#define _DEFAULT_SOURCE 1
 #include "cli.h"
 #include "apply_util.h"
 
@@ -299,9 +301,10 @@ static int add_file(cli_inputs *in, const char *path, bool expand, smp_error *er
 	return add_roots(in, doc, name, expand, err);
 }
 
-static int cmp_str(const void *a, const void *b)
+/* Names kept with a type byte before them (list_dir), in name order. */
+static int cmp_typed(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(*(char *const *)a + 1, *(char *const *)b + 1);
 }
 
 static bool has_ext(const char *name)
@@ -340,32 +343,42 @@ static int list_dir(char ***names, size_t *n, size_t *cap, const char *path, boo
 		char *full;
 		if (e->d_name[0] == '.')
 			continue;
-		len = strlen(path) + strlen(e->d_name) + 2;
+		len = strlen(path) + strlen(e->d_name) + 3;
 		full = malloc(len);
 		if (!full || !grow((void **)&here, &hcap, nhere, sizeof(*here))) {
 			free(full);
 			rc = enomem(err);
 			break;
 		}
-		snprintf(full, len, "%s%s%s", path,
+		/* full[0] is the entry's type as readdir knows it ('d', 'f', or
+		 * '?' for stat to tell: a link, or a file system without
+		 * d_type), the name after it: no stat for each of thousands of
+		 * files. */
+		full[0] = e->d_type == DT_DIR ? 'd' : e->d_type == DT_REG ? 'f' : '?';
+		snprintf(full + 1, len - 1, "%s%s%s", path,
 		         path[strlen(path) - 1] == '/' ? "" : "/", e->d_name);
 		here[nhere++] = full;
 	}
 	closedir(d);
 	if (!rc && nhere)
-		qsort(here, nhere, sizeof(*here), cmp_str);
+		qsort(here, nhere, sizeof(*here), cmp_typed);
 	for (size_t i = 0; i < nhere && !rc; i++) {
+		char type = here[i][0], *name = here[i] + 1;
 		struct stat st;
-		if (stat(here[i], &st) != 0)
-			continue;
-		if (S_ISDIR(st.st_mode)) {
+		if (type == '?') {
+			if (stat(name, &st) != 0)
+				continue;
+			type = S_ISDIR(st.st_mode) ? 'd' : 'f';
+		}
+		if (type == 'd') {
 			if (recursive)
-				rc = list_dir(names, n, cap, here[i], recursive, depth + 1, err);
-		} else if (has_ext(here[i])) {
+				rc = list_dir(names, n, cap, name, recursive, depth + 1, err);
+		} else if (has_ext(name)) {
 			if (!grow((void **)names, cap, *n, sizeof(**names))) {
 				rc = enomem(err);
 				break;
 			}
+			memmove(here[i], name, strlen(name) + 1);
 			(*names)[(*n)++] = here[i];
 			here[i] = NULL;
 		}

@@ -7,6 +7,7 @@
 #include "codec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -207,18 +208,14 @@ static int parse(smp_doc **out, const char *buf, size_t len, const smp_parse_opt
 
 /* Reads all of f, holding at most max + 1 bytes: NULL on failure (errno
  * set), or with *too_big when there is more than max (the stream is left
- * unread past that). A regular file's buffer is sized to the file at once
- * (one more byte shows that it did not grow). */
+ * unread past that). Standard input only: it may have been read from
+ * already through its FILE buffer. */
 static char *slurp(FILE *f, size_t max, size_t *len, bool *too_big)
 {
-	struct stat st;
 	size_t cap = 65536, n = 0;
 
 	if (max > SIZE_MAX - 1)
 		max = SIZE_MAX - 1;
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uintmax_t)st.st_size <= max)
-		cap = (size_t)st.st_size + 1;
 	if (cap > max)
 		cap = max + 1;
 	char *buf = malloc(cap);
@@ -260,6 +257,62 @@ static char *slurp(FILE *f, size_t max, size_t *len, bool *too_big)
 	return buf;
 }
 
+/*
+ * Reads all of the open file fd (st its fstat), as slurp does, with as few
+ * system calls as it can: a regular file's buffer is sized to the file at
+ * once and one read() that fills it is the end (a file that grows after
+ * fstat is read as it was then). A plan reads thousands of small files, and
+ * each system call costs microseconds on a virtual machine.
+ */
+static char *read_fd(int fd, const struct stat *st, size_t max, size_t *len, bool *too_big)
+{
+	size_t cap = 65536, n = 0, want = 0;
+	bool sized = S_ISREG(st->st_mode) && st->st_size > 0 && (uintmax_t)st->st_size <= max;
+
+	if (max > SIZE_MAX - 1)
+		max = SIZE_MAX - 1;
+	if (sized)
+		cap = want = (size_t)st->st_size + 1;
+	if (cap > max)
+		cap = max + 1;
+	char *buf = malloc(cap);
+
+	*too_big = false;
+	if (!buf)
+		return NULL;
+	for (;;) {
+		if (n == cap) {
+			if (n > max) {
+				*too_big = true;
+				free(buf);
+				return NULL;
+			}
+			size_t ncap = cap > max / 2 ? max + 1 : cap * 2;
+			char *nb = realloc(buf, ncap);
+			if (!nb) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = errno;
+			free(buf);
+			errno = e;
+			return NULL;
+		}
+		n += (size_t)got;
+		if (got == 0 || (sized && n == want - 1))
+			break;
+	}
+	*len = n;
+	return buf;
+}
+
 /* Files below this size are read, not mapped: mapping and unmapping a
  * small file costs more than copying it (each munmap flushes the TLB of
  * every core running the process), and the copy is soon freed. A plan over
@@ -269,23 +322,17 @@ static char *slurp(FILE *f, size_t max, size_t *len, bool *too_big)
 /*
  * A regular file is mapped rather than copied into a buffer: no copy, and
  * no memory of our own for the text. 1 when *out was set (parsed or
- * failed), 0 when the caller should read the file instead (not a regular
- * file, smaller than MAP_MIN_BYTES, or mmap refused).
+ * failed), 0 when the caller should read the file instead (smaller than
+ * MAP_MIN_BYTES, or mmap refused). fd is a regular file of st_size bytes,
+ * no more than the limit.
  */
-static int parse_mapped(smp_doc **out, FILE *f, const smp_parse_options *o, size_t max,
-                        smp_error *err, int *rc)
+static int parse_mapped(smp_doc **out, int fd, const struct stat *st,
+                        const smp_parse_options *o, smp_error *err, int *rc)
 {
-	struct stat st;
-
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < MAP_MIN_BYTES)
+	if (st->st_size < MAP_MIN_BYTES)
 		return 0;
-	if ((uintmax_t)st.st_size > max) {
-		*rc = smp_err_set(err, SMP_ELIMIT, o->filename, 0, 0, NULL,
-		                  "input is more than the limit of %zu bytes", max);
-		return 1;
-	}
-	size_t len = (size_t)st.st_size;
-	void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(f), 0);
+	size_t len = (size_t)st->st_size;
+	void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 	if (p == MAP_FAILED)
 		return 0;
 	mapping m = {p, len, 0};
@@ -294,15 +341,81 @@ static int parse_mapped(smp_doc **out, FILE *f, const smp_parse_options *o, size
 	return 1;
 }
 
+static int too_big_error(smp_error *err, const char *name, size_t max)
+{
+	return smp_err_set(err, SMP_ELIMIT, name, 0, 0, NULL,
+	                   "input is more than the limit of %zu bytes", max);
+}
+
+/* Standard input, from where its FILE stands. */
+static int parse_stdin(smp_doc **out, const smp_parse_options *o, size_t max, smp_error *err)
+{
+	struct stat st;
+	bool too_big;
+	size_t len = 0;
+	off_t at = ftello(stdin); /* stdin may be read from mid-file */
+
+	if (fstat(fileno(stdin), &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uintmax_t)(st.st_size - (at > 0 ? at : 0)) > max)
+		return too_big_error(err, o->filename, max); /* before reading a byte */
+	char *buf = slurp(stdin, max, &len, &too_big);
+	int e = errno;
+	if (!buf) {
+		if (too_big)
+			return too_big_error(err, o->filename, max);
+		return smp_err_set(err, e == ENOMEM ? SMP_ENOMEM : SMP_EIO, o->filename, 0, 0,
+		                   NULL, "cannot read: %s", strerror(e));
+	}
+	int rc = smp_doc_parse(out, buf, len, o, err);
+	free(buf);
+	return rc;
+}
+
+/* A named file: one open, one fstat, then mapped or read. */
+static int parse_path(smp_doc **out, const char *path, const smp_parse_options *o,
+                      size_t max, smp_error *err)
+{
+	struct stat st;
+	bool too_big;
+	size_t len = 0;
+	int rc, fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return smp_err_set(err, SMP_EIO, o->filename, 0, 0, NULL, "cannot open: %s",
+		                   strerror(errno));
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		return smp_err_set(err, SMP_EIO, o->filename, 0, 0, NULL, "cannot read: %s",
+		                   strerror(e));
+	}
+	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {
+		close(fd); /* refused before reading a byte */
+		return too_big_error(err, o->filename, max);
+	}
+	if (o->map_file && S_ISREG(st.st_mode) && parse_mapped(out, fd, &st, o, err, &rc)) {
+		close(fd);
+		return rc;
+	}
+	char *buf = read_fd(fd, &st, max, &len, &too_big);
+	int e = errno;
+	close(fd);
+	if (!buf) {
+		if (too_big)
+			return too_big_error(err, o->filename, max);
+		return smp_err_set(err, e == ENOMEM ? SMP_ENOMEM : SMP_EIO, o->filename, 0, 0,
+		                   NULL, "cannot read: %s", strerror(e));
+	}
+	rc = smp_doc_parse(out, buf, len, o, err);
+	free(buf);
+	return rc;
+}
+
 int smp_doc_parse_file(smp_doc **out, const char *path, const smp_parse_options *opts,
                        smp_error *err)
 {
 	smp_parse_options o = SMP_PARSE_OPTIONS_INIT;
-	bool is_stdin, too_big;
-	FILE *f;
-	char *buf;
-	size_t len = 0;
-	int rc;
+	bool is_stdin;
 
 	if (out)
 		*out = NULL;
@@ -321,37 +434,6 @@ int smp_doc_parse_file(smp_doc **out, const char *path, const smp_parse_options 
 	is_stdin = strcmp(path, "-") == 0;
 	if (!o.filename)
 		o.filename = is_stdin ? "<stdin>" : path;
-	f = is_stdin ? stdin : fopen(path, "rb");
-	if (!f)
-		return smp_err_set(err, SMP_EIO, o.filename, 0, 0, NULL, "cannot open: %s",
-		                   strerror(errno));
 	size_t max = o.max_bytes ? o.max_bytes : SMP_DEFAULT_MAX_BYTES;
-	if (!is_stdin && o.map_file && parse_mapped(out, f, &o, max, err, &rc)) {
-		fclose(f);
-		return rc;
-	}
-	struct stat st;
-	off_t at = is_stdin ? ftello(f) : 0; /* stdin may be read from mid-file */
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
-	    (uintmax_t)(st.st_size - (at > 0 ? at : 0)) > max) {
-		/* Refused before reading a byte. */
-		if (!is_stdin)
-			fclose(f);
-		return smp_err_set(err, SMP_ELIMIT, o.filename, 0, 0, NULL,
-		                   "input is more than the limit of %zu bytes", max);
-	}
-	buf = slurp(f, max, &len, &too_big);
-	int e = errno;
-	if (!is_stdin)
-		fclose(f);
-	if (!buf) {
-		if (too_big)
-			return smp_err_set(err, SMP_ELIMIT, o.filename, 0, 0, NULL,
-			                   "input is more than the limit of %zu bytes", max);
-		return smp_err_set(err, e == ENOMEM ? SMP_ENOMEM : SMP_EIO, o.filename, 0, 0,
-		                   NULL, "cannot read: %s", strerror(e));
-	}
-	rc = smp_doc_parse(out, buf, len, &o, err);
-	free(buf);
-	return rc;
+	return is_stdin ? parse_stdin(out, &o, max, err) : parse_path(out, path, &o, max, err);
 }
