@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------ options */
 
@@ -307,6 +308,7 @@ void smp__plan_entry_release(smp_plan_entry *e)
 	smp_doc_free(e->extra);
 	smp_doc_free(e->live_stored_doc);
 	smp_doc_free(e->delete_doc);
+	smp_doc_free(e->live_doc);
 	smp_doc_free(e->live_cmp_doc);
 	smp_doc_free(e->object_cmp_doc);
 	smp_doc_free(e->object_stored_doc);
@@ -332,6 +334,9 @@ void smp_plan_free(smp_plan *p)
 	for (size_t i = 0; i < p->nlabels; i++)
 		free(p->labels[i]);
 	free(p->labels);
+	for (size_t i = 0; i < p->nlfds; i++)
+		close(p->lfds[i]);
+	free(p->lfds);
 	for (size_t i = 0; i < p->nallow; i++) {
 		free(p->allow_group[i]);
 		free(p->allow_kind[i]);
@@ -426,6 +431,7 @@ static int add_value(smp_plan *p, plan_obj **arr, size_t *n, size_t *cap, const 
 		free(merr);
 		return oom(err);
 	}
+	memset(&(*arr)[*n], 0, sizeof((*arr)[*n]));
 	(*arr)[*n].v = v;
 	(*arr)[*n].label = label;
 	(*arr)[*n].err = merr;
@@ -495,6 +501,34 @@ int smp_plan_add_live(smp_plan *p, smp_doc *doc, const char *label, smp_error *e
 	return 0;
 }
 
+bool smp__plan_grow_files(smp_plan *p)
+{
+	return grow((void **)&p->lfds, &p->lfcap, p->nlfds, sizeof(*p->lfds));
+}
+
+int smp__plan_commit_live(smp_plan *p, const plan_obj *objs, size_t n, smp_doc *skel,
+                          char *label, smp_error *err)
+{
+	size_t n0 = p->nlive;
+	int rc;
+
+	if (!grow((void **)&p->docs, &p->dcap, p->ndocs, sizeof(*p->docs)) ||
+	    !grow((void **)&p->labels, &p->lcap, p->nlabels, sizeof(*p->labels)))
+		return oom(err);
+	while (p->livecap < n0 + n)
+		if (!grow((void **)&p->live, &p->livecap, p->livecap, sizeof(*p->live)))
+			return oom(err);
+	for (size_t i = 0; i < n; i++)
+		if ((rc = smp_scopes_learn(p->scopes, objs[i].v, err)))
+			return rc;
+	p->docs[p->ndocs++] = skel;
+	p->labels[p->nlabels++] = label;
+	if (n)
+		memcpy(p->live + n0, objs, n * sizeof(*objs));
+	p->nlive += n;
+	return 0;
+}
+
 int smp_plan_add_error(smp_plan *p, const smp_error *input_error)
 {
 	smp_error *copy;
@@ -507,6 +541,7 @@ int smp_plan_add_error(smp_plan *p, const smp_error *input_error)
 	*copy = *input_error;
 	if (!copy->code)
 		copy->code = SMP_EINVALOBJ;
+	memset(&p->cfg[p->ncfg], 0, sizeof(p->cfg[p->ncfg]));
 	p->cfg[p->ncfg].v = NULL;
 	p->cfg[p->ncfg].label = "";
 	p->cfg[p->ncfg].err = copy;
@@ -842,6 +877,7 @@ static int one_config(smp_plan *p, plan_loop *l, plan_sink *sink, size_t i)
 {
 	const plan_obj *c = &p->cfg[i];
 	smp_plan_entry e;
+	smp_error lerr;
 	plan_step st;
 	ptrdiff_t li = -1, fi = -1;
 	int rc;
@@ -873,9 +909,21 @@ static int one_config(smp_plan *p, plan_loop *l, plan_sink *sink, size_t i)
 	if (li >= 0 && p->o.mode == SMP_PLAN_CLIENT_SIDE)
 		l->used[li] = true;
 	st.c = c;
-	st.live = fi >= 0 && l->current[fi] ? l->current[fi] : li >= 0 ? p->live[li].v : NULL;
+	st.live = NULL;
 	if (fi >= 0)
 		l->remaining[fi]--;
+	if (fi >= 0 && l->current[fi]) {
+		st.live = l->current[fi];
+	} else if (li >= 0 && (rc = smp__plan_live_load(p, &p->live[li], &e.live_doc, &st.live,
+	                                                &lerr))) {
+		/* the live file changed under the plan: this object fails */
+		if (rc == SMP_ENOMEM || smp__plan_fail(&e, &lerr, c->v, false)) {
+			smp__plan_entry_release(&e);
+			return SMP_ENOMEM;
+		}
+		smp__plan_ref(&e, c->v, smp_apply_namespace(c->v, &p->ao));
+		return emit(p, sink, &e, false);
+	}
 	rc = p->o.mode == SMP_PLAN_CLIENT_SIDE ? smp__plan_client_side(&e, p, &st)
 	                                       : smp__plan_server_side(&e, p, &st);
 	if (!rc && p->o.stored && e.object)
@@ -924,6 +972,7 @@ static int prune_all(smp_plan *p, plan_loop *l, plan_sink *sink)
 		const smp_value *md = smp_map_get(lv, "metadata");
 		const char *lns = smp_apply_namespace(lv, &p->ao);
 		smp_plan_entry e;
+		smp_error lerr;
 		int rc;
 
 		if (l->used[i] || !smp_map_get(smp_map_get(md, "annotations"),
@@ -934,6 +983,18 @@ static int prune_all(smp_plan *p, plan_loop *l, plan_sink *sink)
 		if (*lns && !(l->nns && bsearch(&lns, l->nss, l->nns, sizeof(*l->nss), cmp_str)))
 			continue;
 		memset(&e, 0, sizeof(e));
+		if ((rc = smp__plan_live_load(p, &p->live[i], &e.live_doc, &lv, &lerr))) {
+			/* the live file changed under the plan: an ERROR entry */
+			e.plan = p;
+			e.label = p->live[i].label;
+			smp__plan_ref(&e, lv, NULL);
+			if (rc == SMP_ENOMEM || smp__plan_fail(&e, &lerr, NULL, true) ||
+			    (rc = emit(p, sink, &e, false))) {
+				smp__plan_entry_release(&e);
+				return SMP_ENOMEM;
+			}
+			continue;
+		}
 		if ((rc = prune_entry(&e, p, lv, p->live[i].label)) ||
 		    (p->o.stored && (rc = smp__plan_stored(&e, p)))) {
 			smp__plan_entry_release(&e);

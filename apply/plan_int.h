@@ -10,13 +10,20 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* One input object: a configuration or a live object. */
 typedef struct plan_obj {
-	const smp_value *v;   /* NULL for an input error (configurations only) */
+	const smp_value *v;   /* NULL for an input error (configurations only);
+	                         from a live file, the object's skeleton */
 	const char *label;    /* owned by the plan */
 	smp_error *err;       /* owned: kubectl cannot decode it (metadata), or
 	                         the input error that stands in its place */
+	/* a live object the plan does not hold (plan_live.c): file (1 + its
+	 * index in lfds; 0 = held, v is the object) and its bytes there */
+	unsigned file;
+	uint64_t off;
+	size_t len;
 } plan_obj;
 
 /* One request kubectl sends. */
@@ -50,6 +57,7 @@ struct smp_plan_entry {
 	const smp_value *live_stored;
 	smp_doc *live_stored_doc, *object_stored_doc;
 	smp_doc *delete_doc;  /* prune: DeleteOptions with preconditions */
+	smp_doc *live_doc;    /* the live object read again from its file */
 	/* with ignore rules: both sides without the ignored fields */
 	const smp_value *live_cmp, *object_cmp;
 	smp_doc *live_cmp_doc, *object_cmp_doc;
@@ -71,6 +79,9 @@ struct smp_plan {
 	plan_obj *cfg, *live;
 	size_t ncfg, cfgcap, nlive, livecap;
 	bool started;
+	/* the live files read again as entries need their objects */
+	int *lfds;
+	size_t nlfds, lfcap;
 	/* kinds already warned about (unknown scope) */
 	char **warned;
 	size_t nwarned, wcap;
@@ -84,6 +95,21 @@ typedef struct plan_step {
 	const plan_obj *c;
 	const smp_value *live;      /* the object as it is now (NULL: none) */
 } plan_step;
+
+/* Room for one more live file in p->lfds (plan.c); false on ENOMEM. */
+bool smp__plan_grow_files(smp_plan *p);
+
+/* Adds the n live objects of a scanned file (plan_live.c: skeletons in
+ * `skel`, labelled `label`; both taken over) and learns their scopes.
+ * SMP_ENOMEM (then nothing is taken over). */
+int smp__plan_commit_live(smp_plan *p, const plan_obj *objs, size_t n, smp_doc *skel,
+                          char *label, smp_error *err);
+
+/* The live object o as a whole: o->v when the plan holds it (*doc NULL),
+ * else read again from its file into *doc (the caller's). SMP_EIO or
+ * SMP_EPARSE when the file changed since, SMP_ENOMEM. */
+int smp__plan_live_load(const smp_plan *p, const plan_obj *o, smp_doc **doc,
+                        const smp_value **v, smp_error *err);
 
 /* The decision for one configuration in each mode: fills `e` (zeroed by
  * the caller) and returns 0, 1 when the configuration is left out (field

@@ -175,16 +175,28 @@ static int add_docs(smp_plan *plan, input_docs *in, bool live)
 	return code;
 }
 
+/* The live objects, read into the plan on another core while the main
+ * thread parses the configurations (which reach the plan after it). */
 typedef struct live_job {
+	smp_plan *plan;
 	const char *path;
-	input_docs docs;
+	int rc;
+	smp_error err;
 } live_job;
 
+/* Adds each file `path` names with smp_plan_add_live_file: a JSON List is
+ * indexed without being held. */
 static void *read_live(void *arg)
 {
 	live_job *j = arg;
+	char **names;
+	size_t n;
 
-	read_path(&j->docs, j->path, false);
+	if ((j->rc = cli_list_files(&names, &n, j->path, false, &j->err)))
+		return NULL;
+	for (size_t i = 0; i < n && !j->rc; i++)
+		j->rc = smp_plan_add_live_file(j->plan, names[i], &j->err);
+	cli_free_files(names, n);
 	return NULL;
 }
 
@@ -195,25 +207,35 @@ static int read_inputs(smp_plan *plan, const apply_cli_args *a)
 	live_job lj;
 	pthread_t tid;
 	bool threaded;
+	input_docs *in = calloc(a->nfiles + 1, sizeof(*in));
+	size_t nread = 0;
 	int code = CLI_OK;
 
+	if (!in)
+		return oom();
 	memset(&lj, 0, sizeof(lj));
+	lj.plan = plan;
 	lj.path = a->live_path;
 	threaded = a->live_path && pthread_create(&tid, NULL, read_live, &lj) == 0;
-	for (size_t i = 0; i < a->nfiles && code == CLI_OK; i++) {
-		input_docs in;
-
-		read_path(&in, a->files[i], a->recursive);
-		code = add_docs(plan, &in, false);
-		input_docs_release(&in);
+	/* the plan is the live thread's until it ends: the configurations
+	 * wait in `in` */
+	while (nread < a->nfiles) {
+		read_path(&in[nread], a->files[nread], a->recursive);
+		if (in[nread++].rc)
+			break; /* kubectl checks the paths before anything */
 	}
 	if (threaded)
 		pthread_join(tid, NULL);
-	else if (a->live_path && code == CLI_OK)
+	for (size_t i = 0; i < nread; i++) {
+		if (code == CLI_OK)
+			code = add_docs(plan, &in[i], false);
+		input_docs_release(&in[i]);
+	}
+	free(in);
+	if (code == CLI_OK && a->live_path && !threaded)
 		read_live(&lj);
-	if (code == CLI_OK && a->live_path)
-		code = add_docs(plan, &lj.docs, true);
-	input_docs_release(&lj.docs);
+	if (code == CLI_OK && a->live_path && lj.rc)
+		code = cli_fail(&lj.err);
 	return code;
 }
 

@@ -1371,6 +1371,20 @@ SMP_API int smp_plan_add_config(smp_plan *plan, smp_doc *doc, const char *label,
 SMP_API int smp_plan_add_live(smp_plan *plan, smp_doc *doc, const char *label,
                               smp_error *err);
 
+/* Adds the live objects of the file at `path` without holding them: a
+ * JSON List (`kubectl get -A -o json`) is read through once, item by item,
+ * each item checked as smp_plan_add_live checks it and its reference
+ * indexed, then dropped; an entry that needs the object reads it again from
+ * the file (the entry owns that copy), so a plan over a dump larger than
+ * memory holds only what its entries hold. Anything else (YAML, one
+ * object, several documents, standard input as "-") is parsed whole and
+ * added as smp_plan_add_live adds it. The file stays open until
+ * smp_plan_free and must not change meanwhile (an object that no longer
+ * reads back is an ERROR entry). Errors: SMP_EIO (cannot open or read),
+ * those of smp_doc_parse_file with the file's line and column, and
+ * add_live's. */
+SMP_API int smp_plan_add_live_file(smp_plan *plan, const char *path, smp_error *err);
+
 /* Records a configuration input that could not be read (a file that does
  * not parse: its error with file, line and column): an ERROR entry in its
  * place among the configurations, as kubectl reports such a file and goes
