@@ -35,6 +35,7 @@ typedef struct apply_cli_args {
 	bool recursive, managed, force, overwrite, prune, all, server_dry_run, client_dry_run;
 	bool color;                /* -o diff: ANSI colours (--color) */
 	bool no_progress;          /* --no-progress */
+	unsigned jobs;             /* --jobs: threads (default: the cores) */
 	const char *external_diff; /* -o diff: $KUBECTL_EXTERNAL_DIFF, or NULL */
 	smp_propagation cascade;   /* prune: --cascade */
 	smp_validate_mode validate; /* --validate */
@@ -45,6 +46,10 @@ typedef struct apply_cli_args {
 /* --color=auto|always|never (auto: when standard output is a terminal);
  * CLI_USAGE after the message for another value. */
 int apply_cli_color(bool *color, const char *cmd, const char *val);
+
+/* --jobs N: a whole number from 1 to 64 (more are taken as 64); CLI_USAGE
+ * after the message for another value. */
+int apply_cli_jobs(unsigned *jobs, const char *cmd, const char *val);
 
 /* Sets the defaults and makes room for argc values in each array;
  * CLI_INTERNAL (after a message) when out of memory. */

@@ -11,6 +11,7 @@
 #include "diff_dirs.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,26 @@ static int oom(void)
 	return CLI_INTERNAL;
 }
 
+/* The cores this process may run on: --jobs' default. */
+static unsigned cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
+}
+
+int apply_cli_jobs(unsigned *jobs, const char *cmd, const char *val)
+{
+	char *end;
+	long long n = strtoll(val, &end, 10);
+
+	if (!*val || *end || n < 1)
+		return cli_usage(cmd, "invalid value for --jobs: '%s' (a number of threads, 1 or "
+		                 "more)", val);
+	*jobs = n > 64 ? 64 : (unsigned)n;
+	return CLI_OK;
+}
+
 int apply_cli_args_init(apply_cli_args *a, int argc, smp_plan_mode mode, const char *cmd)
 {
 	size_t n = (size_t)argc + 1;
@@ -33,6 +54,7 @@ int apply_cli_args_init(apply_cli_args *a, int argc, smp_plan_mode mode, const c
 	a->overwrite = true;
 	a->fmt = mode == SMP_PLAN_REPLACE ? APPLY_OUT_NONE : APPLY_OUT_PATCH;
 	a->grace_period = -1;
+	a->jobs = cores();
 	a->files = calloc(n, sizeof(*a->files));
 	a->schemas = calloc(n, sizeof(*a->schemas));
 	a->allow = calloc(n, sizeof(*a->allow));
@@ -123,9 +145,9 @@ static void input_docs_release(input_docs *in)
 	memset(in, 0, sizeof(*in));
 }
 
-/* Parses every file `path` names (cli_list_files) into in; a file that
- * fails does not stop the others. */
-static void read_path(input_docs *in, const char *path, bool recursive)
+/* Lists the files `path` names (cli_list_files) into in, with room for
+ * their documents; they are parsed by parse_some. */
+static void list_path(input_docs *in, const char *path, bool recursive)
 {
 	memset(in, 0, sizeof(*in));
 	if ((in->rc = cli_list_files(&in->names, &in->n, path, recursive, &in->err)))
@@ -134,10 +156,32 @@ static void read_path(input_docs *in, const char *path, bool recursive)
 	    !(in->errs = calloc(in->n + 1, sizeof(*in->errs)))) {
 		in->err.code = in->rc = SMP_ENOMEM;
 		snprintf(in->err.message, sizeof(in->err.message), "out of memory");
-		return;
 	}
-	for (size_t i = 0; i < in->n; i++)
-		cli_parse_file(&in->docs[i], in->names[i], &in->errs[i]);
+}
+
+/* The configuration files of every -f argument, parsed by whichever thread
+ * takes each next (file k of them all: in[i] from starts[i] on). */
+typedef struct parse_work {
+	input_docs *in;
+	size_t nin, total;
+	size_t *starts;
+	atomic_size_t next;
+} parse_work;
+
+/* Parses files of w until none is left; a file that fails does not stop
+ * the others. */
+static void parse_some(parse_work *w)
+{
+	size_t k, i = 0;
+
+	while ((k = atomic_fetch_add(&w->next, 1)) < w->total) {
+		while (i + 1 < w->nin && w->starts[i + 1] <= k)
+			i++; /* k only grows for one thread */
+		input_docs *in = &w->in[i];
+		size_t j = k - w->starts[i];
+
+		cli_parse_file(&in->docs[j], in->names[j], &in->errs[j]);
+	}
 }
 
 /* Whether a configuration file that failed leaves the others to go on, as
@@ -175,65 +219,90 @@ static int add_docs(smp_plan *plan, input_docs *in, bool live)
 	return code;
 }
 
-/* The live objects, read into the plan on another core while the main
- * thread parses the configurations (which reach the plan after it). */
+/* The live objects, read into the plan by one thread while the others
+ * parse the configurations (which reach the plan after it); that thread
+ * then parses configurations too. */
 typedef struct live_job {
 	smp_plan *plan;
 	const char *path;
 	int rc;
 	smp_error err;
+	parse_work *work;
 } live_job;
 
-/* Adds each file `path` names with smp_plan_add_live_file: a JSON List is
- * indexed without being held. */
+/* Adds each file `path` names with smp_plan_add_live_file (a JSON List is
+ * indexed without being held), then helps with the configurations. */
 static void *read_live(void *arg)
 {
 	live_job *j = arg;
 	char **names;
 	size_t n;
 
-	if ((j->rc = cli_list_files(&names, &n, j->path, false, &j->err)))
-		return NULL;
-	for (size_t i = 0; i < n && !j->rc; i++)
-		j->rc = smp_plan_add_live_file(j->plan, names[i], &j->err);
-	cli_free_files(names, n);
+	if (j->path && !(j->rc = cli_list_files(&names, &n, j->path, false, &j->err))) {
+		for (size_t i = 0; i < n && !j->rc; i++)
+			j->rc = smp_plan_add_live_file(j->plan, names[i], &j->err);
+		cli_free_files(names, n);
+	}
+	if (j->work)
+		parse_some(j->work);
+	return NULL;
+}
+
+static void *parse_worker(void *arg)
+{
+	parse_some(arg);
 	return NULL;
 }
 
 /* Reads every -f and --live file into the plan: the configurations as
- * kubectl decodes them, the live objects meanwhile on another core. */
+ * kubectl decodes them, with --jobs threads (one of them reads the live
+ * objects first). */
 static int read_inputs(smp_plan *plan, const apply_cli_args *a)
 {
 	live_job lj;
-	pthread_t tid;
-	bool threaded;
-	input_docs *in = calloc(a->nfiles + 1, sizeof(*in));
-	size_t nread = 0;
+	parse_work w;
+	pthread_t tid[64];
+	size_t nthreads = 0, nlisted = 0;
 	int code = CLI_OK;
 
-	if (!in)
-		return oom();
 	memset(&lj, 0, sizeof(lj));
-	lj.plan = plan;
-	lj.path = a->live_path;
-	threaded = a->live_path && pthread_create(&tid, NULL, read_live, &lj) == 0;
-	/* the plan is the live thread's until it ends: the configurations
-	 * wait in `in` */
-	while (nread < a->nfiles) {
-		read_path(&in[nread], a->files[nread], a->recursive);
-		if (in[nread++].rc)
+	memset(&w, 0, sizeof(w));
+	if (!(w.in = calloc(a->nfiles + 1, sizeof(*w.in))) ||
+	    !(w.starts = calloc(a->nfiles + 1, sizeof(*w.starts)))) {
+		free(w.in);
+		return oom();
+	}
+	while (nlisted < a->nfiles) {
+		list_path(&w.in[nlisted], a->files[nlisted], a->recursive);
+		w.starts[nlisted] = w.total;
+		w.total += w.in[nlisted].rc ? 0 : w.in[nlisted].n;
+		if (w.in[nlisted++].rc)
 			break; /* kubectl checks the paths before anything */
 	}
-	if (threaded)
-		pthread_join(tid, NULL);
-	for (size_t i = 0; i < nread; i++) {
-		if (code == CLI_OK)
-			code = add_docs(plan, &in[i], false);
-		input_docs_release(&in[i]);
-	}
-	free(in);
-	if (code == CLI_OK && a->live_path && !threaded)
+	w.nin = nlisted;
+	atomic_init(&w.next, 0);
+	lj.plan = plan;
+	lj.path = a->live_path;
+	lj.work = &w;
+	/* the plan is the live thread's until it ends: the configurations
+	 * wait in w.in */
+	if (a->jobs > 1 && pthread_create(&tid[nthreads], NULL, read_live, &lj) == 0)
+		nthreads++;
+	while (nthreads > 0 && nthreads + 1 < a->jobs && nthreads < 64 &&
+	       pthread_create(&tid[nthreads], NULL, parse_worker, &w) == 0)
+		nthreads++;
+	parse_some(&w);
+	for (size_t i = 0; i < nthreads; i++)
+		pthread_join(tid[i], NULL);
+	if (!nthreads) /* one job: the live objects after the configurations */
 		read_live(&lj);
+	for (size_t i = 0; i < nlisted; i++) {
+		if (code == CLI_OK)
+			code = add_docs(plan, &w.in[i], false);
+		input_docs_release(&w.in[i]);
+	}
+	free(w.in);
+	free(w.starts);
 	if (code == CLI_OK && a->live_path && lj.rc)
 		code = cli_fail(&lj.err);
 	return code;

@@ -180,6 +180,8 @@ static const char *const help_text[] = {
 	"      --no-progress     no progress line (on stderr, when it is a terminal\n"
 	"                        and the plan takes over a second: objects done of\n"
 	"                        all and the rate, rewritten in place)\n"
+	"      --jobs N          threads that read and plan (default: the number of\n"
+	"                        cores); the output is the same for every N\n"
 	"      --dry-run[=MODE]  none, or client (--dry-run alone): the same plan\n"
 	"                        (nothing is ever sent anywhere), client adding\n"
 	"                        \"(dry run)\" to the status lines as kubectl does;\n"
@@ -220,7 +222,7 @@ enum {
 	OPT_PRUNE, OPT_ALL, OPT_ALLOW, OPT_SELECTOR, OPT_FIELD_SELECTOR, OPT_NAMESPACE,
 	OPT_OPENAPI, OPT_SCHEMA, OPT_CLUSTER_SCOPED, OPT_DRY_RUN, OPT_SERVER_SIDE,
 	OPT_FIELD_MANAGER, OPT_FORCE_CONFLICTS, OPT_COLOR, OPT_CASCADE, OPT_GRACE_PERIOD,
-	OPT_VALIDATE, OPT_IGNORE_FIELD, OPT_IGNORE_MANAGER, OPT_NO_PROGRESS
+	OPT_VALIDATE, OPT_IGNORE_FIELD, OPT_IGNORE_MANAGER, OPT_NO_PROGRESS, OPT_JOBS
 };
 
 /* Every option of `smpatch apply`, as the parser, --help and completion
@@ -254,6 +256,7 @@ const cli_option cli_apply_options[] = {
 	{"ignore-field", 0, CLI_ARG_VALUE, OPT_IGNORE_FIELD, NULL, NULL},
 	{"ignore-manager", 0, CLI_ARG_VALUE, OPT_IGNORE_MANAGER, NULL, NULL},
 	{"no-progress", 0, CLI_ARG_BOOL, OPT_NO_PROGRESS, NULL, NULL},
+	{"jobs", 0, CLI_ARG_VALUE, OPT_JOBS, NULL, NULL},
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -328,6 +331,7 @@ static int take(apply_cli_args *a, apply_flags *f, const cli_args *p, int k)
 	case OPT_IGNORE_MANAGER: a->ignore_managers[a->nignore_managers++] = p->value; break;
 	case OPT_NO_PROGRESS: a->no_progress = p->on; break;
 	case OPT_GRACE_PERIOD: return grace_period(a, p->value);
+	case OPT_JOBS: return apply_cli_jobs(&a->jobs, "apply", p->value);
 	case OPT_OVERWRITE: a->overwrite = p->on; break;
 	case OPT_MANAGED: a->managed = p->on; break;
 	case OPT_PRUNE: a->prune = p->on; f->prune_flag = "--prune"; break;

@@ -49,6 +49,7 @@ static const char help_text[] =
 	"                         yaml or json they go to standard error.\n"
 	"      --no-progress      no progress line (stderr a terminal, a plan over\n"
 	"                         a second)\n"
+	"      --jobs N           threads (default: the cores; same output for any N)\n"
 	"      --color[=WHEN]     -o diff in colour: auto (default: on a terminal),\n"
 	"                         always (--color alone) or never\n"
 	"      --show-managed-fields  keep metadata.managedFields in the objects\n"
@@ -71,7 +72,8 @@ static const char help_text[] =
 
 enum {
 	OPT_FILENAME = 1, OPT_RECURSIVE, OPT_LIVE, OPT_OUTPUT, OPT_MANAGED, OPT_NAMESPACE,
-	OPT_OPENAPI, OPT_SCHEMA, OPT_FIELD_MANAGER, OPT_COLOR, OPT_NO_PROGRESS
+	OPT_OPENAPI, OPT_SCHEMA, OPT_FIELD_MANAGER, OPT_COLOR, OPT_NO_PROGRESS,
+	OPT_JOBS
 };
 
 const cli_option cli_replace_options[] = {
@@ -86,6 +88,7 @@ const cli_option cli_replace_options[] = {
 	{"field-manager", 0, CLI_ARG_VALUE, OPT_FIELD_MANAGER, NULL, NULL},
 	{"color", 0, CLI_ARG_OPTIONAL, OPT_COLOR, "auto always never", "always"},
 	{"no-progress", 0, CLI_ARG_BOOL, OPT_NO_PROGRESS, NULL, NULL},
+	{"jobs", 0, CLI_ARG_VALUE, OPT_JOBS, NULL, NULL},
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -119,6 +122,7 @@ int cmd_replace(int argc, char **argv)
 		case OPT_FIELD_MANAGER: a.manager = p.value; break;
 		case OPT_COLOR: code = apply_cli_color(&a.color, "replace", p.value); break;
 		case OPT_NO_PROGRESS: a.no_progress = p.on; break;
+		case OPT_JOBS: code = apply_cli_jobs(&a.jobs, "replace", p.value); break;
 		default: code = CLI_USAGE; break; /* the parser has said why */
 		}
 	}
