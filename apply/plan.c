@@ -1,8 +1,7 @@
 /*
  * plan.c - apply plans: the options, the inputs (Lists expanded, kubectl's
- * decoding checked), the live objects indexed by group, kind, namespace
- * and name, the loop over the configurations in order (each one meeting
- * the live object as earlier configurations left it) and prune.
+ * decoding checked) and the index of objects by group, kind, namespace and
+ * name. The loop that decides the entries is plan_loop.c's.
  */
 #include "plan_int.h"
 
@@ -152,7 +151,7 @@ int smp_plan_options_set_list(smp_plan_options *o, const char *name,
 
 /* ------------------------------------------------------------ the plan */
 
-static bool grow(void **arr, size_t *cap, size_t n, size_t elem)
+bool smp__plan_grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
 	size_t ncap;
 	void *g;
@@ -427,7 +426,7 @@ static int add_value(smp_plan *p, plan_obj **arr, size_t *n, size_t *cap, const 
 	}
 	if (count)
 		return 0;
-	if (!grow((void **)arr, cap, *n, sizeof(**arr))) {
+	if (!smp__plan_grow((void **)arr, cap, *n, sizeof(**arr))) {
 		free(merr);
 		return oom(err);
 	}
@@ -454,8 +453,8 @@ static int add_doc(smp_plan *p, plan_obj **arr, size_t *n, size_t *cap, smp_doc 
 		return smp__err(err, SMP_EINVAL, p->started ? "the plan is already computed"
 		                                            : "no document");
 	}
-	if (!grow((void **)&p->docs, &p->dcap, p->ndocs, sizeof(*p->docs)) ||
-	    !grow((void **)&p->labels, &p->lcap, p->nlabels, sizeof(*p->labels)) ||
+	if (!smp__plan_grow((void **)&p->docs, &p->dcap, p->ndocs, sizeof(*p->docs)) ||
+	    !smp__plan_grow((void **)&p->labels, &p->lcap, p->nlabels, sizeof(*p->labels)) ||
 	    !(name = strdup(label ? label : ""))) {
 		smp_doc_free(doc);
 		return oom(err);
@@ -503,7 +502,7 @@ int smp_plan_add_live(smp_plan *p, smp_doc *doc, const char *label, smp_error *e
 
 bool smp__plan_grow_files(smp_plan *p)
 {
-	return grow((void **)&p->lfds, &p->lfcap, p->nlfds, sizeof(*p->lfds));
+	return smp__plan_grow((void **)&p->lfds, &p->lfcap, p->nlfds, sizeof(*p->lfds));
 }
 
 int smp__plan_commit_live(smp_plan *p, const plan_obj *objs, size_t n, smp_doc *skel,
@@ -512,11 +511,11 @@ int smp__plan_commit_live(smp_plan *p, const plan_obj *objs, size_t n, smp_doc *
 	size_t n0 = p->nlive;
 	int rc;
 
-	if (!grow((void **)&p->docs, &p->dcap, p->ndocs, sizeof(*p->docs)) ||
-	    !grow((void **)&p->labels, &p->lcap, p->nlabels, sizeof(*p->labels)))
+	if (!smp__plan_grow((void **)&p->docs, &p->dcap, p->ndocs, sizeof(*p->docs)) ||
+	    !smp__plan_grow((void **)&p->labels, &p->lcap, p->nlabels, sizeof(*p->labels)))
 		return oom(err);
 	while (p->livecap < n0 + n)
-		if (!grow((void **)&p->live, &p->livecap, p->livecap, sizeof(*p->live)))
+		if (!smp__plan_grow((void **)&p->live, &p->livecap, p->livecap, sizeof(*p->live)))
 			return oom(err);
 	for (size_t i = 0; i < n; i++)
 		if ((rc = smp_scopes_learn(p->scopes, objs[i].v, err)))
@@ -535,7 +534,7 @@ int smp_plan_add_error(smp_plan *p, const smp_error *input_error)
 
 	if (!p || !input_error || p->started)
 		return SMP_EINVAL;
-	if (!grow((void **)&p->cfg, &p->cfgcap, p->ncfg, sizeof(*p->cfg)) ||
+	if (!smp__plan_grow((void **)&p->cfg, &p->cfgcap, p->ncfg, sizeof(*p->cfg)) ||
 	    !(copy = malloc(sizeof(*copy))))
 		return SMP_ENOMEM;
 	*copy = *input_error;
@@ -551,19 +550,12 @@ int smp_plan_add_error(smp_plan *p, const smp_error *input_error)
 
 /* ------------------------------------------------------------ the index */
 
-/* Open addressing over objs[] by (API group, kind, namespace, name): slot
- * holds index + 1, 0 is empty; the first object of a key wins. */
-typedef struct plan_index {
-	size_t *slots;
-	size_t cap;
-} plan_index;
-
-static const char *str_at(const smp_value *map, const char *key)
+const char *smp__plan_str(const smp_value *map, const char *key)
 {
 	return smp_value_string(smp_map_get(map, key), NULL);
 }
 
-static size_t group_len(const char *av)
+size_t smp__plan_group_len(const char *av)
 {
 	const char *slash = av ? strchr(av, '/') : NULL;
 	return slash ? (size_t)(slash - av) : 0;
@@ -571,10 +563,10 @@ static size_t group_len(const char *av)
 
 static uint64_t key_hash(const smp_value *obj, const smp_apply_options *ao)
 {
-	const char *av = str_at(obj, "apiVersion"), *kind = str_at(obj, "kind");
-	const char *name = str_at(smp_map_get(obj, "metadata"), "name");
+	const char *av = smp__plan_str(obj, "apiVersion"), *kind = smp__plan_str(obj, "kind");
+	const char *name = smp__plan_str(smp_map_get(obj, "metadata"), "name");
 	const char *ns = smp_apply_namespace(obj, ao);
-	uint64_t h = smp_hash_bytes(av ? av : "", group_len(av));
+	uint64_t h = smp_hash_bytes(av ? av : "", smp__plan_group_len(av));
 
 	/* each part with its NUL, so ("ab","c") != ("a","bc") */
 	h = h * 31 + smp_hash_bytes(kind ? kind : "", kind ? strlen(kind) + 1 : 0);
@@ -585,19 +577,19 @@ static uint64_t key_hash(const smp_value *obj, const smp_apply_options *ao)
 
 static bool same_key(const smp_value *a, const smp_value *b, const smp_apply_options *ao)
 {
-	const char *aa = str_at(a, "apiVersion"), *ba = str_at(b, "apiVersion");
-	const char *ak = str_at(a, "kind"), *bk = str_at(b, "kind");
-	const char *an = str_at(smp_map_get(a, "metadata"), "name");
-	const char *bn = str_at(smp_map_get(b, "metadata"), "name");
-	size_t ag = group_len(aa), bg = group_len(ba);
+	const char *aa = smp__plan_str(a, "apiVersion"), *ba = smp__plan_str(b, "apiVersion");
+	const char *ak = smp__plan_str(a, "kind"), *bk = smp__plan_str(b, "kind");
+	const char *an = smp__plan_str(smp_map_get(a, "metadata"), "name");
+	const char *bn = smp__plan_str(smp_map_get(b, "metadata"), "name");
+	size_t ag = smp__plan_group_len(aa), bg = smp__plan_group_len(ba);
 
 	return ag == bg && (ag == 0 || memcmp(aa, ba, ag) == 0) && ak && bk &&
 	       strcmp(ak, bk) == 0 && an && bn && strcmp(an, bn) == 0 &&
 	       strcmp(smp_apply_namespace(a, ao), smp_apply_namespace(b, ao)) == 0;
 }
 
-static int index_build(plan_index *ix, const plan_obj *objs, size_t n,
-                       const smp_apply_options *ao)
+int smp__plan_index_build(plan_index *ix, const plan_obj *objs, size_t n,
+                          const smp_apply_options *ao)
 {
 	size_t cap = 16;
 
@@ -620,9 +612,8 @@ static int index_build(plan_index *ix, const plan_obj *objs, size_t n,
 	return 0;
 }
 
-/* Index in objs[] of the first object with obj's key, or -1. */
-static ptrdiff_t index_find(const plan_index *ix, const plan_obj *objs, const smp_value *obj,
-                            const smp_apply_options *ao)
+ptrdiff_t smp__plan_index_find(const plan_index *ix, const plan_obj *objs,
+                               const smp_value *obj, const smp_apply_options *ao)
 {
 	size_t s = (size_t)key_hash(obj, ao) & (ix->cap - 1);
 
@@ -632,441 +623,6 @@ static ptrdiff_t index_find(const plan_index *ix, const plan_obj *objs, const sm
 		s = (s + 1) & (ix->cap - 1);
 	}
 	return -1;
-}
-
-/* ------------------------------------------------------------ entries */
-
-int smp__plan_warn(smp_plan_entry *e, const char *line, size_t n)
-{
-	char **g = realloc(e->warn, (e->nwarn + 1) * sizeof(*g));
-
-	if (!g)
-		return SMP_ENOMEM;
-	e->warn = g;
-	if (!(g[e->nwarn] = strndup(line, n)))
-		return SMP_ENOMEM;
-	e->nwarn++;
-	return 0;
-}
-
-void smp__plan_ref(smp_plan_entry *e, const smp_value *obj, const char *ns)
-{
-	const smp_value *md = smp_map_get(obj, "metadata");
-	const char *s;
-
-	e->av = (s = str_at(obj, "apiVersion")) ? s : "";
-	e->kind = (s = str_at(obj, "kind")) ? s : "";
-	e->ns = (s = str_at(md, "namespace")) ? s : ns ? ns : "";
-	e->name = (s = str_at(md, "name")) ? s : "";
-}
-
-/* Puts "<prefix>: " in front of the message (its end cut when too long). */
-static void prefix_message(smp_error *err, const char *prefix)
-{
-	size_t rl = strlen(prefix), ml = strlen(err->message);
-
-	if (rl + 3 >= sizeof(err->message))
-		return;
-	if (ml > sizeof(err->message) - rl - 3)
-		ml = sizeof(err->message) - rl - 3;
-	memmove(err->message + rl + 2, err->message, ml);
-	memcpy(err->message, prefix, rl);
-	memcpy(err->message + rl, ": ", 2);
-	err->message[rl + 2 + ml] = '\0';
-}
-
-int smp__plan_fail(smp_plan_entry *e, const smp_error *err, const smp_value *obj, bool bare)
-{
-	const smp_value *c = e->config;
-
-	if (!(e->error = malloc(sizeof(*e->error))))
-		return SMP_ENOMEM;
-	*e->error = *err;
-	if (!bare && obj) {
-		char ref[512];
-
-		smp_apply_object_ref(ref, sizeof(ref), obj);
-		prefix_message(e->error, ref);
-	}
-	if (!e->error->file[0] && c) {
-		snprintf(e->error->file, sizeof(e->error->file), "%s", e->label);
-		if (!e->error->line) {
-			e->error->line = smp_value_line(c);
-			e->error->column = smp_value_column(c);
-		}
-	}
-	if (e->action != SMP_ACTION_CONFLICT)
-		e->action = SMP_ACTION_ERROR;
-	if (!e->status && c) {
-		/* the server's answer, in one shape for every mode */
-		smp_error e2;
-
-		if (smp_status_from_error(&e->status_doc, e->error, c, &e2) == SMP_ENOMEM)
-			return SMP_ENOMEM;
-		e->status = smp_doc_root(e->status_doc, 0);
-	}
-	return 0;
-}
-
-/* Once per kind whose scope nothing tells (no schema, no declaration, no
- * live object of it): a warning on its first entry. */
-static int warn_scope(smp_plan *p, smp_plan_entry *e, const smp_value *obj)
-{
-	const char *av = str_at(obj, "apiVersion"), *kind = str_at(obj, "kind");
-	size_t gl = group_len(av);
-	char name[512], line[1400];
-
-	if (!kind || smp_apply_kind_scope(obj, &p->ao) >= 0)
-		return 0;
-	if (gl)
-		snprintf(name, sizeof(name), "%.250s.%.*s", kind, (int)(gl & 255), av);
-	else
-		snprintf(name, sizeof(name), "%.250s", kind);
-	for (size_t i = 0; i < p->nwarned; i++)
-		if (strcmp(p->warned[i], name) == 0)
-			return 0;
-	if (!grow((void **)&p->warned, &p->wcap, p->nwarned, sizeof(*p->warned)) ||
-	    !(p->warned[p->nwarned] = strdup(name)))
-		return SMP_ENOMEM;
-	p->nwarned++;
-	snprintf(line, sizeof(line), "Warning: the scope of kind %s is unknown (no schema and no "
-	         "live object of it): it is taken as namespaced; if it is cluster-scoped, "
-	         "declare it cluster-scoped", name);
-	return smp__plan_warn(e, line, strlen(line));
-}
-
-/* ------------------------------------------------------------ prune */
-
-/* kubectl's default prune set (group, kind). */
-static bool default_prunable(const char *av, const char *kind)
-{
-	static const char *const kinds[][2] = {
-		{"", "ConfigMap"}, {"", "Endpoints"}, {"", "Namespace"},
-		{"", "PersistentVolumeClaim"}, {"", "PersistentVolume"}, {"", "Pod"},
-		{"", "ReplicationController"}, {"", "Secret"}, {"", "Service"},
-		{"batch", "Job"}, {"batch", "CronJob"}, {"networking.k8s.io", "Ingress"},
-		{"apps", "DaemonSet"}, {"apps", "Deployment"}, {"apps", "ReplicaSet"},
-		{"apps", "StatefulSet"},
-	};
-	size_t gl = group_len(av);
-
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (strcmp(kinds[i][1], kind) == 0 && strlen(kinds[i][0]) == gl &&
-		    strncmp(kinds[i][0], av ? av : "", gl) == 0)
-			return true;
-	return false;
-}
-
-/* The allowlist's kinds, else kubectl's default set. */
-static bool prunable(const smp_plan *p, const smp_value *obj)
-{
-	const char *av = str_at(obj, "apiVersion"), *kind = str_at(obj, "kind");
-	size_t gl = group_len(av);
-
-	if (!kind)
-		return false;
-	if (!p->nallow)
-		return default_prunable(av, kind);
-	for (size_t i = 0; i < p->nallow; i++)
-		if (strcmp(p->allow_kind[i], kind) == 0 && strlen(p->allow_group[i]) == gl &&
-		    strncmp(p->allow_group[i], av ? av : "", gl) == 0)
-			return true;
-	return false;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* A PRUNE entry for the live object `live` (from `label`): the DELETE
- * kubectl sends (its DeleteOptions: propagation policy and grace period),
- * and the same with the live object's preconditions, to delete safely. */
-static int prune_entry(smp_plan_entry *e, smp_plan *p, const smp_value *live,
-                       const char *label)
-{
-	smp_delete_options d = SMP_DELETE_OPTIONS_INIT;
-	smp_error err;
-	bool pre = false;
-
-	e->plan = p;
-	e->action = SMP_ACTION_PRUNE;
-	e->live = live;
-	e->label = label;
-	smp__plan_ref(e, live, NULL);
-	d.propagation = p->o.propagation;
-	d.grace_period_seconds = p->o.grace_period_seconds;
-	if (smp_delete_options_build(&e->extra, NULL, NULL, &d, &err) ||
-	    smp_delete_options_build(&e->delete_doc, &pre, live, &d, &err))
-		return SMP_ENOMEM;
-	e->req[0].method = "DELETE";
-	e->req[0].content_type = "application/json";
-	e->req[0].body = smp_doc_root(e->extra, 0);
-	e->nreq = 1;
-	if (!pre) {
-		char ref[512], line[700];
-
-		smp_apply_object_ref(ref, sizeof(ref), live);
-		snprintf(line, sizeof(line), "Warning: %s has no metadata.uid: its delete options "
-		         "carry no preconditions", ref);
-		return smp__plan_warn(e, line, strlen(line));
-	}
-	return 0;
-}
-
-/* ------------------------------------------------------------ the loop */
-
-/* Where the entries go: kept in the plan (compute) or handed to a
- * callback and freed (run). */
-typedef struct plan_sink {
-	smp_plan_fn fn;
-	void *user;
-	int stop;  /* the callback's non-zero value */
-} plan_sink;
-
-/* Hands the decided entry *e over: appended to the plan's entries
- * (compute), or given to the callback and then released unless `keep`
- * (run: its result is still needed, and the caller keeps *e aside). */
-static int emit(smp_plan *p, plan_sink *sink, smp_plan_entry *e, bool keep)
-{
-	if (!sink->fn) {
-		if (!grow((void **)&p->entries, &p->ecap, p->nentries, sizeof(*p->entries))) {
-			smp__plan_entry_release(e);
-			return SMP_ENOMEM;
-		}
-		p->entries[p->nentries++] = *e;
-		memset(e, 0, sizeof(*e));
-		return 0;
-	}
-	sink->stop = sink->fn(e, sink->user);
-	if (!keep)
-		smp__plan_entry_release(e);
-	return 0;
-}
-
-/* The state of the loop over the configurations. */
-typedef struct plan_loop {
-	plan_index live_ix, cfg_ix;
-	bool *used;               /* live objects some configuration named */
-	const smp_value **current; /* per first configuration of a key: the
-	                              object as the last one left it */
-	size_t *remaining;        /* per first configuration: how many more */
-	smp_plan_entry *held;     /* run: per first configuration, the entry
-	                             whose result `current` points into */
-	const char **nss;         /* namespaces of the applied configurations */
-	size_t nns;
-	size_t kept;              /* configurations the label selector kept, and
-	                             failed inputs */
-} plan_loop;
-
-static void loop_release(plan_loop *l, size_t ncfg)
-{
-	free(l->live_ix.slots);
-	free(l->cfg_ix.slots);
-	free(l->used);
-	free(l->current);
-	free(l->remaining);
-	for (size_t i = 0; l->held && i < ncfg; i++)
-		smp__plan_entry_release(&l->held[i]);
-	free(l->held);
-	free(l->nss);
-}
-
-/* One configuration: the entry it gives, if any, handed on. */
-static int one_config(smp_plan *p, plan_loop *l, plan_sink *sink, size_t i)
-{
-	const plan_obj *c = &p->cfg[i];
-	smp_plan_entry e;
-	smp_error lerr;
-	plan_step st;
-	ptrdiff_t li = -1, fi = -1;
-	int rc;
-
-	memset(&e, 0, sizeof(e));
-	e.plan = p;
-	e.label = c->label;
-	e.config = c->v;
-	if (!c->v || c->err) {
-		/* kubectl could not read or decode it; the others still go */
-		smp__plan_ref(&e, c->v, c->v ? smp_apply_namespace(c->v, &p->ao) : NULL);
-		l->kept++;
-		if (smp__plan_fail(&e, c->err, c->v, !c->v)) {
-			smp__plan_entry_release(&e);
-			return SMP_ENOMEM;
-		}
-		return emit(p, sink, &e, false);
-	}
-	if (p->o.selector &&
-	    !smp_selector_matches(p->o.selector, smp_value_at(c->v, "metadata.labels")))
-		return 0;
-	l->kept++;
-	if (p->o.mode == SMP_PLAN_CLIENT_SIDE && warn_scope(p, &e, c->v)) {
-		smp__plan_entry_release(&e);
-		return SMP_ENOMEM;
-	}
-	li = index_find(&l->live_ix, p->live, c->v, &p->ao);
-	fi = index_find(&l->cfg_ix, p->cfg, c->v, &p->ao);
-	if (li >= 0 && p->o.mode == SMP_PLAN_CLIENT_SIDE)
-		l->used[li] = true;
-	st.c = c;
-	st.live = NULL;
-	if (fi >= 0)
-		l->remaining[fi]--;
-	if (fi >= 0 && l->current[fi]) {
-		st.live = l->current[fi];
-	} else if (li >= 0 && (rc = smp__plan_live_load(p, &p->live[li], &e.live_doc, &st.live,
-	                                                &lerr))) {
-		/* the live file changed under the plan: this object fails */
-		if (rc == SMP_ENOMEM || smp__plan_fail(&e, &lerr, c->v, false)) {
-			smp__plan_entry_release(&e);
-			return SMP_ENOMEM;
-		}
-		smp__plan_ref(&e, c->v, smp_apply_namespace(c->v, &p->ao));
-		return emit(p, sink, &e, false);
-	}
-	rc = p->o.mode == SMP_PLAN_CLIENT_SIDE ? smp__plan_client_side(&e, p, &st)
-	                                       : smp__plan_server_side(&e, p, &st);
-	if (!rc && p->o.stored && e.object)
-		rc = smp__plan_stored(&e, p);
-	if (!rc && e.object)
-		rc = smp__plan_ignore(&e, p);
-	if (rc == 1) { /* left out by the field selector */
-		smp__plan_entry_release(&e);
-		return 0;
-	}
-	if (rc) {
-		smp__plan_entry_release(&e);
-		return rc;
-	}
-	if (e.action == SMP_ACTION_ERROR || e.action == SMP_ACTION_CONFLICT)
-		return emit(p, sink, &e, false);
-	/* Later configurations of the same object see this result, as kubectl
-	 * applies them one after the other. */
-	if (fi >= 0)
-		l->current[fi] = e.object;
-	if (p->o.prune)
-		l->nss[l->nns++] = smp_apply_namespace(c->v, &p->ao);
-	if (sink->fn && fi >= 0 && l->remaining[fi] > 0) {
-		/* run: the result outlives the callback until the next
-		 * configuration of the object replaces it */
-		rc = emit(p, sink, &e, true);
-		smp__plan_entry_release(&l->held[fi]);
-		l->held[fi] = e;
-		return rc;
-	}
-	rc = emit(p, sink, &e, false);
-	if (sink->fn && fi >= 0) /* nothing later needs the one before */
-		smp__plan_entry_release(&l->held[fi]);
-	return rc;
-}
-
-/* Prune entries after the configurations: live objects with the
- * last-applied annotation that no configuration named, of a prunable kind,
- * selected, in a namespace the applied configurations use (cluster-scoped
- * ones always). */
-static int prune_all(smp_plan *p, plan_loop *l, plan_sink *sink)
-{
-	qsort(l->nss, l->nns, sizeof(*l->nss), cmp_str);
-	for (size_t i = 0; i < p->nlive && !sink->stop; i++) {
-		const smp_value *lv = p->live[i].v;
-		const smp_value *md = smp_map_get(lv, "metadata");
-		const char *lns = smp_apply_namespace(lv, &p->ao);
-		smp_plan_entry e;
-		smp_error lerr;
-		int rc;
-
-		if (l->used[i] || !smp_map_get(smp_map_get(md, "annotations"),
-		                               SMP_LAST_APPLIED_ANNOTATION) ||
-		    !prunable(p, lv) ||
-		    (p->o.selector && !smp_selector_matches(p->o.selector, smp_map_get(md, "labels"))))
-			continue;
-		if (*lns && !(l->nns && bsearch(&lns, l->nss, l->nns, sizeof(*l->nss), cmp_str)))
-			continue;
-		memset(&e, 0, sizeof(e));
-		if ((rc = smp__plan_live_load(p, &p->live[i], &e.live_doc, &lv, &lerr))) {
-			/* the live file changed under the plan: an ERROR entry */
-			e.plan = p;
-			e.label = p->live[i].label;
-			smp__plan_ref(&e, lv, NULL);
-			if (rc == SMP_ENOMEM || smp__plan_fail(&e, &lerr, NULL, true) ||
-			    (rc = emit(p, sink, &e, false))) {
-				smp__plan_entry_release(&e);
-				return SMP_ENOMEM;
-			}
-			continue;
-		}
-		if ((rc = prune_entry(&e, p, lv, p->live[i].label)) ||
-		    (p->o.stored && (rc = smp__plan_stored(&e, p)))) {
-			smp__plan_entry_release(&e);
-			return rc;
-		}
-		if ((rc = emit(p, sink, &e, false)))
-			return rc;
-	}
-	return 0;
-}
-
-/* compute and run: every entry, in kubectl's order, into the sink. */
-static int plan_all(smp_plan *p, plan_sink *sink, smp_error *err)
-{
-	plan_loop l;
-	int rc = 0;
-
-	if (!p)
-		return smp__err(err, SMP_EINVAL, "no plan");
-	if (p->started)
-		return smp__err(err, SMP_EINVAL, "the plan is already computed");
-	p->started = true;
-	if (p->ncfg == 0)
-		return smp__err(err, SMP_EINVALOBJ, "no objects passed to %s",
-		                p->o.mode == SMP_PLAN_REPLACE ? "replace" : "apply");
-	memset(&l, 0, sizeof(l));
-	if (index_build(&l.live_ix, p->live, p->nlive, &p->ao) ||
-	    index_build(&l.cfg_ix, p->cfg, p->ncfg, &p->ao) ||
-	    !(l.used = calloc(p->nlive + 1, sizeof(*l.used))) ||
-	    !(l.current = calloc(p->ncfg, sizeof(*l.current))) ||
-	    !(l.remaining = calloc(p->ncfg, sizeof(*l.remaining))) ||
-	    !(l.nss = calloc(p->ncfg, sizeof(*l.nss))) ||
-	    (sink->fn && !(l.held = calloc(p->ncfg, sizeof(*l.held))))) {
-		loop_release(&l, p->ncfg);
-		return oom(err);
-	}
-	for (size_t i = 0; i < p->ncfg; i++) {
-		ptrdiff_t fi = p->cfg[i].v ? index_find(&l.cfg_ix, p->cfg, p->cfg[i].v, &p->ao) : -1;
-
-		if (fi >= 0)
-			l.remaining[fi]++;
-	}
-	for (size_t i = 0; i < p->ncfg && !rc && !sink->stop; i++)
-		rc = one_config(p, &l, sink, i);
-	if (!rc && !sink->stop && !l.kept) {
-		/* kubectl: the selector kept nothing and nothing failed */
-		loop_release(&l, p->ncfg);
-		return smp__err(err, SMP_EINVALOBJ, "no objects passed to %s",
-		                p->o.mode == SMP_PLAN_REPLACE ? "replace" : "apply");
-	}
-	if (!rc && !sink->stop && p->o.prune)
-		rc = prune_all(p, &l, sink);
-	loop_release(&l, p->ncfg);
-	if (rc)
-		return oom(err);
-	return sink->stop;
-}
-
-int smp_plan_compute(smp_plan *p, smp_error *err)
-{
-	plan_sink sink = {NULL, NULL, 0};
-
-	return plan_all(p, &sink, err);
-}
-
-int smp_plan_run(smp_plan *p, smp_plan_fn fn, void *user, smp_error *err)
-{
-	plan_sink sink = {fn, user, 0};
-
-	if (!fn)
-		return smp__err(err, SMP_EINVAL, "smp_plan_run: no callback");
-	return plan_all(p, &sink, err);
 }
 
 size_t smp_plan_count(const smp_plan *p)

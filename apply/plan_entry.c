@@ -1,13 +1,90 @@
 /*
- * plan_entry.c - what a plan entry tells (its action, object, requests,
- * warnings, error) and how it is shown: kubectl's status line and the
- * `kubectl diff` of the live object against the result.
+ * plan_entry.c - plan entries: how the loop fills them in (warnings, the
+ * reference, a failure and its Status), what they tell (action, object,
+ * requests, warnings, error) and how they are shown: kubectl's status line
+ * and the `kubectl diff` of the live object against the result.
  */
 #include "plan_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ------------------------------------------------------------ filling in */
+
+int smp__plan_warn(smp_plan_entry *e, const char *line, size_t n)
+{
+	char **g = realloc(e->warn, (e->nwarn + 1) * sizeof(*g));
+
+	if (!g)
+		return SMP_ENOMEM;
+	e->warn = g;
+	if (!(g[e->nwarn] = strndup(line, n)))
+		return SMP_ENOMEM;
+	e->nwarn++;
+	return 0;
+}
+
+void smp__plan_ref(smp_plan_entry *e, const smp_value *obj, const char *ns)
+{
+	const smp_value *md = smp_map_get(obj, "metadata");
+	const char *s;
+
+	e->av = (s = smp__plan_str(obj, "apiVersion")) ? s : "";
+	e->kind = (s = smp__plan_str(obj, "kind")) ? s : "";
+	e->ns = (s = smp__plan_str(md, "namespace")) ? s : ns ? ns : "";
+	e->name = (s = smp__plan_str(md, "name")) ? s : "";
+}
+
+/* Puts "<prefix>: " in front of the message (its end cut when too long). */
+static void prefix_message(smp_error *err, const char *prefix)
+{
+	size_t rl = strlen(prefix), ml = strlen(err->message);
+
+	if (rl + 3 >= sizeof(err->message))
+		return;
+	if (ml > sizeof(err->message) - rl - 3)
+		ml = sizeof(err->message) - rl - 3;
+	memmove(err->message + rl + 2, err->message, ml);
+	memcpy(err->message, prefix, rl);
+	memcpy(err->message + rl, ": ", 2);
+	err->message[rl + 2 + ml] = '\0';
+}
+
+int smp__plan_fail(smp_plan_entry *e, const smp_error *err, const smp_value *obj, bool bare)
+{
+	const smp_value *c = e->config;
+
+	if (!(e->error = malloc(sizeof(*e->error))))
+		return SMP_ENOMEM;
+	*e->error = *err;
+	if (!bare && obj) {
+		char ref[512];
+
+		smp_apply_object_ref(ref, sizeof(ref), obj);
+		prefix_message(e->error, ref);
+	}
+	if (!e->error->file[0] && c) {
+		snprintf(e->error->file, sizeof(e->error->file), "%s", e->label);
+		if (!e->error->line) {
+			e->error->line = smp_value_line(c);
+			e->error->column = smp_value_column(c);
+		}
+	}
+	if (e->action != SMP_ACTION_CONFLICT)
+		e->action = SMP_ACTION_ERROR;
+	if (!e->status && c) {
+		/* the server's answer, in one shape for every mode */
+		smp_error e2;
+
+		if (smp_status_from_error(&e->status_doc, e->error, c, &e2) == SMP_ENOMEM)
+			return SMP_ENOMEM;
+		e->status = smp_doc_root(e->status_doc, 0);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ telling */
 
 smp_apply_action smp_plan_entry_action(const smp_plan_entry *e)
 {

@@ -1,7 +1,8 @@
 /*
  * plan_int.h - the insides of an apply plan (smp_plan_*), shared by
- * plan.c (inputs, the loop, prune), plan_object.c (what each mode decides
- * for one object) and plan_entry.c (what an entry tells and renders).
+ * plan.c (options, inputs, the index), plan_live.c (live files not held),
+ * plan_loop.c (the loop, prune), plan_object.c (what each mode decides for
+ * one object) and plan_entry.c (what an entry tells and renders).
  */
 #ifndef SMP_PLAN_INT_H
 #define SMP_PLAN_INT_H
@@ -95,6 +96,32 @@ typedef struct plan_step {
 	const plan_obj *c;
 	const smp_value *live;      /* the object as it is now (NULL: none) */
 } plan_step;
+
+/* Room for element n of *arr (cap elements of elem bytes), doubling;
+ * false on ENOMEM (plan.c). */
+bool smp__plan_grow(void **arr, size_t *cap, size_t n, size_t elem);
+
+/* The string at map[key], or NULL. */
+const char *smp__plan_str(const smp_value *map, const char *key);
+
+/* The length of apiVersion's group ("apps/v1": 4; "v1": 0). */
+size_t smp__plan_group_len(const char *av);
+
+/* Open addressing over objs[] by (API group, kind, namespace, name): slot
+ * holds index + 1, 0 is empty; the first object of a key wins. */
+typedef struct plan_index {
+	size_t *slots;
+	size_t cap;
+} plan_index;
+
+/* Builds ix over objs[0..n) (entries without a value left out);
+ * SMP_ENOMEM. */
+int smp__plan_index_build(plan_index *ix, const plan_obj *objs, size_t n,
+                          const smp_apply_options *ao);
+
+/* Index in objs[] of the first object with obj's key, or -1. */
+ptrdiff_t smp__plan_index_find(const plan_index *ix, const plan_obj *objs,
+                               const smp_value *obj, const smp_apply_options *ao);
 
 /* Room for one more live file in p->lfds (plan.c); false on ENOMEM. */
 bool smp__plan_grow_files(smp_plan *p);
