@@ -105,9 +105,14 @@ int smp_plan_options_set_string(smp_plan_options *o, const char *name, const cha
 
 int smp_plan_options_set_int(smp_plan_options *o, const char *name, int64_t value)
 {
-	if (!o || !name || strcmp(name, "grace_period_seconds") != 0 || value < -1)
+	if (!o || !name)
 		return SMP_EINVAL;
-	o->grace_period_seconds = value;
+	if (strcmp(name, "grace_period_seconds") == 0 && value >= -1)
+		o->grace_period_seconds = value;
+	else if (strcmp(name, "jobs") == 0 && value >= 0)
+		o->jobs = value > 64 ? 64 : (unsigned)value;
+	else
+		return SMP_EINVAL;
 	return 0;
 }
 

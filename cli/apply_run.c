@@ -380,6 +380,7 @@ static int make_plan(smp_plan **plan, plan_refs *r, const apply_cli_args *a)
 	o.ignore_managers = a->ignore_managers;
 	o.ignore_managers_len = a->nignore_managers;
 	o.grace_period_seconds = a->grace_period;
+	o.jobs = a->jobs;
 	if (!smp_plan_new(plan, &o, &err))
 		return CLI_OK;
 	if (err.code != SMP_EINVAL)

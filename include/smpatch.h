@@ -1298,13 +1298,20 @@ typedef struct smp_plan_options {
 	size_t ignore_fields_len;
 	const char *const *ignore_managers;
 	size_t ignore_managers_len;
+	/* Threads that decide the entries (smp_plan_compute, smp_plan_run):
+	 * 0 or 1, the caller's alone; N, the caller's and N - 1 more for the
+	 * time of the call (at most 64; plans of fewer than 64
+	 * configurations use one). Entries are handed on in the same order,
+	 * and are the same, for every N; the callback of smp_plan_run is
+	 * always called on the caller's thread. */
+	unsigned jobs;
 } smp_plan_options;
 
 #define SMP_PLAN_OPTIONS_VERSION 1
 #define SMP_PLAN_OPTIONS_INIT                                                          \
 	{ SMP_PLAN_OPTIONS_VERSION, SMP_PLAN_CLIENT_SIDE, NULL, false, NULL, NULL, false, \
 	  true, NULL, NULL, false, false, NULL, 0, NULL, 0, NULL, false,                 \
-	  SMP_PROPAGATION_BACKGROUND, -1, SMP_VALIDATE_STRICT, NULL, 0, NULL, 0 }
+	  SMP_PROPAGATION_BACKGROUND, -1, SMP_VALIDATE_STRICT, NULL, 0, NULL, 0, 0 }
 
 /* Fills `o` with the defaults of SMP_PLAN_OPTIONS_INIT for `version`
  * (SMP_PLAN_OPTIONS_VERSION). SMP_EINVAL for NULL or an unknown version. */
@@ -1317,7 +1324,7 @@ SMP_API int smp_plan_options_init(smp_plan_options *o, unsigned version);
  * prune_all, stored; set_string: mode ("client-side", "server-side", "replace"),
  * field_manager, default_namespace, now, propagation ("background",
  * "foreground", "orphan"), validate ("strict" or "true", "warn", "ignore"
- * or "false"); set_int: grace_period_seconds; set_handle:
+ * or "false"); set_int: grace_period_seconds, jobs; set_handle:
  * schema (smp_schema), selector, field_selector (smp_selector); set_list:
  * prune_allowlist, cluster_scoped, ignore_fields, ignore_managers. Strings, lists and handles are referenced, not copied:
  * they must outlive every plan made with the options. SMP_EINVAL for an

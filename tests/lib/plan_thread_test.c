@@ -3,8 +3,11 @@
  * compute plans (client-side with prune, the stored form and ignore rules;
  * server-side apply; replace) over one shared schema and one shared
  * selector, and every plan's rendering (actions, status lines, request
- * bodies, diffs, changes, errors) must equal the single-threaded one. Run
- * under ThreadSanitizer by lib_threads_tsan.
+ * bodies, diffs, changes, errors) must equal the single-threaded one. Two
+ * plans decide their entries on 4 threads themselves (smp_plan_options.jobs:
+ * 150 configurations, objects applied twice and three times, a failure,
+ * prune), and must render as when decided on one. Run under
+ * ThreadSanitizer by lib_threads_tsan.
  *
  * usage: plan_thread_test EXAMPLES_DIR [THREADS] [ITERATIONS]
  */
@@ -41,6 +44,7 @@ typedef struct job {
 	const char *live;
 	bool prune, stored;
 	char *want;  /* the single-threaded rendering */
+	unsigned jobs; /* threads the plan decides on (want: one) */
 } job;
 
 typedef struct shared {
@@ -107,7 +111,7 @@ static int on_entry(const smp_plan_entry *e, void *user)
 }
 
 /* A plan of job j, rendered into a new string. */
-static char *run(const job *j, const shared *sh)
+static char *run(const job *j, const shared *sh, bool single)
 {
 	static const char *const ignore[] = {"Service:spec.ports[*].targetPort"};
 	smp_plan_options o = SMP_PLAN_OPTIONS_INIT;
@@ -123,6 +127,7 @@ static char *run(const job *j, const shared *sh)
 	o.selector = j->prune ? sh->selector : NULL;
 	o.ignore_fields = ignore;
 	o.ignore_fields_len = 1;
+	o.jobs = single ? 1 : j->jobs;
 	if (smp_plan_new(&p, &o, &err)) {
 		fprintf(stderr, "plan_thread_test: smp_plan_new: %s\n", err.message);
 		exit(1);
@@ -148,6 +153,52 @@ static char *run(const job *j, const shared *sh)
 	return r.buf;
 }
 
+/* 150 ConfigMaps labelled app=web, as one YAML stream: cm-0 to cm-119,
+ * then every fifth of them applied again with other data and every tenth a
+ * third time; cm-17 with an invalid label. */
+static char *many_configs(void)
+{
+	char *buf = NULL, doc[400];
+	size_t len = 0;
+
+	for (int k = 0; k < 150; k++) {
+		int n = k < 120 ? k : k < 140 ? (k - 120) * 5 : (k - 140) * 10;
+
+		snprintf(doc, sizeof(doc), "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+		         "  name: cm-%d\n  labels:\n    app: web\n%sdata:\n  k: v%d\n", n,
+		         k == 17 ? "    bad: -x-\n" : "", k);
+		put(&buf, &len, doc, strlen(doc));
+	}
+	return buf;
+}
+
+/* The live ConfigMaps cm-0 to cm-99 (applied before: they carry the
+ * annotation) and old-0 to old-19, which no configuration names (pruned). */
+static char *many_lives(void)
+{
+	static const char head[] = "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[";
+	char *buf = NULL, doc[600];
+	size_t len = 0;
+
+	put(&buf, &len, head, strlen(head));
+	for (int k = 0; k < 120; k++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), k < 100 ? "cm-%d" : "old-%d", k < 100 ? k : k - 100);
+		snprintf(doc, sizeof(doc), "%s{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+		         "\"metadata\":{\"name\":\"%s\",\"namespace\":\"default\",\"uid\":\"u%d\","
+		         "\"labels\":{\"app\":\"web\"},\"annotations\":{\"kubectl.kubernetes.io/"
+		         "last-applied-configuration\":\"{\\\"apiVersion\\\":\\\"v1\\\",\\\"data\\\":"
+		         "{\\\"k\\\":\\\"old\\\"},\\\"kind\\\":\\\"ConfigMap\\\",\\\"metadata\\\":"
+		         "{\\\"annotations\\\":{},\\\"labels\\\":{\\\"app\\\":\\\"web\\\"},"
+		         "\\\"name\\\":\\\"%s\\\",\\\"namespace\\\":\\\"default\\\"}}\\n\"}},"
+		         "\"data\":{\"k\":\"old\"}}", k ? "," : "", name, k, name);
+		put(&buf, &len, doc, strlen(doc));
+	}
+	put(&buf, &len, "]}", 2);
+	return buf;
+}
+
 typedef struct worker {
 	const shared *sh;
 	size_t offset, mismatches;
@@ -160,7 +211,7 @@ static void *work(void *arg)
 
 	for (size_t i = 0; i < w->sh->iterations; i++) {
 		const job *j = &w->sh->jobs[(i + w->offset) % w->sh->njobs];
-		char *got = run(j, w->sh);
+		char *got = run(j, w->sh, false);
 
 		if (strcmp(got, j->want) != 0)
 			w->mismatches++;
@@ -180,13 +231,16 @@ int main(int argc, char **argv)
 	char *site_live = slurp(ex, "site/live.yaml");
 	char *site_web = slurp(ex, "site/config/web/deployment.yaml");
 	char *site_svc = slurp(ex, "site/config/web/service.yaml");
+	char *many = many_configs(), *many_live = many_lives();
 	job jobs[] = {
-		{SMP_PLAN_CLIENT_SIDE, {web, cm, NULL, NULL}, live, false, false, NULL},
-		{SMP_PLAN_CLIENT_SIDE, {web, cm, NULL, NULL}, live, false, true, NULL},
-		{SMP_PLAN_CLIENT_SIDE, {site_web, site_svc, NULL, NULL}, site_live, true, true, NULL},
-		{SMP_PLAN_SERVER_SIDE, {ssa_web, NULL, NULL, NULL}, ssa_live, false, false, NULL},
-		{SMP_PLAN_SERVER_SIDE, {ssa_web, cm, NULL, NULL}, NULL, false, true, NULL},
-		{SMP_PLAN_REPLACE, {ssa_web, NULL, NULL, NULL}, ssa_live, false, false, NULL},
+		{SMP_PLAN_CLIENT_SIDE, {web, cm, NULL, NULL}, live, false, false, NULL, 0},
+		{SMP_PLAN_CLIENT_SIDE, {web, cm, NULL, NULL}, live, false, true, NULL, 0},
+		{SMP_PLAN_CLIENT_SIDE, {site_web, site_svc, NULL, NULL}, site_live, true, true, NULL, 0},
+		{SMP_PLAN_SERVER_SIDE, {ssa_web, NULL, NULL, NULL}, ssa_live, false, false, NULL, 0},
+		{SMP_PLAN_SERVER_SIDE, {ssa_web, cm, NULL, NULL}, NULL, false, true, NULL, 0},
+		{SMP_PLAN_REPLACE, {ssa_web, NULL, NULL, NULL}, ssa_live, false, false, NULL, 0},
+		{SMP_PLAN_CLIENT_SIDE, {many, web, NULL, NULL}, many_live, true, true, NULL, 4},
+		{SMP_PLAN_SERVER_SIDE, {many, NULL, NULL, NULL}, many_live, false, false, NULL, 4},
 	};
 	smp_schema *schema = NULL;
 	smp_selector *sel = NULL;
@@ -204,7 +258,15 @@ int main(int argc, char **argv)
 	sh.jobs = jobs;
 	sh.njobs = sizeof(jobs) / sizeof(jobs[0]);
 	for (size_t i = 0; i < sh.njobs; i++) {
-		jobs[i].want = run(&jobs[i], &sh);
+		jobs[i].want = run(&jobs[i], &sh, true);
+		/* the client-side plan decided on several threads: cm-17 fails
+		 * (its label), old-0 is pruned */
+		if (jobs[i].jobs > 1 && jobs[i].prune &&
+		    (!strstr(jobs[i].want, "5 ConfigMap/cm-17\n") ||
+		     !strstr(jobs[i].want, "3 ConfigMap/old-0\n"))) {
+			fprintf(stderr, "plan_thread_test: job %zu misses its failure or prune\n", i);
+			return 1;
+		}
 		if (strlen(jobs[i].want) < 40) {
 			fprintf(stderr, "plan_thread_test: job %zu renders nothing: %s\n", i, jobs[i].want);
 			return 1;
@@ -238,5 +300,7 @@ int main(int argc, char **argv)
 	free(site_live);
 	free(site_web);
 	free(site_svc);
+	free(many);
+	free(many_live);
 	return bad != 0;
 }

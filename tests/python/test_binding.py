@@ -722,7 +722,9 @@ class StreamingEqualsComputed(unittest.TestCase):
     """A generated cluster dump (bench/cluster_gen.py: Deployments, Services,
     ConfigMaps, some changed, some new, unnamed Pods in the dump) planned both
     ways: the program streams the plan (smp_plan_run), the binding computes
-    it (smp_plan_compute); every entry must be the same, byte for byte."""
+    it (smp_plan_compute), and streams it again with the dump indexed
+    (add_live_file) and entries decided on 3 threads; every entry must be the
+    same, byte for byte."""
 
     def test_generated_dump(self):
         import tempfile
@@ -738,6 +740,21 @@ class StreamingEqualsComputed(unittest.TestCase):
                     plan.add_config(read(root, f), file=f)
             plan.add_live(read(d, "live.json"))
             plan.compute()
+            # the dump indexed, not held (add_live_file), decided on 3
+            # threads and streamed: the same entries again
+            streamed = []
+            par = smpatch.Plan(stored=True, jobs=3)
+            for root, _, files in sorted(os.walk(os.path.join(d, "config"))):
+                for f in sorted(files):
+                    par.add_config(read(root, f), file=f)
+            par.add_live_file(os.path.join(d, "live.json"))
+            par.run(lambda e: streamed.append((e.action, e.kind, e.name, len(e.changes()),
+                                               e.patch_json)))
+        self.assertEqual(len(streamed), len(lines))
+        for s, line in zip(streamed, lines):
+            rec = json.loads(line)
+            self.assertEqual(s[:4], (rec["action"], rec["kind"], rec["name"], rec["changes"]))
+            self.assertTrue(line.endswith('"patch":' + s[4] + "}"), line)
         self.assertGreater(len(lines), 100)
         self.assertEqual(len(plan), len(lines))
         for e, line in zip(plan, lines):

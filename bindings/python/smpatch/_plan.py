@@ -6,6 +6,7 @@ smp_plan_options_new() and set by name, entries are read through functions.
 """
 import collections.abc
 import ctypes
+import os
 
 from . import _api as A
 from . import _errors as E
@@ -41,6 +42,7 @@ def _declare():
         ("smp_plan_free", None, _P),
         ("smp_plan_add_config", c_int, _P, _P, c_char_p, _ERR),
         ("smp_plan_add_live", c_int, _P, _P, c_char_p, _ERR),
+        ("smp_plan_add_live_file", c_int, _P, c_char_p, _ERR),
         ("smp_plan_add_error", c_int, _P, _ERR),
         ("smp_plan_compute", c_int, _P, _ERR),
         ("smp_plan_run", c_int, _P, _RUN_FN, _P, _ERR),
@@ -385,7 +387,7 @@ class Plan(V.Handle, collections.abc.Sequence):
                  field_selector=None, prune=False, prune_all=False, prune_allowlist=None,
                  cluster_scoped=None, schema=None, now=None, stored=False, cascade=None,
                  grace_period=None, validate="strict", ignore_fields=None,
-                 ignore_managers=None):
+                 ignore_managers=None, jobs=None):
         _need()
         self._ptr = None
         self._entries = None
@@ -428,6 +430,8 @@ class Plan(V.Handle, collections.abc.Sequence):
         if grace_period is not None:
             self._options._set("smp_plan_options_set_int", "grace_period_seconds",
                                int(grace_period))
+        if jobs is not None:
+            self._options._set("smp_plan_options_set_int", "jobs", int(jobs))
         out, e = ctypes.c_void_p(), n.Error()
         E.check(_F["smp_plan_new"](ctypes.byref(out), o._handle(), ctypes.byref(e)), e)
         self._ptr = out.value
@@ -460,6 +464,17 @@ class Plan(V.Handle, collections.abc.Sequence):
         """Adds live objects (as `kubectl get -o yaml` prints them): text or
         a Python object; Lists give their items."""
         self._add("smp_plan_add_live", live, file)
+        return self
+
+    def add_live_file(self, path):
+        """Adds the live objects of a file by its path without holding them:
+        a JSON List (`kubectl get -A -o json`) is indexed item by item and an
+        object read again when an entry needs it; anything else is parsed
+        whole, as add_live does. The file must not change until the plan is
+        freed."""
+        e = n.Error()
+        E.check(_F["smp_plan_add_live_file"](self._handle(), os.fsencode(path),
+                                             ctypes.byref(e)), e)
         return self
 
     def compute(self):
