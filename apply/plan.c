@@ -600,19 +600,28 @@ int smp__plan_index_build(plan_index *ix, const plan_obj *objs, size_t n,
 
 	while (cap < n * 2 + 1)
 		cap *= 2;
-	if (!(ix->slots = calloc(cap, sizeof(*ix->slots))))
+	if (!(ix->slots = calloc(cap, sizeof(*ix->slots))) ||
+	    !(ix->hashes = calloc(cap, sizeof(*ix->hashes)))) {
+		free(ix->slots);
+		ix->slots = NULL;
 		return SMP_ENOMEM;
+	}
 	ix->cap = cap;
 	for (size_t i = 0; i < n; i++) {
+		uint64_t h;
 		size_t s;
 
 		if (!objs[i].v)
 			continue;
-		s = (size_t)key_hash(objs[i].v, ao) & (cap - 1);
-		while (ix->slots[s] && !same_key(objs[ix->slots[s] - 1].v, objs[i].v, ao))
+		h = key_hash(objs[i].v, ao);
+		s = (size_t)h & (cap - 1);
+		while (ix->slots[s] &&
+		       (ix->hashes[s] != h || !same_key(objs[ix->slots[s] - 1].v, objs[i].v, ao)))
 			s = (s + 1) & (cap - 1);
-		if (!ix->slots[s])
+		if (!ix->slots[s]) {
 			ix->slots[s] = i + 1;
+			ix->hashes[s] = h;
+		}
 	}
 	return 0;
 }
@@ -620,10 +629,13 @@ int smp__plan_index_build(plan_index *ix, const plan_obj *objs, size_t n,
 ptrdiff_t smp__plan_index_find(const plan_index *ix, const plan_obj *objs,
                                const smp_value *obj, const smp_apply_options *ao)
 {
-	size_t s = (size_t)key_hash(obj, ao) & (ix->cap - 1);
+	uint64_t h = key_hash(obj, ao);
+	size_t s = (size_t)h & (ix->cap - 1);
 
+	/* the stored hashes spare the key comparison of every other object
+	 * met on the way */
 	while (ix->slots[s]) {
-		if (same_key(objs[ix->slots[s] - 1].v, obj, ao))
+		if (ix->hashes[s] == h && same_key(objs[ix->slots[s] - 1].v, obj, ao))
 			return (ptrdiff_t)ix->slots[s] - 1;
 		s = (s + 1) & (ix->cap - 1);
 	}

@@ -111,11 +111,12 @@ size_t smp__plan_group_len(const char *av);
  * holds index + 1, 0 is empty; the first object of a key wins. */
 typedef struct plan_index {
 	size_t *slots;
+	uint64_t *hashes; /* the key hash of each slot's object */
 	size_t cap;
 } plan_index;
 
 /* Builds ix over objs[0..n) (entries without a value left out);
- * SMP_ENOMEM. */
+ * SMP_ENOMEM. Free its slots and hashes. */
 int smp__plan_index_build(plan_index *ix, const plan_obj *objs, size_t n,
                           const smp_apply_options *ao);
 

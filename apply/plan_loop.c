@@ -192,7 +192,9 @@ typedef struct plan_loop {
 static void loop_release(plan_loop *l, size_t ncfg)
 {
 	free(l->live_ix.slots);
+	free(l->live_ix.hashes);
 	free(l->cfg_ix.slots);
+	free(l->cfg_ix.hashes);
 	free(l->keeps);
 	free(l->warns);
 	free(l->group);
