@@ -387,16 +387,14 @@ int smp_plan_add_live_file(smp_plan *p, const char *path, smp_error *err)
 	memset(&s, 0, sizeof(s));
 	if (strcmp(path, "-") == 0)
 		return add_whole(p, path, err);
+	/* a stream (a FIFO is opened once: only by the whole parse), or more
+	 * than the parser reads at once: parsed whole, which says so */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (uintmax_t)st.st_size > SMP_DEFAULT_MAX_BYTES)
+		return add_whole(p, path, err);
 	if ((s.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return smp_err_set(err, SMP_EIO, path, 0, 0, NULL, "cannot open: %s",
 		                   strerror(errno));
-	/* a stream, or more than the parser reads at once: parsed whole (which
-	 * says so) */
-	if (fstat(s.fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (uintmax_t)st.st_size > SMP_DEFAULT_MAX_BYTES) {
-		close(s.fd);
-		return add_whole(p, path, err);
-	}
 	if (!(s.buf = malloc(s.cap = WINDOW_BYTES)) || !(skel = smp_doc_alloc()) ||
 	    !(label = strdup(path)) || !smp__plan_grow_files(p)) {
 		rc = SMP_ENOMEM;
