@@ -317,8 +317,12 @@ static int scan_list(scan *s, smp_doc *skel, unsigned file, const char *label, f
 			return rc;
 		key = s->buf + s->pos + 1;
 		klen = kend - s->pos - 2;
-		if (klen >= sizeof(seen[0]) || memchr(key, '\\', klen) || nseen == MAX_TOP_KEYS)
+		if (klen >= sizeof(seen[0]) || nseen == MAX_TOP_KEYS)
 			return SCAN_WHOLE;
+		for (size_t i = 0; i < klen; i++)
+			if ((unsigned char)key[i] < 0x20 || (unsigned char)key[i] >= 0x80 ||
+			    key[i] == '\\')
+				return SCAN_WHOLE; /* plain ASCII only: the rest the parser reads */
 		for (size_t i = 0; i < nseen; i++)
 			if (strlen(seen[i]) == klen && memcmp(seen[i], key, klen) == 0)
 				return SCAN_WHOLE; /* a repeated key: the parser's error */
