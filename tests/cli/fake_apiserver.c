@@ -17,6 +17,23 @@
  * appended as a line to STATE_DIR/delete.json. One request per
  * connection. Exits after 30 s without a connection, so a forgotten server
  * does not linger.
+ *
+ * usage: fake_apiserver STATE_DIR PORT_FILE ORACLE (server-side mode)
+ *
+ * With ORACLE, the server-side apply reference (../shared/oracle-ssa, run
+ * with $SSA_ORACLE_SWAGGER) computes every write as the API server's field
+ * manager does, and the objects live in STATE_DIR/objects.json, rewritten
+ * after each write, so that kubectl's follow-up requests meet real replies:
+ * a PATCH of type apply-patch+yaml is an apply (fieldManager and force from
+ * the query; an empty or missing fieldManager is the server's 422; a
+ * conflict its 409 with FieldManagerConflict causes); other PATCH types
+ * are applied to the stored object (smp_patch_apply) and, like PUT and
+ * POST, written as an update by fieldManager (else the User-Agent's
+ * product, as the server names it). A create gets a uid and a
+ * creationTimestamp, every write the next resourceVersion; POST over an
+ * existing object is 409 AlreadyExists, PUT or a non-apply PATCH of a
+ * missing one 404. Every request (method, path, query, content type, body)
+ * is appended as a line to STATE_DIR/requests.jsonl.
  */
 #include "smpatch.h"
 
@@ -29,6 +46,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define IDLE_MS 30000
@@ -133,7 +151,8 @@ static void respond(int fd, int code, const char *body, size_t len)
 	int n = snprintf(head, sizeof head,
 			 "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
 			 "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-			 code, code == 200 ? "OK" : code == 201 ? "Created" : "Not Found", len);
+			 code, code == 200 ? "OK" : code == 201 ? "Created" : code == 404 ? "Not Found" :
+			 code == 409 ? "Conflict" : code == 422 ? "Unprocessable Entity" : "Error", len);
 	if (write_all(fd, head, (size_t)n) == 0)
 		write_all(fd, body, len);
 }
@@ -492,7 +511,443 @@ done:
 	return 0;
 }
 
-static void serve(int fd, const char *state)
+/* ------------------------------------------------------------ server-side mode */
+
+/* The oracle, a coprocess answering one JSON line per request line. */
+struct oracle {
+	FILE *in, *out;
+	unsigned long rv; /* the last resourceVersion given */
+	unsigned long id;
+};
+
+static int oracle_start(struct oracle *o, const char *bin)
+{
+	int to[2], from[2];
+	pid_t pid;
+
+	if (pipe(to) || pipe(from))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		close(to[0]);
+		close(to[1]);
+		close(from[0]);
+		close(from[1]);
+		execl(bin, bin, (char *)NULL);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	o->in = fdopen(to[1], "w");
+	o->out = fdopen(from[0], "r");
+	o->rv = 1000;
+	return o->in && o->out ? 0 : -1;
+}
+
+/* A JSON string of s. */
+static void json_str(struct buf *b, const char *s)
+{
+	buf_str(b, "\"");
+	for (; *s; s++) {
+		char e[8];
+		if (*s == '"' || *s == '\\') {
+			e[0] = '\\';
+			e[1] = *s;
+			buf_add(b, e, 2);
+		} else if ((unsigned char)*s < 0x20) {
+			snprintf(e, sizeof e, "\\u%04x", (unsigned char)*s);
+			buf_str(b, e);
+		} else {
+			buf_add(b, s, 1);
+		}
+	}
+	buf_str(b, "\"");
+}
+
+/* The value of query parameter `name`, decoded; found or not. */
+static int query_param(const char *query, const char *name, char *out, size_t size)
+{
+	size_t n = strlen(name);
+	const char *p = query;
+
+	out[0] = '\0';
+	while (p && *p) {
+		if (strncmp(p, name, n) == 0 && p[n] == '=') {
+			snprintf(out, size, "%.*s", (int)strcspn(p + n + 1, "&"), p + n + 1);
+			url_decode(out);
+			return 1;
+		}
+		p = strchr(p, '&');
+		p = p ? p + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The Status of a refused write. */
+static void status(struct buf *b, int code, const char *reason, const char *message,
+                   const char *details)
+{
+	char c[16];
+
+	buf_str(b, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+	           "\"status\":\"Failure\",\"message\":");
+	json_str(b, message);
+	buf_str(b, ",\"reason\":\"");
+	buf_str(b, reason);
+	buf_str(b, "\"");
+	if (details) {
+		buf_str(b, ",\"details\":");
+		buf_str(b, details);
+	}
+	snprintf(c, sizeof c, "%d", code);
+	buf_str(b, ",\"code\":");
+	buf_str(b, c);
+	buf_str(b, "}");
+}
+
+/* Appends the request to STATE_DIR/requests.jsonl. */
+static void log_request(const char *state, const char *method, const char *path,
+                        const char *query, const char *ctype, const char *body, size_t blen)
+{
+	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
+	struct buf l = { 0 };
+	char file[4096];
+	smp_doc *d = NULL;
+	smp_error err;
+	FILE *f;
+
+	buf_str(&l, "{\"method\":");
+	json_str(&l, method);
+	buf_str(&l, ",\"path\":");
+	json_str(&l, path);
+	buf_str(&l, ",\"query\":");
+	json_str(&l, query);
+	buf_str(&l, ",\"contentType\":");
+	json_str(&l, ctype);
+	buf_str(&l, ",\"body\":");
+	if (blen && smp_doc_parse(&d, body, blen, &po, &err) == SMP_OK && smp_doc_count(d) == 1)
+		add_value(&l, smp_doc_root(d, 0));
+	else
+		buf_str(&l, "null");
+	buf_str(&l, "}\n");
+	smp_doc_free(d);
+	snprintf(file, sizeof file, "%s/requests.jsonl", state);
+	if ((f = fopen(file, "a"))) {
+		fwrite(l.p, 1, l.len, f);
+		fclose(f);
+	}
+	free(l.p);
+}
+
+/* Where a write goes: group/version, kind, namespace, name (for a POST,
+ * the body's). 0, or -1 for a path no resource serves. */
+static int write_target(const char *path, const smp_value *body, char *gv, size_t gvs,
+                        const char **kind, char *ns, size_t nss, char *name, size_t names)
+{
+	char rest[2048], *seg[6], *save = NULL, *t, res[128];
+	const char *p, *q;
+	int nseg = 0, i = 0;
+
+	if (strncmp(path, "/api/", 5) == 0) {
+		p = path + 5;
+		q = strchr(p, '/');
+	} else if (strncmp(path, "/apis/", 6) == 0) {
+		p = path + 6;
+		q = strchr(p, '/');
+		q = q ? strchr(q + 1, '/') : NULL;
+	} else {
+		return -1;
+	}
+	if (!q)
+		return -1;
+	snprintf(gv, gvs, "%.*s", (int)(q - p), p);
+	snprintf(rest, sizeof rest, "%s", q + 1);
+	for (t = strtok_r(rest, "/", &save); t && nseg < 6; t = strtok_r(NULL, "/", &save))
+		seg[nseg++] = t;
+	ns[0] = name[0] = '\0';
+	if (nseg >= 2 && strcmp(seg[0], "namespaces") == 0) {
+		snprintf(ns, nss, "%s", seg[1]);
+		i = 2;
+	}
+	if (i >= nseg)
+		return -1;
+	snprintf(res, sizeof res, "%s", seg[i]);
+	if (i + 1 < nseg)
+		snprintf(name, names, "%s", seg[i + 1]);
+	else if (smp_value_string(smp_value_at(body, "metadata.name"), NULL))
+		snprintf(name, names, "%s", smp_value_string(smp_value_at(body, "metadata.name"), NULL));
+	*kind = NULL;
+	for (size_t n = 0; n < NRES; n++)
+		if (strcmp(resources[n].gv, gv) == 0 && strcmp(resources[n].name, res) == 0)
+			*kind = resources[n].kind;
+	return *kind && name[0] ? 0 : -1;
+}
+
+/* Rewrites objects.json with `obj` in the place of the object it names
+ * (index `at`, or appended when at is -1). */
+static void store(const char *state, const smp_value *items, ptrdiff_t at, const smp_value *obj)
+{
+	struct buf out = { 0 };
+	char file[4096];
+	int first = 1;
+
+	buf_str(&out, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[");
+	for (size_t i = 0; i < smp_value_len(items); i++) {
+		if (!first)
+			buf_str(&out, ",");
+		first = 0;
+		add_value(&out, (ptrdiff_t)i == at ? obj : smp_list_get(items, i));
+	}
+	if (at < 0) {
+		if (!first)
+			buf_str(&out, ",");
+		add_value(&out, obj);
+	}
+	buf_str(&out, "]}\n");
+	snprintf(file, sizeof file, "%s/objects.json", state);
+	write_file(file, out.p, out.len);
+	free(out.p);
+}
+
+/* The oracle's answer to one write: the object to store (a new document
+ * in *out) or the Status refusing it (in *refusal, with its code). */
+static int ask_oracle(struct oracle *o, const smp_value *live, const smp_value *config,
+                      const char *manager, int force, int apply, smp_doc **out,
+                      struct buf *refusal)
+{
+	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
+	struct buf q = { 0 }, patch = { 0 };
+	char *line = NULL, rv[32];
+	size_t cap = 0;
+	ssize_t n;
+	smp_doc *ans = NULL;
+	smp_error err;
+	const smp_value *r, *obj;
+	int code = 0;
+
+	snprintf(rv, sizeof rv, "%lu", ++o->id);
+	buf_str(&q, "{\"id\":\"");
+	buf_str(&q, rv);
+	buf_str(&q, "\",\"live\":");
+	if (live)
+		add_value(&q, live);
+	else
+		buf_str(&q, "null");
+	buf_str(&q, ",\"config\":");
+	add_value(&q, config);
+	buf_str(&q, ",\"manager\":");
+	json_str(&q, manager);
+	buf_str(&q, force ? ",\"force\":true" : ",\"force\":false");
+	buf_str(&q, apply ? ",\"op\":\"apply\"}\n" : ",\"op\":\"update\"}\n");
+	fwrite(q.p, 1, q.len, o->in);
+	fflush(o->in);
+	free(q.p);
+	if ((n = getline(&line, &cap, o->out)) <= 0 ||
+	    smp_doc_parse(&ans, line, (size_t)n, &po, &err) != SMP_OK) {
+		free(line);
+		status(refusal, 500, "InternalError", "the oracle did not answer", NULL);
+		return 500;
+	}
+	free(line);
+	r = smp_doc_root(ans, 0);
+	if (smp_value_type(smp_map_get(r, "ok")) != SMP_BOOL || !smp_value_bool(smp_map_get(r, "ok"))) {
+		const smp_value *cs = smp_map_get(r, "conflicts");
+		const char *msg = smp_value_string(smp_map_get(r, "error"), NULL);
+
+		if (smp_value_len(cs)) {
+			struct buf d = { 0 };
+
+			buf_str(&d, "{\"causes\":[");
+			for (size_t i = 0; i < smp_value_len(cs); i++) {
+				const smp_value *c = smp_list_get(cs, i);
+				const char *m = smp_value_string(smp_map_get(c, "manager"), NULL);
+				const char *pth = smp_value_string(smp_map_get(c, "path"), NULL);
+				struct buf cm = { 0 };
+
+				buf_str(&cm, "conflict with ");
+				json_str(&cm, m ? m : "");
+				buf_str(&d, i ? ",{\"reason\":\"FieldManagerConflict\",\"message\":"
+				              : "{\"reason\":\"FieldManagerConflict\",\"message\":");
+				json_str(&d, cm.p);
+				buf_str(&d, ",\"field\":");
+				json_str(&d, pth ? pth : "");
+				buf_str(&d, "}");
+				free(cm.p);
+			}
+			buf_str(&d, "]}");
+			status(refusal, 409, "Conflict", msg ? msg : "conflict", d.p);
+			free(d.p);
+			code = 409;
+		} else {
+			status(refusal, 422, "Invalid", msg ? msg : "invalid", NULL);
+			code = 422;
+		}
+		smp_doc_free(ans);
+		return code;
+	}
+	/* the object with its managedFields and the next resourceVersion; a
+	 * create's uid and creationTimestamp */
+	obj = smp_map_get(r, "object");
+	snprintf(rv, sizeof rv, "%lu", ++o->rv);
+	buf_str(&patch, "{\"metadata\":{\"managedFields\":");
+	add_value(&patch, smp_map_get(r, "managedFields"));
+	buf_str(&patch, ",\"resourceVersion\":\"");
+	buf_str(&patch, rv);
+	buf_str(&patch, "\"");
+	if (!live && !smp_value_at(obj, "metadata.uid")) {
+		buf_str(&patch, ",\"uid\":\"00000000-0000-0000-0000-");
+		snprintf(rv, sizeof rv, "%012lu", o->rv);
+		buf_str(&patch, rv);
+		buf_str(&patch, "\"");
+	}
+	if (!live && !smp_value_at(obj, "metadata.creationTimestamp"))
+		buf_str(&patch, ",\"creationTimestamp\":\"2026-01-01T00:00:00Z\"");
+	buf_str(&patch, "}}");
+	{
+		smp_patch_options opt = SMP_PATCH_OPTIONS_INIT;
+		smp_doc *pd = NULL;
+
+		opt.type = SMP_PATCH_MERGE;
+		if (smp_doc_parse(&pd, patch.p, patch.len, &po, &err) != SMP_OK ||
+		    smp_patch_apply(out, obj, smp_doc_root(pd, 0), &opt, &err) != SMP_OK)
+			code = 500;
+		smp_doc_free(pd);
+	}
+	free(patch.p);
+	smp_doc_free(ans);
+	if (code)
+		status(refusal, 500, "InternalError", "cannot build the stored object", NULL);
+	return code ? code : live ? 200 : 201;
+}
+
+/* A PATCH, POST or PUT in server-side mode. */
+static void ssa_write(int fd, const char *state, struct oracle *o, const char *method,
+                      const char *path, const char *query, const char *ctype,
+                      const char *useragent, const char *body, size_t blen)
+{
+	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
+	char file[4096], gv[256], ns[256], name[256], manager[256], force[16];
+	const char *kind = NULL;
+	smp_doc *objs = NULL, *bd = NULL, *result = NULL, *patched = NULL;
+	const smp_value *items = NULL, *live = NULL, *config;
+	struct buf out = { 0 };
+	ptrdiff_t at = -1;
+	smp_error err;
+	int apply = strcmp(method, "PATCH") == 0 && strstr(ctype, "apply-patch") != NULL;
+	int code;
+
+	snprintf(file, sizeof file, "%s/objects.json", state);
+	if (smp_doc_parse_file(&objs, file, &po, &err) == SMP_OK) {
+		const smp_value *root = smp_doc_root(objs, 0);
+		items = smp_value_type(root) == SMP_LIST ? root : smp_map_get(root, "items");
+	}
+	if (smp_doc_parse(&bd, body, blen, &po, &err) != SMP_OK || smp_doc_count(bd) != 1) {
+		status(&out, 400, "BadRequest", "the body does not parse", NULL);
+		code = 400;
+		goto answer;
+	}
+	config = smp_doc_root(bd, 0);
+	if (write_target(path, config, gv, sizeof gv, &kind, ns, sizeof ns, name, sizeof name)) {
+		not_found(fd);
+		goto done;
+	}
+	for (size_t i = 0; i < smp_value_len(items); i++) {
+		const smp_value *x = smp_list_get(items, i);
+		const char *xns = smp_value_string(smp_value_at(x, "metadata.namespace"), NULL);
+
+		if (str_is(smp_map_get(x, "kind"), kind) &&
+		    str_is(smp_value_at(x, "metadata.name"), name) &&
+		    strcmp(xns ? xns : "", ns) == 0) {
+			live = x;
+			at = (ptrdiff_t)i;
+			break;
+		}
+	}
+	if (!query_param(query, "fieldManager", manager, sizeof manager) && !apply)
+		snprintf(manager, sizeof manager, "%.*s", (int)strcspn(useragent, "/"), useragent);
+	query_param(query, "force", force, sizeof force);
+	if (apply && !manager[0]) {
+		status(&out, 422, "Invalid", "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: "
+		       "Required value: is required for apply patch",
+		       "{\"group\":\"meta.k8s.io\",\"kind\":\"PatchOptions\",\"causes\":[{\"reason\":"
+		       "\"FieldValueRequired\",\"message\":\"Required value: is required for apply "
+		       "patch\",\"field\":\"fieldManager\"}]}");
+		code = 422;
+		goto answer;
+	}
+	if (strcmp(method, "POST") == 0 && live) {
+		/* apimachinery's NewAlreadyExists: `configmaps "x" already exists`,
+		 * the resource qualified by its group */
+		struct buf m = { 0 }, d = { 0 }, qr = { 0 };
+		const char *slash = strchr(gv, '/');
+
+		buf_str(&qr, strstr(path, "/namespaces/") ? strchr(strstr(path, "/namespaces/") + 12, '/') + 1
+		                                          : strrchr(path, '/') + 1);
+		qr.len = strcspn(qr.p, "/");
+		qr.p[qr.len] = '\0';
+		if (slash) {
+			buf_str(&qr, ".");
+			buf_add(&qr, gv, (size_t)(slash - gv));
+		}
+		buf_str(&m, qr.p);
+		buf_str(&m, " ");
+		json_str(&m, name);
+		buf_str(&m, " already exists");
+		buf_str(&d, "{\"name\":");
+		json_str(&d, name);
+		buf_str(&d, ",\"group\":");
+		{
+			char g[128];
+			snprintf(g, sizeof g, "%.*s", slash ? (int)(slash - gv) : 0, gv);
+			json_str(&d, g);
+		}
+		buf_str(&d, ",\"kind\":");
+		qr.p[strcspn(qr.p, ".")] = '\0';
+		json_str(&d, qr.p);
+		buf_str(&d, "}");
+		status(&out, 409, "AlreadyExists", m.p, d.p);
+		free(m.p);
+		free(d.p);
+		free(qr.p);
+		code = 409;
+		goto answer;
+	}
+	if (!live && !apply && strcmp(method, "POST") != 0) {
+		not_found(fd);
+		goto done;
+	}
+	if (strcmp(method, "PATCH") == 0 && !apply) {
+		smp_patch_options opt = SMP_PATCH_OPTIONS_INIT;
+
+		opt.type = strstr(ctype, "json-patch") ? SMP_PATCH_JSON :
+		           strstr(ctype, "merge-patch") ? SMP_PATCH_MERGE : SMP_PATCH_STRATEGIC;
+		if (smp_patch_apply(&patched, live, config, &opt, &err) != SMP_OK) {
+			status(&out, 422, "Invalid", err.message, NULL);
+			code = 422;
+			goto answer;
+		}
+		config = smp_doc_root(patched, 0);
+	}
+	code = ask_oracle(o, live, config, manager, strcmp(force, "true") == 0, apply, &result, &out);
+	if (code < 300) {
+		store(state, items, at, smp_doc_root(result, 0));
+		add_value(&out, smp_doc_root(result, 0));
+	}
+answer:
+	respond(fd, code, out.p, out.len);
+done:
+	free(out.p);
+	smp_doc_free(objs);
+	smp_doc_free(bd);
+	smp_doc_free(result);
+	smp_doc_free(patched);
+}
+
+static void serve(int fd, const char *state, struct oracle *o)
 {
 	struct buf req = { 0 }, body = { 0 };
 	size_t off = 0, blen = 0;
@@ -504,6 +959,18 @@ static void serve(int fd, const char *state)
 	if (strchr(path, '?'))
 		snprintf(query, sizeof query, "%s", strchr(path, '?') + 1);
 	path[strcspn(path, "?")] = '\0';
+	header(req.p, "Content-Type", ctype, sizeof ctype);
+	if (o) {
+		char ua[256];
+
+		header(req.p, "User-Agent", ua, sizeof ua);
+		log_request(state, method, path, query, ctype, req.p + off, blen);
+		if (strcmp(method, "PATCH") == 0 || strcmp(method, "POST") == 0 ||
+		    strcmp(method, "PUT") == 0) {
+			ssa_write(fd, state, o, method, path, query, ctype, ua, req.p + off, blen);
+			goto out;
+		}
+	}
 	if (strcmp(method, "DELETE") == 0) {
 		static const char ok[] = "{\"kind\":\"Status\",\"apiVersion\":\"v1\","
 					 "\"status\":\"Success\"}";
@@ -575,10 +1042,14 @@ int main(int argc, char **argv)
 	char port[32];
 	int s, one = 1;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: fake_apiserver STATE_DIR PORT_FILE\n");
+	struct oracle orc = { 0 };
+
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: fake_apiserver STATE_DIR PORT_FILE [ORACLE]\n");
 		return 2;
 	}
+	if (argc == 4 && oracle_start(&orc, argv[3]) < 0)
+		return perror(argv[3]), 1;
 	s = socket(AF_INET, SOCK_STREAM, 0);
 	if (s < 0)
 		return perror("socket"), 1;
@@ -604,7 +1075,7 @@ int main(int argc, char **argv)
 		c = accept(s, NULL, NULL);
 		if (c < 0)
 			continue;
-		serve(c, argv[1]);
+		serve(c, argv[1], argc == 4 ? &orc : NULL);
 		close(c);
 	}
 	close(s);

@@ -1,0 +1,130 @@
+#!/bin/sh
+# ssa_server.sh FAKE_APISERVER ORACLE SHARED_DIR
+# The stand-in API server's server-side mode (fake_apiserver STATE PORT
+# ORACLE): every write computed by the server-side apply reference, so that
+# kubectl 1.32 runs its follow-up requests against real replies. Checked
+# here with kubectl itself:
+# - kubectl apply (client-side) creates a ConfigMap: a POST as
+#   kubectl-client-side-apply, stored with that manager's Update entry;
+# - kubectl apply --server-side of a new configuration (one key dropped, one
+#   added) migrates it as kubectl 1.32 does: an apply as kubectl, an apply as
+#   kubectl-last-applied keeping the annotation, a JSON patch replacing
+#   /metadata/managedFields and /metadata/resourceVersion, the apply again;
+#   the dropped key is gone and kubectl-client-side-apply owns nothing;
+# - another manager changing kubectl's field: the 409 conflict kubectl
+#   reports ("conflict with "kubectl": .data.a"); an empty --field-manager=:
+#   the server's 422; kubectl create: a POST as kubectl-create, and the
+#   second one AlreadyExists.
+# Skips (77) without kubectl, the oracle or the swagger document.
+fake=$1 oracle=$2 shared=$3
+swagger=$shared/openapi/kubernetes-1.36.swagger.json
+command -v kubectl >/dev/null 2>&1 || { echo "SKIP: kubectl is not on PATH"; exit 77; }
+[ -x "$oracle" ] || { echo "SKIP: no oracle at $oracle (ssa.oracle_build)"; exit 77; }
+[ -f "$swagger" ] || { echo "SKIP: $swagger missing (../shared)"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+server=
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
+export SSA_ORACLE_SWAGGER=$swagger
+printf 'apiVersion: v1\nkind: Config\n' >"$tmp/kubeconfig"
+export KUBECONFIG=$tmp/kubeconfig
+mkdir "$tmp/state"
+echo '{"apiVersion":"v1","kind":"List","items":[]}' >"$tmp/state/objects.json"
+"$fake" "$tmp/state" "$tmp/port" "$oracle" &
+server=$!
+i=0
+while [ ! -s "$tmp/port" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+[ -s "$tmp/port" ] || { echo "FAIL: the stand-in did not start"; exit 1; }
+k() { kubectl --server "http://127.0.0.1:$(cat "$tmp/port")" --validate=false "$@"; }
+cm() { # NAME KEY=VALUE...: a ConfigMap in default
+	n=$1
+	shift
+	printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: default\ndata:\n' "$n"
+	for kv in "$@"; do printf '  %s: "%s"\n' "${kv%%=*}" "${kv#*=}"; done
+}
+fail=0
+check() { # WHAT: python3 reads requests.jsonl and objects.json; exit 1 fails
+	what=$1
+	shift
+	if ! python3 - "$tmp/state" "$@"; then
+		echo "FAIL: $what"
+		fail=1
+	else
+		echo "ok   $what"
+	fi
+}
+
+cm cm a=1 b=2 >"$tmp/v1.yaml"
+cm cm a=1 c=3 >"$tmp/v2.yaml"
+k apply -f "$tmp/v1.yaml" >/dev/null || { echo "FAIL: kubectl apply (client-side)"; exit 1; }
+wc -l <"$tmp/state/requests.jsonl" >"$tmp/state/mark"
+check "client-side create: POST as kubectl-client-side-apply, its Update entry" <<'EOF'
+import json, sys
+st = sys.argv[1]
+reqs = [json.loads(l) for l in open(st + "/requests.jsonl")]
+posts = [r for r in reqs if r["method"] == "POST"]
+assert len(posts) == 1 and "fieldManager=kubectl-client-side-apply" in posts[0]["query"], posts
+obj = json.load(open(st + "/objects.json"))["items"][0]
+mf = obj["metadata"]["managedFields"]
+assert [(m["manager"], m["operation"]) for m in mf] == [("kubectl-client-side-apply", "Update")], mf
+assert obj["data"] == {"a": "1", "b": "2"}, obj["data"]
+EOF
+
+k apply --server-side -f "$tmp/v2.yaml" >/dev/null || { echo "FAIL: kubectl apply --server-side"; exit 1; }
+check "the migration to server-side: kubectl 1.32's four writes, the dropped key gone" "$(cat "$tmp/state/mark")" <<'EOF'
+import json, sys
+st, mark = sys.argv[1], int(sys.argv[2])
+reqs = [json.loads(l) for l in open(st + "/requests.jsonl")][mark:]
+writes = [(r["method"], r["contentType"],
+           [q.split("=", 1)[1] for q in r["query"].split("&") if q.startswith("fieldManager=")])
+          for r in reqs if r["method"] != "GET"]
+want = [("PATCH", "application/apply-patch+yaml", ["kubectl"]),
+        ("PATCH", "application/apply-patch+yaml", ["kubectl-last-applied"]),
+        ("PATCH", "application/json-patch+json", ["kubectl"]),
+        ("PATCH", "application/apply-patch+yaml", ["kubectl"])]
+assert writes == want, writes
+jp = [r["body"] for r in reqs if r["contentType"] == "application/json-patch+json"][0]
+assert [(o["op"], o["path"]) for o in jp] == [("replace", "/metadata/managedFields"),
+                                             ("replace", "/metadata/resourceVersion")], jp
+last = [r["body"] for r in reqs if "kubectl-last-applied" in r["query"]][0]
+assert "kubectl.kubernetes.io/last-applied-configuration" in last["metadata"]["annotations"]
+obj = json.load(open(st + "/objects.json"))["items"][0]
+assert obj["data"] == {"a": "1", "c": "3"}, obj["data"]
+mf = obj["metadata"]["managedFields"]
+assert [(m["manager"], m["operation"]) for m in mf] == [("kubectl-last-applied", "Apply"),
+                                                        ("kubectl", "Apply")], mf
+assert mf[1]["fieldsV1"] == {"f:data": {"f:a": {}, "f:c": {}}}, mf[1]
+EOF
+
+cm cm a=9 >"$tmp/v3.yaml"
+if k apply --server-side --field-manager=other -f "$tmp/v3.yaml" >"$tmp/out" 2>"$tmp/err" ||
+	! grep -q 'Apply failed with 1 conflict: conflict with "kubectl": .data.a' "$tmp/err"; then
+	echo "FAIL: a conflict: $(head -3 "$tmp/err")"
+	fail=1
+else
+	echo "ok   another manager's change of kubectl's field: the 409 conflict"
+fi
+if k apply --server-side --field-manager= -f "$tmp/v3.yaml" >"$tmp/out" 2>"$tmp/err" ||
+	! grep -q 'fieldManager: Required value: is required for apply patch' "$tmp/err"; then
+	echo "FAIL: an empty field manager: $(head -3 "$tmp/err")"
+	fail=1
+else
+	echo "ok   an empty --field-manager=: the server's 422"
+fi
+cm made x=1 >"$tmp/made.yaml"
+k create -f "$tmp/made.yaml" >/dev/null || { echo "FAIL: kubectl create"; fail=1; }
+if k create -f "$tmp/made.yaml" >"$tmp/out" 2>"$tmp/err" ||
+	! grep -q 'AlreadyExists.*configmaps "made" already exists' "$tmp/err"; then
+	echo "FAIL: a second create: $(head -3 "$tmp/err")"
+	fail=1
+fi
+check "kubectl create: a POST as kubectl-create, its Update entry" <<'EOF'
+import json, sys
+st = sys.argv[1]
+objs = {o["metadata"]["name"]: o for o in json.load(open(st + "/objects.json"))["items"]}
+mf = objs["made"]["metadata"]["managedFields"]
+assert [(m["manager"], m["operation"]) for m in mf] == [("kubectl-create", "Update")], mf
+assert objs["made"]["metadata"]["uid"] and objs["made"]["metadata"]["resourceVersion"]
+assert objs["cm"]["data"] == {"a": "1", "c": "3"}, "a refused write changed the object"
+EOF
+exit $fail
