@@ -288,6 +288,9 @@ int smp_plan_new(smp_plan **out, const smp_plan_options *opts, smp_error *err)
 	p->so.version = SMP_SSA_OPTIONS_VERSION;
 	p->so.manager = p->o.field_manager ? p->o.field_manager
 	                : p->o.mode == SMP_PLAN_REPLACE ? "kubectl-replace" : "kubectl";
+	if (!*p->so.manager && p->o.mode == SMP_PLAN_REPLACE)
+		p->so.manager = "kubectl"; /* kubectl sends none: the server names the
+		                              writer by its User-Agent's product */
 	p->so.force = p->o.force_conflicts;
 	p->so.schema = p->o.schema;
 	p->so.now = p->o.now;

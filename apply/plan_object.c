@@ -430,6 +430,48 @@ static int not_found(smp_plan_entry *e, const smp_plan *p, const smp_value *obj)
 	return refuse(e, &err, obj, doc);
 }
 
+/* The server's 422 for an apply without a field manager (PatchOptions
+ * validation: apimachinery's NewInvalid of meta.k8s.io PatchOptions "",
+ * field.Required("fieldManager", "is required for apply patch")), before
+ * any object is looked at. */
+static int no_manager(smp_plan_entry *e)
+{
+	static const char body[] = "Required value: is required for apply patch";
+	smp_value *st, *details, *causes, *cause;
+	smp_doc *doc = NULL;
+	smp_error err;
+	smp_arena *a;
+
+	smp_err_set(&err, SMP_EINVALOBJ, NULL, 0, 0, NULL,
+	            "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: %s", body);
+	if (!(st = new_map_doc(&doc)))
+		return SMP_ENOMEM;
+	a = &doc->arena;
+	details = smpv_map(a, 3);
+	causes = smpv_list(a, 1);
+	cause = smpv_map(a, 3);
+	if (!details || !causes || !cause ||
+	    put(a, st, "kind", str(a, "Status")) | put(a, st, "apiVersion", str(a, "v1")) |
+	    put(a, st, "metadata", smpv_map(a, 0)) | put(a, st, "status", str(a, "Failure")) |
+	    put(a, st, "message", str(a, err.message)) | put(a, st, "reason", str(a, "Invalid")) |
+	    put(a, details, "group", str(a, "meta.k8s.io")) |
+	    put(a, details, "kind", str(a, "PatchOptions")) |
+	    put(a, cause, "reason", str(a, "FieldValueRequired")) |
+	    put(a, cause, "message", str(a, body)) | put(a, cause, "field", str(a, "fieldManager")) |
+	    smpv_list_add(a, causes, cause) | put(a, details, "causes", causes) |
+	    put(a, st, "details", details) | put(a, st, "code", smpv_int(a, 422))) {
+		smp_doc_free(doc);
+		return SMP_ENOMEM;
+	}
+	e->status_doc = doc;
+	e->status = smp_doc_root(doc, 0);
+	e->patch = NULL;
+	/* on stderr in kubectl's words for an Invalid answer */
+	snprintf(err.message, sizeof(err.message),
+	         "The PatchOptions \"\" is invalid: fieldManager: %s", body);
+	return smp__plan_fail(e, &err, e->config, false);
+}
+
 /* A PUT as the API server stores it before the field manager sees it
  * (rest.BeforeUpdate and the kinds' PrepareForUpdate): uid,
  * creationTimestamp, generation, deletionTimestamp,
@@ -533,6 +575,8 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 	smp__plan_ref(e, body, NULL);
 	e->live = s->live;
 	e->patch = body;
+	if (apply && !*p->so.manager)
+		return no_manager(e);
 	rc = apply ? smp_ssa_apply(&e->sres, e->live, body, &p->so, &err)
 	           : replace_one(e, p, body, &err);
 	if (rc == -1)

@@ -396,9 +396,6 @@ static int check_mode(apply_cli_args *a, const apply_flags *f)
 		return code;
 	if (f->server_side) {
 		a->mode = SMP_PLAN_SERVER_SIDE;
-		if (a->manager && !*a->manager)
-			return cli_usage("apply", "%s", "--field-manager must not be empty with "
-			                 "--server-side");
 		a->overwrite = true; /* kubectl ignores it here */
 		return apply_cli_check(a);
 	}

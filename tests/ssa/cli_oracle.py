@@ -122,6 +122,11 @@ def check_run(case, run, prog):
             elif w == "-n":
                 ns = v
             continue
+        if w.startswith("--field-manager="):
+            # kubectl sends an empty manager of an apply (the server answers
+            # 422) and none of a replace (the server names the writer by the
+            # User-Agent's product: kubectl)
+            manager = w.split("=", 1)[1] or ("kubectl" if replace else "")
         if w == "--force-conflicts":
             force = True
         i += 1
@@ -139,6 +144,12 @@ def check_run(case, run, prog):
         if cfg.get("kind") not in CLUSTER_KINDS:
             md.setdefault("namespace", ns)
         live = lives.get(ident(cfg))
+        if not replace and manager == "":
+            st = statuses.pop(0) if statuses else {}
+            if (st.get("reason") != "Invalid" or st.get("code") != 422 or
+                    st.get("details", {}).get("causes", [{}])[0].get("field") != "fieldManager"):
+                problems.append("%s: want the 422 for an empty field manager, got %s" % (ident(cfg), st))
+            continue
         if replace:
             if live is None:
                 st = statuses.pop(0) if statuses else {}

@@ -273,12 +273,15 @@ def main():
             "client-manager": "apply --field-manager ci -f config.yaml",
             "server-side-false": "apply --server-side=false -f config.yaml",
             "empty-manager": "apply --server-side --field-manager= -f config.yaml",
+            "empty-manager-json": "apply --server-side --field-manager= -f config.yaml -o json",
             "no-file": "apply --server-side",
             "bad-output": "apply --server-side -f config.yaml -o wide",
             "help": "apply --server-side --help"},
            "command-line checks: --force-conflicts without --server-side and --dry-run=client "
            "with it are kubectl's usage errors; --dry-run=server marks the status lines; "
-           "--field-manager alone is client-side apply")
+           "--field-manager alone is client-side apply; an empty --field-manager= is sent, "
+           "and the server answers 422 (PatchOptions validation), as recorded through the "
+           "stand-in API server (cli.ssa_server)")
 
     # replace
     c = Chain(prog).apply("kubectl", web())
@@ -289,7 +292,8 @@ def main():
     R = "replace -f config.yaml --live live.yaml"
     w.case("replace", {"config.yaml": [rep], "live.yaml": [live]},
            {"": R, "json": R + J, "yaml": R + " -o yaml", "diff": R + " -o diff --show-managed-fields",
-            "name": R + " -o name", "manager": "replace --field-manager ci -f config.yaml --live live.yaml" + J},
+            "name": R + " -o name", "manager": "replace --field-manager ci -f config.yaml --live live.yaml" + J,
+            "empty-manager": "replace --field-manager= -f config.yaml --live live.yaml" + J},
            "kubectl replace of a server-side applied Deployment: kubectl-replace takes the image "
            "and the removed ports (an Update entry); uid, creationTimestamp, resourceVersion, "
            "generation and status stay the server's")
