@@ -59,7 +59,7 @@ int smp_plan_options_set_bool(smp_plan_options *o, const char *name, bool value)
 
 int smp_plan_options_set_string(smp_plan_options *o, const char *name, const char *value)
 {
-	static const char *const modes[] = {"client-side", "server-side", "replace"};
+	static const char *const modes[] = {"client-side", "server-side", "replace", "create"};
 
 	if (!o || !name)
 		return SMP_EINVAL;
@@ -215,7 +215,7 @@ static int check_options(smp_plan *p, smp_error *err)
 {
 	const smp_plan_options *o = &p->o;
 
-	if (o->version != SMP_PLAN_OPTIONS_VERSION || (unsigned)o->mode > SMP_PLAN_REPLACE ||
+	if (o->version != SMP_PLAN_OPTIONS_VERSION || (unsigned)o->mode > SMP_PLAN_CREATE ||
 	    (unsigned)o->propagation > SMP_PROPAGATION_ORPHAN || o->grace_period_seconds < -1 ||
 	    (unsigned)o->validate > SMP_VALIDATE_IGNORE ||
 	    (o->prune_allowlist_len && !o->prune_allowlist) ||
@@ -287,8 +287,9 @@ int smp_plan_new(smp_plan **out, const smp_plan_options *opts, smp_error *err)
 	p->ao.version = SMP_APPLY_OPTIONS_VERSION;
 	p->so.version = SMP_SSA_OPTIONS_VERSION;
 	p->so.manager = p->o.field_manager ? p->o.field_manager
-	                : p->o.mode == SMP_PLAN_REPLACE ? "kubectl-replace" : "kubectl";
-	if (!*p->so.manager && p->o.mode == SMP_PLAN_REPLACE)
+	                : p->o.mode == SMP_PLAN_REPLACE ? "kubectl-replace"
+	                : p->o.mode == SMP_PLAN_CREATE  ? "kubectl-create" : "kubectl";
+	if (!*p->so.manager && (p->o.mode == SMP_PLAN_REPLACE || p->o.mode == SMP_PLAN_CREATE))
 		p->so.manager = "kubectl"; /* kubectl sends none: the server names the
 		                              writer by its User-Agent's product */
 	p->so.force = p->o.force_conflicts;

@@ -237,6 +237,7 @@ int smp_plan_entry_status_line(char **out, size_t *len, const smp_plan_entry *e,
 	smp_buf_printf(&b, "%s %s%s%s", ref,
 	               mode == SMP_PLAN_SERVER_SIDE ? "serverside-applied"
 	               : mode == SMP_PLAN_REPLACE   ? "replaced"
+	               : mode == SMP_PLAN_CREATE    ? "created"
 	                                            : words[e->action],
 	               flags & SMP_PLAN_LINE_DRY_RUN ? " (dry run)" : "",
 	               flags & SMP_PLAN_LINE_SERVER_DRY_RUN ? " (server dry run)" : "");

@@ -545,6 +545,13 @@ static int prune_all(smp_plan *p, plan_loop *l, plan_sink *sink)
 	return 0;
 }
 
+/* The command in kubectl's "no objects passed to ..." */
+static const char *mode_verb(const smp_plan *p)
+{
+	return p->o.mode == SMP_PLAN_REPLACE ? "replace"
+	       : p->o.mode == SMP_PLAN_CREATE ? "create" : "apply";
+}
+
 /* compute and run: every entry, in kubectl's order, into the sink. */
 static int plan_all(smp_plan *p, plan_sink *sink, smp_error *err)
 {
@@ -558,7 +565,7 @@ static int plan_all(smp_plan *p, plan_sink *sink, smp_error *err)
 	p->started = true;
 	if (p->ncfg == 0)
 		return smp__err(err, SMP_EINVALOBJ, "no objects passed to %s",
-		                p->o.mode == SMP_PLAN_REPLACE ? "replace" : "apply");
+		                mode_verb(p));
 	memset(&l, 0, sizeof(l));
 	if (smp__plan_index_build(&l.live_ix, p->live, p->nlive, &p->ao) ||
 	    smp__plan_index_build(&l.cfg_ix, p->cfg, p->ncfg, &p->ao) ||
@@ -578,7 +585,7 @@ static int plan_all(smp_plan *p, plan_sink *sink, smp_error *err)
 		/* kubectl: the selector kept nothing and nothing failed */
 		loop_release(&l, p->ncfg);
 		return smp__err(err, SMP_EINVALOBJ, "no objects passed to %s",
-		                p->o.mode == SMP_PLAN_REPLACE ? "replace" : "apply");
+		                mode_verb(p));
 	}
 	rc = decide_all(p, &l, sink);
 	if (!rc && !sink->stop && p->o.prune)

@@ -389,10 +389,13 @@ static int conflict_status(smp_doc **out, const smp_ssa_result *res)
 	return 0;
 }
 
-/* The server's 404 for a replace of an object that does not exist
- * (kubectl: Error from server (NotFound): deployments.apps "web" not
- * found). */
-static int not_found(smp_plan_entry *e, const smp_plan *p, const smp_value *obj)
+/* The server's answer naming the object (apimachinery's NewNotFound and
+ * NewAlreadyExists): `deployments.apps "web" not found` (404 NotFound, a
+ * replace of nothing: exit 3) or `... already exists` (409 AlreadyExists,
+ * a create of what exists: exit 4), with details {name, group, kind: the
+ * resource}. */
+static int named_refusal(smp_plan_entry *e, const smp_plan *p, const smp_value *obj,
+                         bool exists)
 {
 	const char *av = str_at(obj, "apiVersion"), *kind = str_at(obj, "kind");
 	const char *name = str_at(smp_map_get(obj, "metadata"), "name");
@@ -411,19 +414,21 @@ static int not_found(smp_plan_entry *e, const smp_plan *p, const smp_value *obj)
 		res = kind ? kind : "";
 	if (slash)
 		snprintf(group, sizeof(group), "%.*s", (int)((slash - av) & 255), av);
-	smp_err_set(&err, SMP_EINVALOBJ, NULL, 0, 0, NULL, "%s%s%s \"%s\" not found", res,
-	            slash ? "." : "", group, name ? name : "");
+	smp_err_set(&err, exists ? SMP_ECONFLICT : SMP_EINVALOBJ, NULL, 0, 0, NULL,
+	            "%s%s%s \"%s\" %s", res, slash ? "." : "", group, name ? name : "",
+	            exists ? "already exists" : "not found");
 	if (!(st = new_map_doc(&doc)))
 		return SMP_ENOMEM;
 	a = &doc->arena;
 	details = smpv_map(a, 3);
 	if (put(a, st, "kind", str(a, "Status")) | put(a, st, "apiVersion", str(a, "v1")) |
 	    put(a, st, "metadata", smpv_map(a, 0)) | put(a, st, "status", str(a, "Failure")) |
-	    put(a, st, "message", str(a, err.message)) | put(a, st, "reason", str(a, "NotFound")) |
+	    put(a, st, "message", str(a, err.message)) |
+	    put(a, st, "reason", str(a, exists ? "AlreadyExists" : "NotFound")) |
 	    put(a, details, "name", str(a, name ? name : "")) |
 	    (slash ? put(a, details, "group", str(a, group)) : 0) |
 	    put(a, details, "kind", str(a, res)) | put(a, st, "details", details) |
-	    put(a, st, "code", smpv_int(a, 404))) {
+	    put(a, st, "code", smpv_int(a, exists ? 409 : 404))) {
 		smp_doc_free(doc);
 		return SMP_ENOMEM;
 	}
@@ -560,7 +565,7 @@ static int replace_one(smp_plan_entry *e, smp_plan *p, const smp_value *body, sm
 int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 {
 	const smp_value *cfg = s->c->v, *body;
-	bool apply = p->o.mode == SMP_PLAN_SERVER_SIDE;
+	bool apply = p->o.mode == SMP_PLAN_SERVER_SIDE, create = p->o.mode == SMP_PLAN_CREATE;
 	smp_error err;
 	plan_req *r;
 	smp_buf b;
@@ -577,10 +582,13 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 	e->patch = body;
 	if (apply && !*p->so.manager)
 		return no_manager(e);
-	rc = apply ? smp_ssa_apply(&e->sres, e->live, body, &p->so, &err)
-	           : replace_one(e, p, body, &err);
+	if (create && e->live)
+		return named_refusal(e, p, body, true);
+	rc = apply    ? smp_ssa_apply(&e->sres, e->live, body, &p->so, &err)
+	     : create ? smp_ssa_update(&e->sres, NULL, body, &p->so, &err)
+	              : replace_one(e, p, body, &err);
 	if (rc == -1)
-		return not_found(e, p, body);
+		return named_refusal(e, p, body, false);
 	if (rc == SMP_ECONFLICT && e->sres && smp_ssa_result_message(e->sres)) {
 		/* field conflicts: the server's message and Status, kubectl's
 		 * advice */
@@ -607,7 +615,7 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 	e->action = !e->live ? SMP_ACTION_CREATE
 	            : smp_ssa_result_changed(e->sres) ? SMP_ACTION_CONFIGURE : SMP_ACTION_UNCHANGED;
 	r = &e->req[e->nreq++];
-	r->method = apply ? "PATCH" : "PUT";
+	r->method = apply ? "PATCH" : create ? "POST" : "PUT";
 	r->content_type = apply ? "application/apply-patch+yaml" : "application/json";
 	r->manager = p->so.manager;
 	r->force = apply && p->o.force_conflicts;

@@ -52,7 +52,8 @@ int apply_cli_args_init(apply_cli_args *a, int argc, smp_plan_mode mode, const c
 	a->mode = mode;
 	a->cmd = cmd;
 	a->overwrite = true;
-	a->fmt = mode == SMP_PLAN_REPLACE ? APPLY_OUT_NONE : APPLY_OUT_PATCH;
+	a->fmt = mode == SMP_PLAN_REPLACE || mode == SMP_PLAN_CREATE ? APPLY_OUT_NONE
+	                                                              : APPLY_OUT_PATCH;
 	a->grace_period = -1;
 	a->jobs = cores();
 	a->files = calloc(n, sizeof(*a->files));

@@ -1219,7 +1219,9 @@ SMP_API const char *smp_ssa_result_warning(const smp_ssa_result *res);
 typedef enum smp_plan_mode {
 	SMP_PLAN_CLIENT_SIDE = 0, /* kubectl apply: three-way patches (smp_apply_object) */
 	SMP_PLAN_SERVER_SIDE,     /* kubectl apply --server-side (smp_ssa_apply) */
-	SMP_PLAN_REPLACE          /* kubectl replace: a PUT of each object (smp_ssa_update) */
+	SMP_PLAN_REPLACE,         /* kubectl replace: a PUT of each object (smp_ssa_update) */
+	SMP_PLAN_CREATE           /* kubectl create: a POST of each object (smp_ssa_update of
+	                             nothing; AlreadyExists when it exists) */
 } smp_plan_mode;
 
 typedef struct smp_plan_options {
@@ -1321,7 +1323,8 @@ SMP_API int smp_plan_options_init(smp_plan_options *o, unsigned version);
  * smp_plan_options with the defaults (free with smp_plan_options_free),
  * and setters by field name. The names are the struct's fields:
  * set_bool: force_conflicts, enforce_namespace, overwrite, prune,
- * prune_all, stored; set_string: mode ("client-side", "server-side", "replace"),
+ * prune_all, stored; set_string: mode ("client-side", "server-side", "replace",
+ * "create"),
  * field_manager, default_namespace, now, propagation ("background",
  * "foreground", "orphan"), validate ("strict" or "true", "warn", "ignore"
  * or "false"); set_int: grace_period_seconds, jobs; set_handle:

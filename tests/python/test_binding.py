@@ -590,6 +590,21 @@ class Plans(unittest.TestCase):
         self.assertEqual(e.action, "error")
         self.assertEqual(e.server_status["reason"], "NotFound")
 
+    def test_create(self):
+        """mode="create": a POST as kubectl-create, its Update entry; an object
+        that exists is the server's AlreadyExists."""
+        plan = smpatch.apply(CM % "a", None, mode="create", now="2024-01-01T00:00:00Z")
+        e = plan[0]
+        self.assertEqual((e.action, e.status), ("create", "configmap/a created"))
+        self.assertEqual([(r["method"], r["field_manager"]) for r in e.requests],
+                         [("POST", "kubectl-create")])
+        mf = e.object["metadata"]["managedFields"]
+        self.assertEqual([(m["manager"], m["operation"]) for m in mf], [("kubectl-create", "Update")])
+        again = smpatch.apply(CM % "a", [e.object], mode="create")[0]
+        self.assertEqual(again.action, "error")
+        self.assertEqual((again.server_status["reason"], again.server_status["code"]),
+                         ("AlreadyExists", 409))
+
 
     def test_closed_plan(self):
         plan = smpatch.apply(CM % "a", None)

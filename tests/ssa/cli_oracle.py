@@ -95,18 +95,20 @@ def check_run(case, run, prog):
     if "--show-managed-fields" not in words or not ("-o" in words and words[words.index("-o") + 1] == "json"):
         return None
     replace = words[0] == "replace"
+    create = words[0] == "create"
     now = None
     if os.path.exists(os.path.join(case, "env")):
         for ln in open(os.path.join(case, "env")):
             if ln.startswith("SMPATCH_NOW="):
                 now = ln.strip().split("=", 1)[1]
-    if not replace and "--server-side" not in words:
+    if not replace and not create and "--server-side" not in words:
         return None
     name = run[5:] if run.startswith("args.") else ""
     exp_dir = os.path.join(case, "expected", name) if name else os.path.join(case, "expected")
     with open(os.path.join(exp_dir, "stdout")) as f:
         got = docs(f.read())
-    files, live_path, manager, force, ns = [], None, "kubectl-replace" if replace else "kubectl", False, "default"
+    files, live_path, force, ns = [], None, False, "default"
+    manager = "kubectl-replace" if replace else "kubectl-create" if create else "kubectl"
     i = 1
     while i < len(words):
         w = words[i]
@@ -126,7 +128,7 @@ def check_run(case, run, prog):
             # kubectl sends an empty manager of an apply (the server answers
             # 422) and none of a replace (the server names the writer by the
             # User-Agent's product: kubectl)
-            manager = w.split("=", 1)[1] or ("kubectl" if replace else "")
+            manager = w.split("=", 1)[1] or ("kubectl" if replace or create else "")
         if w == "--force-conflicts":
             force = True
         i += 1
@@ -144,7 +146,13 @@ def check_run(case, run, prog):
         if cfg.get("kind") not in CLUSTER_KINDS:
             md.setdefault("namespace", ns)
         live = lives.get(ident(cfg))
-        if not replace and manager == "":
+        if create:
+            if live is not None:
+                st = statuses.pop(0) if statuses else {}
+                if st.get("reason") != "AlreadyExists" or st.get("code") != 409:
+                    problems.append("%s: want AlreadyExists, got %s" % (ident(cfg), st))
+                continue
+        elif not replace and manager == "":
             st = statuses.pop(0) if statuses else {}
             if (st.get("reason") != "Invalid" or st.get("code") != 422 or
                     st.get("details", {}).get("causes", [{}])[0].get("field") != "fieldManager"):
@@ -171,7 +179,7 @@ def check_run(case, run, prog):
                 if "status" in live:
                     cfg["status"] = live["status"]
         ans = prog.ask({"id": "x", "live": live, "config": cfg, "manager": manager, "force": force,
-                        "op": "update" if replace else "apply"})
+                        "op": "update" if replace or create else "apply"})
         if ans["ok"]:
             if not objs:
                 problems.append("%s: the oracle accepts it, smpatch printed no object" % (ident(cfg),))

@@ -312,6 +312,21 @@ def main():
            "resourceVersion (Conflict, exit 4), and usage errors")
     w.cases["replace-errors"][0]["live.yaml"] = [live]
 
+    # kubectl create: a POST of each object, kubectl-create's Update entry;
+    # the Deployment exists already (AlreadyExists, exit 4), the ConfigMap
+    # is created
+    C = "create -f config.yaml --live live.yaml"
+    w.case("create-post", {"config.yaml": [unns(web()), unns(cm({"a": "1", "b": "2"}))],
+                           "live.yaml": [live]},
+           {"": C, "json": C + J, "yaml": C + " -o yaml", "name": C + " -o name",
+            "manager": "create --field-manager ci -f config.yaml --live live.yaml" + J,
+            "new": "create -f config.yaml" + J,
+            "no-file": "create", "help": "create --help"},
+           "kubectl create (a POST, as recorded through the stand-in API server: "
+           "fieldManager=kubectl-create): the ConfigMap stored with kubectl-create's Update "
+           "entry owning every field it set; the Deployment exists (AlreadyExists, 409, exit 4); "
+           "without --live both are created")
+
     w.case("bad-now", {"config.yaml": [unns(web())]}, {"": "apply --server-side -f config.yaml"},
            "SMPATCH_NOW that is not an RFC 3339 time: exit 2", env="yesterday")
     w.write()

@@ -16,7 +16,7 @@ from . import _values as V
 # smp_apply_action, in its order
 ACTIONS = ("create", "configure", "unchanged", "prune", "conflict", "error")
 _PATCH_TYPES = ("strategic", "merge", "json")
-_MODES = ("client-side", "server-side", "replace")
+_MODES = ("client-side", "server-side", "replace", "create")
 _CONTENT_TYPES = ("application/strategic-merge-patch+json", "application/merge-patch+json")
 
 _P = ctypes.c_void_p
