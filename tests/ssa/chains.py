@@ -10,7 +10,9 @@ SSA_CHAINS_KINDS (default "deploy svc cm widget": the kinds chains may use)
 
 A chain is one object (a Deployment, Service, ConfigMap or Widget, the
 custom resource of testdata/ssa/schemas) and 3 to 9 requests by several
-managers: appliers (kubectl, helm, argocd; force now and then) that re-apply
+managers, the first an apply, or (a quarter of the chains) a create by a
+plain write (an update of nothing: kubectl create, a controller's POST);
+then appliers (kubectl, helm, argocd; force now and then) that re-apply
 configurations drifting from their last one (fields kept, changed, dropped,
 added), and updaters (kubectl-edit, controllers, client-side apply, a
 request without a manager) that send the whole object with a few edits. A
@@ -53,6 +55,7 @@ EXCLUSIONS = {
 
 APPLIERS = ["kubectl", "helm", "argocd"]
 UPDATERS = ["kubectl-edit", "kube-controller-manager", "kubectl-client-side-apply", "", "kubectl"]
+CREATORS = ["kubectl-create", "kube-controller-manager", "helm", ""]
 KEY_FIELDS = {"name", "containerPort", "port", "protocol", "mountPath"}
 SERVER_FIELDS = {"uid", "creationTimestamp", "generation", "resourceVersion", "managedFields"}
 
@@ -308,6 +311,15 @@ class Chain:
     def next_step(self, sid):
         r = self.r
         tags = []
+        if self.live is None and r.random() < 0.25:
+            # created by a plain write (kubectl create, a controller's POST):
+            # an update of nothing, whoever applies later
+            config = self.config_of(self.drift(None))
+            mgr = r.choice(CREATORS)
+            case = {"id": sid, "live": None, "config": config, "manager": mgr, "force": False,
+                    "op": "update"}
+            self.pending = None
+            return case, ["create"]
         if self.live is None or r.random() < 0.6:
             mgr = r.choice(APPLIERS)
             chosen = self.drift(self.last.get(mgr))
@@ -557,6 +569,8 @@ def main():
                 v = verdicts[i] if i < len(verdicts) else ["?", "differ", "no answer from the driver"]
                 stats["steps"] += 1
                 stats[case["op"]] += 1
+                if case["op"] == "update" and case["live"] is None:
+                    stats["creates by a plain write"] += 1
                 if case["op"] == "apply" and case["force"]:
                     stats["forced applies"] += 1
                 if ans["ok"]:
@@ -592,7 +606,8 @@ def main():
     kinds = Counter(c.kind for c in chains)
     print("%d chains (%s), %d steps in %d rounds, seed %d" % (
         count, ", ".join("%s %d" % kv for kv in sorted(kinds.items())), stats["steps"], rnd, seed))
-    for k in ["apply", "update", "forced applies", "accepted", "unchanged", "conflicts", "rejected"]:
+    for k in ["apply", "update", "creates by a plain write", "forced applies", "accepted",
+              "unchanged", "conflicts", "rejected"]:
         print("  %-16s %d" % (k, stats[k]))
     print("  agree            %d" % stats["agree"])
     for k in sorted(stats):
@@ -606,7 +621,8 @@ def main():
     # The generator must exercise what it claims to: a mix of outcomes.
     bad = []
     n = max(stats["steps"], 1)
-    for k, lo in (("update", 0.2), ("conflicts", 0.03), ("rejected", 0.005), ("forced applies", 0.05), ("unchanged", 0.03)):
+    for k, lo in (("update", 0.2), ("conflicts", 0.03), ("rejected", 0.005), ("forced applies", 0.05),
+                  ("unchanged", 0.03), ("creates by a plain write", 0.02)):
         if stats[k] / n < lo:
             bad.append("%s %.1f%% < %.1f%%" % (k, 100.0 * stats[k] / n, 100 * lo))
     if bad and count >= 200:
