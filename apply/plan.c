@@ -314,6 +314,8 @@ void smp__plan_entry_release(smp_plan_entry *e)
 	smp_doc_free(e->sent);
 	smp_doc_free(e->status_doc);
 	smp_doc_free(e->extra);
+	smp_doc_free(e->steps[0]);
+	smp_doc_free(e->steps[1]);
 	smp_doc_free(e->live_stored_doc);
 	smp_doc_free(e->delete_doc);
 	smp_doc_free(e->live_doc);

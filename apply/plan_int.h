@@ -34,7 +34,7 @@ typedef struct plan_req {
 	const smp_value *body;
 } plan_req;
 
-#define PLAN_MAX_REQ 2
+#define PLAN_MAX_REQ 4
 
 struct smp_plan_entry {
 	smp_apply_action action;
@@ -54,6 +54,7 @@ struct smp_plan_entry {
 	smp_apply_result *ares;  /* client-side */
 	smp_ssa_result *sres;    /* server-side and replace */
 	smp_doc *sent, *status_doc, *extra;
+	smp_doc *steps[2];   /* server-side migration: the bodies of its requests */
 	/* with the stored form: the live object and the result as stored */
 	const smp_value *live_stored;
 	smp_doc *live_stored_doc, *object_stored_doc;

@@ -562,6 +562,185 @@ static int replace_one(smp_plan_entry *e, smp_plan *p, const smp_value *body, sm
 	return rc;
 }
 
+/* ------------------------------------------------------------ migration */
+
+static plan_req *add_req(smp_plan_entry *e, const char *ctype, const char *manager, bool force,
+                         const smp_value *body)
+{
+	plan_req *r = &e->req[e->nreq++];
+
+	r->method = "PATCH";
+	r->content_type = ctype;
+	r->manager = manager;
+	r->force = force;
+	r->body = body;
+	return r;
+}
+
+/* e->sres becomes `next` (the result of the entry's next request). */
+static void advance(smp_plan_entry *e, smp_ssa_result *next)
+{
+	smp_ssa_result_free(e->sres);
+	e->sres = next;
+}
+
+/* kubectl's warning when a migration step fails: the object stays as the
+ * steps before left it (apply.go's warningMigration... texts). */
+static int migration_warning(smp_plan_entry *e, const char *what, const smp_error *err)
+{
+	char line[1400];
+
+	snprintf(line, sizeof(line), "Warning: failed to %s for Server-Side Apply. This is "
+	         "non-fatal and will be retried next time you apply. Error: %s", what, err->message);
+	return smp__plan_warn(e, line, strlen(line)) ? SMP_ENOMEM : 0;
+}
+
+/* The body kubectl applies as kubectl-last-applied: the object's kind,
+ * name and namespace and the annotation alone (saveLastApplyAnnotation). */
+static smp_value *just_annotation(smp_doc **doc, const smp_value *obj, const char *ann)
+{
+	const char *ns = str_at(smp_map_get(obj, "metadata"), "namespace");
+	const char *name = str_at(smp_map_get(obj, "metadata"), "name");
+	smp_value *root = new_map_doc(doc), *md, *anns;
+	smp_arena *a;
+
+	if (!root)
+		return NULL;
+	a = &(*doc)->arena;
+	md = smpv_map(a, 3);
+	anns = smpv_map(a, 1);
+	if (!md || !anns || put(a, root, "apiVersion", str(a, str_at(obj, "apiVersion"))) |
+	    put(a, root, "kind", str(a, str_at(obj, "kind"))) |
+	    put(a, anns, SMP_LAST_APPLIED_ANNOTATION, str(a, ann)) |
+	    put(a, md, "annotations", anns) | put(a, md, "name", str(a, name ? name : "")) |
+	    (ns ? put(a, md, "namespace", str(a, ns)) : 0) | put(a, root, "metadata", md))
+		return NULL;
+	return root;
+}
+
+/* The csaupgrade JSON patch: managedFields replaced, and the
+ * resourceVersion (the server's answer to the request before, which
+ * cannot be known here: the live one). */
+static smp_value *upgrade_patch(smp_doc **doc, const smp_value *mf, const smp_value *obj)
+{
+	const char *rv = str_at(smp_map_get(obj, "metadata"), "resourceVersion");
+	smp_value *ops, *op1 = NULL, *op2 = NULL;
+	smp_arena *a;
+
+	if (!(*doc = smp_doc_alloc()))
+		return NULL;
+	a = &(*doc)->arena;
+	if (!(ops = smpv_list(a, 2)) || !(op1 = smpv_map(a, 3)) || !(op2 = smpv_map(a, 3)) ||
+	    put(a, op1, "op", str(a, "replace")) | put(a, op1, "path", str(a, "/metadata/managedFields")) |
+	    put(a, op1, "value", smpv_copy(a, mf)) | put(a, op2, "op", str(a, "replace")) |
+	    put(a, op2, "path", str(a, "/metadata/resourceVersion")) |
+	    put(a, op2, "value", str(a, rv ? rv : "")) | smpv_list_add(a, ops, op1) |
+	    smpv_list_add(a, ops, op2) || smp_doc_push_root(*doc, ops))
+		return NULL;
+	return ops;
+}
+
+/*
+ * What kubectl apply --server-side does after its apply when the object
+ * carries the last-applied annotation (apply.go): as manager "kubectl", it
+ * first applies the annotation alone as kubectl-last-applied, unless an
+ * Apply entry owns it already (saveLastApplyAnnotationIfNecessary); then,
+ * when Update entries own the annotation (kubectl-client-side-apply, or
+ * another client-side manager), it sends the csaupgrade JSON patch uniting
+ * their fields into its own Apply entry, and applies the configuration
+ * again, so that the fields the old configuration set and the new one
+ * dropped are removed (migrateToSSAIfNecessary). Each step a request of
+ * the entry and a result in e->sres. 0 or SMP_ENOMEM (a failed step is
+ * kubectl's warning, and the object stays as the steps before left it).
+ */
+static int migrate(smp_plan_entry *e, smp_plan *p, const smp_value *body)
+{
+	static const char *const path[] = {"metadata", "annotations", SMP_LAST_APPLIED_ANNOTATION};
+	const smp_value *obj = smp_ssa_result_object(e->sres), *mf;
+	const char *ann = str_at(smp_value_at(obj, "metadata.annotations"),
+	                         SMP_LAST_APPLIED_ANNOTATION);
+	const char *owners[16];
+	smp_ssa_options so = p->so;
+	smp_ssa_result *next = NULL;
+	smp_doc *newmf = NULL, *patched = NULL;
+	smp_error err;
+	size_t n;
+	int rc;
+
+	if (!ann)
+		return 0;
+	mf = smp_value_at(obj, "metadata.managedFields");
+	if (strcmp(p->so.manager, "kubectl") == 0 &&
+	    !smp_ssa_fields_owners(owners, 0, mf, "Apply", path, 3)) {
+		const smp_value *just = just_annotation(&e->steps[0], obj, ann);
+
+		so.manager = "kubectl-last-applied";
+		so.force = false;
+		if (!just)
+			return SMP_ENOMEM;
+		if ((rc = smp_ssa_apply(&next, obj, just, &so, &err))) {
+			smp_ssa_result_free(next);
+			return rc == SMP_ENOMEM ? rc : migration_warning(e, "migrate kubectl.kubernetes.io/"
+			                                                 "last-applied-configuration", &err);
+		}
+		add_req(e, "application/apply-patch+yaml", "kubectl-last-applied", false, just);
+		advance(e, next);
+		obj = smp_ssa_result_object(e->sres);
+		mf = smp_value_at(obj, "metadata.managedFields");
+	}
+	n = smp_ssa_fields_owners(owners, 16, mf, "Update", path, 3);
+	if (!n)
+		return 0;
+	{
+		/* the managers once each, as kubectl's set */
+		size_t k = 0;
+
+		for (size_t i = 0; i < n && i < 16; i++) {
+			size_t j = 0;
+
+			while (j < k && strcmp(owners[j], owners[i]) != 0)
+				j++;
+			if (j == k)
+				owners[k++] = owners[i];
+		}
+		n = k;
+	}
+	if ((rc = smp_ssa_upgrade_managed_fields(&newmf, mf, owners, n, p->so.manager, &err)))
+		return rc == SMP_ENOMEM ? rc : migration_warning(e, "migrate managed fields", &err);
+	if (!newmf)
+		return 0; /* nothing to migrate */
+	{
+		const smp_value *jp = upgrade_patch(&e->steps[1], smp_doc_root(newmf, 0), obj);
+		smp_patch_options po = SMP_PATCH_OPTIONS_INIT;
+
+		smp_doc_free(newmf);
+		if (!jp)
+			return SMP_ENOMEM;
+		po.type = SMP_PATCH_JSON;
+		so = p->so;
+		so.force = false;
+		if ((rc = smp_patch_apply(&patched, obj, jp, &po, &err)) ||
+		    (rc = smp_ssa_update(&next, obj, smp_doc_root(patched, 0), &so, &err))) {
+			smp_doc_free(patched);
+			smp_ssa_result_free(next);
+			return rc == SMP_ENOMEM ? rc : migration_warning(e, "migrate managed fields", &err);
+		}
+		smp_doc_free(patched);
+		add_req(e, "application/json-patch+json", p->so.manager, false, jp);
+		advance(e, next);
+	}
+	/* the configuration again: what the old one set and this one does not
+	 * is dropped now */
+	if ((rc = smp_ssa_apply(&next, smp_ssa_result_object(e->sres), body, &p->so, &err))) {
+		smp_ssa_result_free(next);
+		return rc == SMP_ENOMEM ? rc : migration_warning(e, "re-apply the configuration", &err);
+	}
+	add_req(e, "application/apply-patch+yaml", p->so.manager, p->o.force_conflicts, body);
+	advance(e, next);
+	e->action = SMP_ACTION_CONFIGURE; /* the ownership changed, at least */
+	return 0;
+}
+
 int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 {
 	const smp_value *cfg = s->c->v, *body;
@@ -611,7 +790,6 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 		e->patch = NULL;
 		return refuse(e, &err, body, NULL);
 	}
-	e->object = smp_ssa_result_object(e->sres);
 	e->action = !e->live ? SMP_ACTION_CREATE
 	            : smp_ssa_result_changed(e->sres) ? SMP_ACTION_CONFIGURE : SMP_ACTION_UNCHANGED;
 	r = &e->req[e->nreq++];
@@ -620,6 +798,9 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 	r->manager = p->so.manager;
 	r->force = apply && p->o.force_conflicts;
 	r->body = body;
+	if (apply && e->live && (rc = migrate(e, p, body)))
+		return rc;
+	e->object = smp_ssa_result_object(e->sres);
 	return 0;
 }
 

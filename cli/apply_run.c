@@ -450,6 +450,33 @@ static void put_head(cli_buf *b, const smp_plan_entry *e)
 /* -o patch: one JSON line, the request kubectl sends, with the number of
  * fields it changes (as -o changes lists them); a prune line carries the
  * DeleteOptions to delete safely, a failed object's the server's Status. */
+/* An entry of several requests (server-side apply migrating an object
+ * from client-side apply: kubectl's follow-up requests): all of them, in
+ * order, as "requests": [{"method", "patchType", "fieldManager", "force",
+ * "patch"}...]; nothing for one request. */
+static int put_requests(cli_buf *b, const smp_plan_entry *e, smp_error *err)
+{
+	size_t n = smp_plan_entry_request_count(e);
+
+	if (n < 2)
+		return 0;
+	cli_buf_puts(b, ",\"requests\":[");
+	for (size_t i = 0; i < n; i++) {
+		cli_buf_puts(b, i ? ",{\"method\":" : "{\"method\":");
+		cli_json_string(b, smp_plan_request_method(e, i));
+		cli_buf_puts(b, ",\"patchType\":");
+		cli_json_string(b, smp_plan_request_content_type(e, i));
+		cli_buf_puts(b, ",\"fieldManager\":");
+		cli_json_string(b, smp_plan_request_field_manager(e, i));
+		cli_buf_puts(b, smp_plan_request_force(e, i) ? ",\"force\":true" : ",\"force\":false");
+		if (put_member(b, "patch", smp_plan_request_body(e, i), err))
+			return err->code;
+		cli_buf_puts(b, "}");
+	}
+	cli_buf_puts(b, "]");
+	return 0;
+}
+
 static int put_patch_line(apply_out *o, const smp_plan_entry *e, size_t nchanges,
                           smp_error *err)
 {
@@ -488,7 +515,7 @@ static int put_patch_line(apply_out *o, const smp_plan_entry *e, size_t nchanges
 	}
 	snprintf(num, sizeof(num), ",\"changes\":%zu", nchanges);
 	cli_buf_puts(b, num);
-	if (put_member(b, "patch", smp_plan_entry_patch(e), err))
+	if (put_member(b, "patch", smp_plan_entry_patch(e), err) || put_requests(b, e, err))
 		return err->code;
 	cli_buf_puts(b, "}\n");
 	return 0;

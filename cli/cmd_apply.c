@@ -71,7 +71,9 @@ static const char *const help_text[] = {
 	"                        application/apply-patch+yaml, then \"fieldManager\" and\n"
 	"                        \"force\" (the query parameters), patch the\n"
 	"                        configuration with its namespace filled in; action\n"
-	"                        create, configure (the object changes) or unchanged.\n"
+	"                        create, configure (the object changes) or unchanged;\n"
+	"                        on an object last applied client-side, \"requests\"\n"
+	"                        lists kubectl's migration requests too.\n"
 	,
 	"                        yaml, json: the resulting objects, as the API server\n"
 	"                        stores them before its defaulting (what kubectl apply\n"

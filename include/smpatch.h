@@ -1175,6 +1175,27 @@ SMP_API int smp_ssa_update(smp_ssa_result **out, const smp_value *live,
                            const smp_value *object, const smp_ssa_options *opts,
                            smp_error *err);
 
+/* kubectl's migration of an object last applied client-side (client-go's
+ * csaupgrade.UpgradeManagedFields, run by kubectl apply --server-side):
+ * for each of the ncsa managers, the fields of its Update entry of the
+ * same apiVersion are united into `manager`'s Apply entry (its most recent
+ * Update entry becomes that Apply entry when there is none), and its
+ * Update entries are removed; entries with a subresource are left alone.
+ * *out: a new document whose root is the new managedFields list, or NULL
+ * when nothing changes (kubectl then sends no patch). SMP_EINVALOBJ for
+ * fieldsV1 that does not decode, SMP_EINVAL, SMP_ENOMEM. */
+SMP_API int smp_ssa_upgrade_managed_fields(smp_doc **out, const smp_value *managed_fields,
+                                           const char *const *csa_managers, size_t ncsa,
+                                           const char *manager, smp_error *err);
+
+/* client-go's csaupgrade.FindFieldsOwners for one field: how many entries
+ * of `operation` ("Apply" or "Update") in managed_fields own the field at
+ * path[0..depth) (map keys: "metadata", "annotations", NAME); the first
+ * `max` managers' names into owners[] (borrowed from managed_fields). */
+SMP_API size_t smp_ssa_fields_owners(const char **owners, size_t max,
+                                     const smp_value *managed_fields, const char *operation,
+                                     const char *const *path, size_t depth);
+
 /* Frees a result and everything it returned. NULL is fine. */
 SMP_API void smp_ssa_result_free(smp_ssa_result *res);
 /* The stored object, with its metadata.managedFields (absent when nobody

@@ -1,5 +1,5 @@
 #!/bin/sh
-# ssa_server.sh FAKE_APISERVER ORACLE SHARED_DIR
+# ssa_server.sh FAKE_APISERVER ORACLE SHARED_DIR SMPATCH
 # The stand-in API server's server-side mode (fake_apiserver STATE PORT
 # ORACLE): every write computed by the server-side apply reference, so that
 # kubectl 1.32 runs its follow-up requests against real replies. Checked
@@ -11,12 +11,17 @@
 #   kubectl-last-applied keeping the annotation, a JSON patch replacing
 #   /metadata/managedFields and /metadata/resourceVersion, the apply again;
 #   the dropped key is gone and kubectl-client-side-apply owns nothing;
+#   smpatch apply --server-side of the same configuration against the
+#   object as it was lists the same four requests with -o patch (methods,
+#   content types, managers, bodies; the JSON patch's resourceVersion and
+#   the entries' times aside, which only the server knows) and gives the
+#   same stored object and managedFields with -o json;
 # - another manager changing kubectl's field: the 409 conflict kubectl
 #   reports ("conflict with "kubectl": .data.a"); an empty --field-manager=:
 #   the server's 422; kubectl create: a POST as kubectl-create, and the
 #   second one AlreadyExists.
 # Skips (77) without kubectl, the oracle or the swagger document.
-fake=$1 oracle=$2 shared=$3
+fake=$1 oracle=$2 shared=$3 smpatch=$4
 swagger=$shared/openapi/kubernetes-1.36.swagger.json
 command -v kubectl >/dev/null 2>&1 || { echo "SKIP: kubectl is not on PATH"; exit 77; }
 [ -x "$oracle" ] || { echo "SKIP: no oracle at $oracle (ssa.oracle_build)"; exit 77; }
@@ -70,7 +75,14 @@ assert [(m["manager"], m["operation"]) for m in mf] == [("kubectl-client-side-ap
 assert obj["data"] == {"a": "1", "b": "2"}, obj["data"]
 EOF
 
+cp "$tmp/state/objects.json" "$tmp/before.json"
 k apply --server-side -f "$tmp/v2.yaml" >/dev/null || { echo "FAIL: kubectl apply --server-side"; exit 1; }
+SMPATCH_NOW=2024-01-01T00:00:09Z "$smpatch" apply --server-side -f "$tmp/v2.yaml" \
+	--live "$tmp/before.json" -o patch >"$tmp/state/smpatch.patch" 2>/dev/null ||
+	{ echo "FAIL: smpatch apply --server-side -o patch"; fail=1; }
+SMPATCH_NOW=2024-01-01T00:00:09Z "$smpatch" apply --server-side -f "$tmp/v2.yaml" \
+	--live "$tmp/before.json" -o json --show-managed-fields >"$tmp/state/smpatch.json" 2>/dev/null ||
+	{ echo "FAIL: smpatch apply --server-side -o json"; fail=1; }
 check "the migration to server-side: kubectl 1.32's four writes, the dropped key gone" "$(cat "$tmp/state/mark")" <<'EOF'
 import json, sys
 st, mark = sys.argv[1], int(sys.argv[2])
@@ -94,6 +106,36 @@ mf = obj["metadata"]["managedFields"]
 assert [(m["manager"], m["operation"]) for m in mf] == [("kubectl-last-applied", "Apply"),
                                                         ("kubectl", "Apply")], mf
 assert mf[1]["fieldsV1"] == {"f:data": {"f:a": {}, "f:c": {}}}, mf[1]
+EOF
+check "smpatch's migration: kubectl's four requests and the stored object" "$(cat "$tmp/state/mark")" <<'EOF'
+import json, sys
+st, mark = sys.argv[1], int(sys.argv[2])
+def q(query, k):
+    return [p.split("=", 1)[1] for p in query.split("&") if p.startswith(k + "=")]
+def untimed(v):
+    if isinstance(v, dict):
+        return {k: untimed(x) for k, x in v.items() if k != "time"}
+    if isinstance(v, list):
+        return [untimed(x) for x in v]
+    return v
+reqs = [json.loads(l) for l in open(st + "/requests.jsonl")][mark:]
+kubectl = [(r["method"], r["contentType"], q(r["query"], "fieldManager")[0], r["body"])
+           for r in reqs if r["method"] != "GET"]
+line = json.loads(open(st + "/smpatch.patch").read())
+ours = [(x["method"], x["patchType"], x["fieldManager"], x["patch"]) for x in line["requests"]]
+assert len(ours) == len(kubectl) == 4, (len(ours), len(kubectl))
+for i, (a, b) in enumerate(zip(ours, kubectl)):
+    if a[1] == "application/json-patch+json":
+        # the resourceVersion the server gave after the request before
+        a = a[:3] + ([a[3][0], dict(a[3][1], value="")],)
+        b = b[:3] + ([b[3][0], dict(b[3][1], value="")],)
+    assert untimed(list(a)) == untimed(list(b)), "request %d:\n smpatch %s\n kubectl %s" % (i + 1, a, b)
+got = json.load(open(st + "/smpatch.json"))
+want = [o for o in json.load(open(st + "/objects.json"))["items"] if o["metadata"]["name"] == "cm"][0]
+for o in (got, want):
+    for f in ("resourceVersion", "uid", "creationTimestamp"):
+        o["metadata"].pop(f, None)
+assert untimed(got) == untimed(want), "object:\n smpatch %s\n stored  %s" % (got, want)
 EOF
 
 cm cm a=9 >"$tmp/v3.yaml"

@@ -729,7 +729,15 @@ class PlansEqualTheCLI(unittest.TestCase):
             elif e.action == "prune":
                 self.assertEqual(rec["deleteOptions"], e.delete_options)
             else:
-                self.assertTrue(line.endswith('"patch":' + e.patch_json + "}"), line)
+                tail = "}"
+                if "requests" in rec:
+                    # kubectl's migration requests: every one, in order
+                    self.assertEqual(rec["requests"], [
+                        {"method": r["method"], "patchType": r["content_type"],
+                         "fieldManager": r["field_manager"], "force": r["force"],
+                         "patch": r["body"]} for r in e.requests])
+                    tail = ',"requests":' + line.split(',"requests":', 1)[1]
+                self.assertTrue(line.endswith('"patch":' + e.patch_json + tail), line)
                 self.assertEqual(rec["changes"], len(e.changes()))
 
 

@@ -312,6 +312,35 @@ def main():
            "resourceVersion (Conflict, exit 4), and usage errors")
     w.cases["replace-errors"][0]["live.yaml"] = [live]
 
+    # migration from client-side apply: a ConfigMap created by kubectl apply
+    # (client-side: a POST as kubectl-client-side-apply with the annotation,
+    # as recorded through the stand-in), then applied server-side with one
+    # key dropped and one added
+    old = cm({"a": "1", "b": "2"})
+    ann = json.dumps({"apiVersion": "v1", "data": {"a": "1", "b": "2"}, "kind": "ConfigMap",
+                      "metadata": {"annotations": {}, "name": "settings", "namespace": "default"}},
+                     separators=(",", ":"), sort_keys=True) + "\n"
+    old["metadata"]["annotations"] = {"kubectl.kubernetes.io/last-applied-configuration": ann}
+    csa = Chain(prog).update("kubectl-client-side-apply", old)
+    M = "apply --server-side -f config.yaml --live live.yaml"
+    w.case("migrate-csa", {"config.yaml": [unns(cm({"a": "1", "c": "3"}))], "live.yaml": [csa.live]},
+           {"": M + " -o patch", "yaml": M + " -o yaml --show-managed-fields",
+            "manager": "apply --server-side --field-manager helm -f config.yaml --live live.yaml -o patch",
+            "migrated": "apply --server-side -f config.yaml --live migrated.yaml -o patch"},
+           "kubectl apply --server-side of an object last applied client-side: kubectl 1.32's "
+           "migration (the apply; the annotation applied as kubectl-last-applied; the csaupgrade "
+           "JSON patch of managedFields and resourceVersion; the apply again), checked against "
+           "kubectl through the stand-in API server by cli.ssa_server; data.b, dropped, is gone. "
+           "With --field-manager helm, no kubectl-last-applied step; an object migrated already "
+           "gets the one apply")
+    # migrated already: the annotation owned by kubectl-last-applied's Apply
+    # entry, no Update entry owning it
+    just = {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"annotations": old["metadata"]["annotations"], "name": "settings",
+                         "namespace": "default"}}
+    mig = Chain(prog).apply("kubectl-last-applied", just).apply("kubectl", cm({"a": "1", "c": "3"}))
+    w.cases["migrate-csa"][0]["migrated.yaml"] = [mig.live]
+
     # kubectl create: a POST of each object, kubectl-create's Update entry;
     # the Deployment exists already (AlreadyExists, exit 4), the ConfigMap
     # is created
