@@ -148,6 +148,9 @@ int smp_plan_options_set_list(smp_plan_options *o, const char *name,
 	} else if (strcmp(name, "ignore_managers") == 0) {
 		o->ignore_managers = values;
 		o->ignore_managers_len = n;
+	} else if (strcmp(name, "csa_managers") == 0) {
+		o->csa_managers = values;
+		o->csa_managers_len = n;
 	} else {
 		return SMP_EINVAL;
 	}
@@ -221,7 +224,8 @@ static int check_options(smp_plan *p, smp_error *err)
 	    (o->prune_allowlist_len && !o->prune_allowlist) ||
 	    (o->cluster_scoped_len && !o->cluster_scoped) ||
 	    (o->ignore_fields_len && !o->ignore_fields) ||
-	    (o->ignore_managers_len && !o->ignore_managers))
+	    (o->ignore_managers_len && !o->ignore_managers) ||
+	    (o->csa_managers_len && !o->csa_managers))
 		return smp__err(err, SMP_EINVAL, "smp_plan_new: bad options");
 	if (o->prune && o->mode != SMP_PLAN_CLIENT_SIDE)
 		return smp__err(err, SMP_EINVAL, "prune is supported in client-side mode only");

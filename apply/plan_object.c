@@ -649,9 +649,12 @@ static smp_value *upgrade_patch(smp_doc **doc, const smp_value *mf, const smp_va
  * another client-side manager), it sends the csaupgrade JSON patch uniting
  * their fields into its own Apply entry, and applies the configuration
  * again, so that the fields the old configuration set and the new one
- * dropped are removed (migrateToSSAIfNecessary). Each step a request of
- * the entry and a result in e->sres. 0 or SMP_ENOMEM (a failed step is
- * kubectl's warning, and the object stays as the steps before left it).
+ * dropped are removed (migrateToSSAIfNecessary). With the plan's
+ * csa_managers, those managers' Update entries are migrated instead,
+ * annotation or not (a tool's own client-side writes: Helm's). Each step a
+ * request of the entry and a result in e->sres. 0 or SMP_ENOMEM (a failed
+ * step is kubectl's warning, and the object stays as the steps before
+ * left it).
  */
 static int migrate(smp_plan_entry *e, smp_plan *p, const smp_value *body)
 {
@@ -667,10 +670,10 @@ static int migrate(smp_plan_entry *e, smp_plan *p, const smp_value *body)
 	size_t n;
 	int rc;
 
-	if (!ann)
+	if (!ann && !p->o.csa_managers_len)
 		return 0;
 	mf = smp_value_at(obj, "metadata.managedFields");
-	if (strcmp(p->so.manager, "kubectl") == 0 &&
+	if (ann && strcmp(p->so.manager, "kubectl") == 0 &&
 	    !smp_ssa_fields_owners(owners, 0, mf, "Apply", path, 3)) {
 		const smp_value *just = just_annotation(&e->steps[0], obj, ann);
 
@@ -688,7 +691,13 @@ static int migrate(smp_plan_entry *e, smp_plan *p, const smp_value *body)
 		obj = smp_ssa_result_object(e->sres);
 		mf = smp_value_at(obj, "metadata.managedFields");
 	}
-	n = smp_ssa_fields_owners(owners, 16, mf, "Update", path, 3);
+	if (p->o.csa_managers_len) {
+		n = p->o.csa_managers_len < 16 ? p->o.csa_managers_len : 16;
+		for (size_t i = 0; i < n; i++)
+			owners[i] = p->o.csa_managers[i];
+	} else {
+		n = smp_ssa_fields_owners(owners, 16, mf, "Update", path, 3);
+	}
 	if (!n)
 		return 0;
 	{

@@ -30,7 +30,8 @@ typedef struct apply_cli_args {
 	smp_plan_mode mode;
 	const char *cmd;  /* "apply" or "replace", for messages */
 	const char **files, **schemas, **allow, **scoped, **ignore_fields, **ignore_managers;
-	size_t nfiles, nschemas, nallow, nscoped, nignore_fields, nignore_managers;
+	const char **csa_managers;
+	size_t nfiles, nschemas, nallow, nscoped, nignore_fields, nignore_managers, ncsa_managers;
 	const char *live_path, *manager, *selector, *field_sel, *ns, *openapi;
 	bool recursive, managed, force, overwrite, prune, all, server_dry_run, client_dry_run;
 	bool color;                /* -o diff: ANSI colours (--color) */

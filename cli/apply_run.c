@@ -62,8 +62,9 @@ int apply_cli_args_init(apply_cli_args *a, int argc, smp_plan_mode mode, const c
 	a->scoped = calloc(n, sizeof(*a->scoped));
 	a->ignore_fields = calloc(n, sizeof(*a->ignore_fields));
 	a->ignore_managers = calloc(n, sizeof(*a->ignore_managers));
+	a->csa_managers = calloc(n, sizeof(*a->csa_managers));
 	return a->files && a->schemas && a->allow && a->scoped && a->ignore_fields &&
-	       a->ignore_managers ? CLI_OK : oom();
+	       a->ignore_managers && a->csa_managers ? CLI_OK : oom();
 }
 
 void apply_cli_args_release(apply_cli_args *a)
@@ -74,6 +75,7 @@ void apply_cli_args_release(apply_cli_args *a)
 	free(a->scoped);
 	free(a->ignore_fields);
 	free(a->ignore_managers);
+	free(a->csa_managers);
 }
 
 int apply_cli_output(apply_cli_format *fmt, const char *cmd, const char *names, const char *val)
@@ -382,6 +384,8 @@ static int make_plan(smp_plan **plan, plan_refs *r, const apply_cli_args *a)
 	o.ignore_managers_len = a->nignore_managers;
 	o.grace_period_seconds = a->grace_period;
 	o.jobs = a->jobs;
+	o.csa_managers = a->csa_managers;
+	o.csa_managers_len = a->ncsa_managers;
 	if (!smp_plan_new(plan, &o, &err))
 		return CLI_OK;
 	if (err.code != SMP_EINVAL)

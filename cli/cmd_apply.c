@@ -196,6 +196,11 @@ static const char *const help_text[] = {
 	"                        accepted and unused client-side\n"
 	"      --force-conflicts with --server-side: take the conflicting fields from\n"
 	"                        their managers instead of failing\n"
+	"      --csa-manager NAME  with --server-side: migrate the Update entries of\n"
+	"                        the client-side manager NAME into the field manager's\n"
+	"                        Apply entry (as Helm moving to server-side apply);\n"
+	"                        repeatable. Without it, kubectl's migration: of the\n"
+	"                        managers that own the last-applied annotation\n"
 	"  -h, --help            show this help\n"
 	"\n"
 	,
@@ -224,7 +229,8 @@ enum {
 	OPT_PRUNE, OPT_ALL, OPT_ALLOW, OPT_SELECTOR, OPT_FIELD_SELECTOR, OPT_NAMESPACE,
 	OPT_OPENAPI, OPT_SCHEMA, OPT_CLUSTER_SCOPED, OPT_DRY_RUN, OPT_SERVER_SIDE,
 	OPT_FIELD_MANAGER, OPT_FORCE_CONFLICTS, OPT_COLOR, OPT_CASCADE, OPT_GRACE_PERIOD,
-	OPT_VALIDATE, OPT_IGNORE_FIELD, OPT_IGNORE_MANAGER, OPT_NO_PROGRESS, OPT_JOBS
+	OPT_VALIDATE, OPT_IGNORE_FIELD, OPT_IGNORE_MANAGER, OPT_NO_PROGRESS, OPT_JOBS,
+	OPT_CSA_MANAGER
 };
 
 /* Every option of `smpatch apply`, as the parser, --help and completion
@@ -259,6 +265,7 @@ const cli_option cli_apply_options[] = {
 	{"ignore-manager", 0, CLI_ARG_VALUE, OPT_IGNORE_MANAGER, NULL, NULL},
 	{"no-progress", 0, CLI_ARG_BOOL, OPT_NO_PROGRESS, NULL, NULL},
 	{"jobs", 0, CLI_ARG_VALUE, OPT_JOBS, NULL, NULL},
+	{"csa-manager", 0, CLI_ARG_VALUE, OPT_CSA_MANAGER, NULL, NULL},
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -334,6 +341,7 @@ static int take(apply_cli_args *a, apply_flags *f, const cli_args *p, int k)
 	case OPT_NO_PROGRESS: a->no_progress = p->on; break;
 	case OPT_GRACE_PERIOD: return grace_period(a, p->value);
 	case OPT_JOBS: return apply_cli_jobs(&a->jobs, "apply", p->value);
+	case OPT_CSA_MANAGER: a->csa_managers[a->ncsa_managers++] = p->value; break;
 	case OPT_OVERWRITE: a->overwrite = p->on; break;
 	case OPT_MANAGED: a->managed = p->on; break;
 	case OPT_PRUNE: a->prune = p->on; f->prune_flag = "--prune"; break;
@@ -392,6 +400,8 @@ static int check_mode(apply_cli_args *a, const apply_flags *f)
 
 	if (!f->server_side && a->force)
 		return cli_usage("apply", "%s", "--force-conflicts only works with --server-side");
+	if (!f->server_side && a->ncsa_managers)
+		return cli_usage("apply", "%s", "--csa-manager only works with --server-side");
 	if (f->server_side && f->prune_flag)
 		return cli_usage("apply", "%s is not supported with --server-side", f->prune_flag);
 	if (f->dry_run && (code = dry_run(a, f->dry_run, f->server_side)) != CLI_OK)

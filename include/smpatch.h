@@ -1328,13 +1328,21 @@ typedef struct smp_plan_options {
 	 * and are the same, for every N; the callback of smp_plan_run is
 	 * always called on the caller's thread. */
 	unsigned jobs;
+	/* Server-side: the client-side managers whose Update entries are
+	 * migrated into the field manager's Apply entry (client-go's
+	 * csaupgrade, then the configuration applied again), as a tool that
+	 * moves from its own client-side writes to server-side apply does (Helm:
+	 * "helm"). None (the default): kubectl's migration, of the Update
+	 * entries that own the last-applied annotation. */
+	const char *const *csa_managers;
+	size_t csa_managers_len;
 } smp_plan_options;
 
 #define SMP_PLAN_OPTIONS_VERSION 1
 #define SMP_PLAN_OPTIONS_INIT                                                          \
 	{ SMP_PLAN_OPTIONS_VERSION, SMP_PLAN_CLIENT_SIDE, NULL, false, NULL, NULL, false, \
 	  true, NULL, NULL, false, false, NULL, 0, NULL, 0, NULL, false,                 \
-	  SMP_PROPAGATION_BACKGROUND, -1, SMP_VALIDATE_STRICT, NULL, 0, NULL, 0, 0 }
+	  SMP_PROPAGATION_BACKGROUND, -1, SMP_VALIDATE_STRICT, NULL, 0, NULL, 0, 0, NULL, 0 }
 
 /* Fills `o` with the defaults of SMP_PLAN_OPTIONS_INIT for `version`
  * (SMP_PLAN_OPTIONS_VERSION). SMP_EINVAL for NULL or an unknown version. */
@@ -1350,7 +1358,8 @@ SMP_API int smp_plan_options_init(smp_plan_options *o, unsigned version);
  * "foreground", "orphan"), validate ("strict" or "true", "warn", "ignore"
  * or "false"); set_int: grace_period_seconds, jobs; set_handle:
  * schema (smp_schema), selector, field_selector (smp_selector); set_list:
- * prune_allowlist, cluster_scoped, ignore_fields, ignore_managers. Strings, lists and handles are referenced, not copied:
+ * prune_allowlist, cluster_scoped, ignore_fields, ignore_managers, csa_managers.
+ * Strings, lists and handles are referenced, not copied:
  * they must outlive every plan made with the options. SMP_EINVAL for an
  * unknown name or mode, or NULL `o`/`name`; SMP_ENOMEM. */
 SMP_API int smp_plan_options_new(smp_plan_options **out);

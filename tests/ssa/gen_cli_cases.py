@@ -341,6 +341,19 @@ def main():
     mig = Chain(prog).apply("kubectl-last-applied", just).apply("kubectl", cm({"a": "1", "c": "3"}))
     w.cases["migrate-csa"][0]["migrated.yaml"] = [mig.live]
 
+    # a tool's own client-side writes migrated (--csa-manager): a ConfigMap
+    # that helm wrote by updates (no annotation) applied server-side by helm
+    hw = Chain(prog).update("helm", cm({"a": "1", "b": "2"}))
+    H = "apply --server-side --field-manager helm --csa-manager helm -f config.yaml --live live.yaml"
+    w.case("migrate-helm", {"config.yaml": [unns(cm({"a": "1", "c": "3"}))], "live.yaml": [hw.live]},
+           {"": H + " -o patch", "yaml": H + " -o yaml --show-managed-fields",
+            "without": "apply --server-side --field-manager helm -f config.yaml --live live.yaml -o yaml "
+                       "--show-managed-fields",
+            "client-side": "apply --csa-manager helm -f config.yaml --live live.yaml"},
+           "--csa-manager helm: helm's Update entry united into its Apply entry (the csaupgrade JSON "
+           "patch), then the configuration applied again, so data.b, dropped, is gone; without "
+           "the flag data.b stays, owned by helm's Update entry; client-side the flag is a usage error")
+
     # kubectl create: a POST of each object, kubectl-create's Update entry;
     # the Deployment exists already (AlreadyExists, exit 4), the ConfigMap
     # is created

@@ -387,7 +387,7 @@ class Plan(V.Handle, collections.abc.Sequence):
                  field_selector=None, prune=False, prune_all=False, prune_allowlist=None,
                  cluster_scoped=None, schema=None, now=None, stored=False, cascade=None,
                  grace_period=None, validate="strict", ignore_fields=None,
-                 ignore_managers=None, jobs=None):
+                 ignore_managers=None, jobs=None, csa_managers=None):
         _need()
         self._ptr = None
         self._entries = None
@@ -422,6 +422,7 @@ class Plan(V.Handle, collections.abc.Sequence):
         o.list("cluster_scoped", cluster_scoped)
         o.list("ignore_fields", ignore_fields)
         o.list("ignore_managers", ignore_managers)
+        o.list("csa_managers", csa_managers)
         o.string("now", now)
         o.bool("stored", stored)
         o.string("propagation", cascade)
