@@ -229,6 +229,8 @@ static int check_options(smp_plan *p, smp_error *err)
 		return smp__err(err, SMP_EINVAL, "smp_plan_new: bad options");
 	if (o->prune && o->mode != SMP_PLAN_CLIENT_SIDE)
 		return smp__err(err, SMP_EINVAL, "prune is supported in client-side mode only");
+	if (o->csa_managers_len && o->mode != SMP_PLAN_SERVER_SIDE)
+		return smp__err(err, SMP_EINVAL, "csa_managers is for server-side apply only");
 	if (o->prune && !o->selector && !o->prune_all)
 		return smp__err(err, SMP_EINVAL, "prune needs a label selector or prune_all");
 	if (o->prune_all && o->selector)

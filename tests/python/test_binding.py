@@ -618,7 +618,7 @@ class Plans(unittest.TestCase):
 _FLAGS = {"-n": "namespace", "--namespace": "namespace", "-l": "selector",
           "--selector": "selector", "--field-selector": "field_selector",
           "--field-manager": "field_manager", "--prune-allowlist": "prune_allowlist",
-          "--cluster-scoped": "cluster_scoped"}
+          "--cluster-scoped": "cluster_scoped", "--csa-manager": "csa_managers"}
 
 
 def _case_options(words, case):
@@ -645,7 +645,7 @@ def _case_options(words, case):
             out = val
         elif name == "--schema":
             opts["schema"] = read(case, val)
-        elif name in ("--prune-allowlist", "--cluster-scoped"):
+        elif name in ("--prune-allowlist", "--cluster-scoped", "--csa-manager"):
             opts.setdefault(_FLAGS[name], []).append(val)
         elif name in _FLAGS:
             opts[_FLAGS[name]] = val
