@@ -206,16 +206,26 @@ static int parse(smp_doc **out, const char *buf, size_t len, const smp_parse_opt
 	return rc;
 }
 
-/* Reads all of f, holding at most max + 1 bytes: NULL on failure (errno
+/*
+ * Reads a stream to its end, holding at most max + 1 bytes: from FILE f
+ * (standard input, which may have been read from already through its
+ * buffer) or else from the file descriptor fd. NULL on failure (errno
  * set), or with *too_big when there is more than max (the stream is left
- * unread past that). Standard input only: it may have been read from
- * already through its FILE buffer. */
-static char *slurp(FILE *f, size_t max, size_t *len, bool *too_big)
+ * unread past that). `size` is a regular file's size (0: unknown): its
+ * buffer is sized to it at once and one read that fills it is the end (a
+ * file that grows meanwhile is read as it was), so that each of the
+ * thousands of files a plan reads costs one read() system call.
+ */
+static char *read_all(FILE *f, int fd, size_t size, size_t max, size_t *len, bool *too_big)
 {
 	size_t cap = 65536, n = 0;
 
 	if (max > SIZE_MAX - 1)
 		max = SIZE_MAX - 1;
+	if (size && size <= max)
+		cap = size + 1;
+	else
+		size = 0;
 	if (cap > max)
 		cap = max + 1;
 	char *buf = malloc(cap);
@@ -224,6 +234,8 @@ static char *slurp(FILE *f, size_t max, size_t *len, bool *too_big)
 	if (!buf)
 		return NULL;
 	for (;;) {
+		size_t got;
+
 		if (n == cap) {
 			if (n > max) {
 				*too_big = true;
@@ -241,72 +253,28 @@ static char *slurp(FILE *f, size_t max, size_t *len, bool *too_big)
 			buf = nb;
 			cap = ncap;
 		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0) {
-			if (ferror(f)) {
+		if (f) {
+			got = fread(buf + n, 1, cap - n, f);
+			if (got == 0 && ferror(f)) {
 				int e = errno;
 				free(buf);
 				errno = e ? e : EIO;
 				return NULL;
 			}
-			break;
-		}
-	}
-	*len = n;
-	return buf;
-}
-
-/*
- * Reads all of the open file fd (st its fstat), as slurp does, with as few
- * system calls as it can: a regular file's buffer is sized to the file at
- * once and one read() that fills it is the end (a file that grows after
- * fstat is read as it was then). A plan reads thousands of small files, and
- * each system call costs microseconds on a virtual machine.
- */
-static char *read_fd(int fd, const struct stat *st, size_t max, size_t *len, bool *too_big)
-{
-	size_t cap = 65536, n = 0, want = 0;
-	bool sized = S_ISREG(st->st_mode) && st->st_size > 0 && (uintmax_t)st->st_size <= max;
-
-	if (max > SIZE_MAX - 1)
-		max = SIZE_MAX - 1;
-	if (sized)
-		cap = want = (size_t)st->st_size + 1;
-	if (cap > max)
-		cap = max + 1;
-	char *buf = malloc(cap);
-
-	*too_big = false;
-	if (!buf)
-		return NULL;
-	for (;;) {
-		if (n == cap) {
-			if (n > max) {
-				*too_big = true;
+		} else {
+			ssize_t r = read(fd, buf + n, cap - n);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				int e = errno;
 				free(buf);
+				errno = e;
 				return NULL;
 			}
-			size_t ncap = cap > max / 2 ? max + 1 : cap * 2;
-			char *nb = realloc(buf, ncap);
-			if (!nb) {
-				free(buf);
-				return NULL;
-			}
-			buf = nb;
-			cap = ncap;
+			got = (size_t)r;
 		}
-		ssize_t got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			int e = errno;
-			free(buf);
-			errno = e;
-			return NULL;
-		}
-		n += (size_t)got;
-		if (got == 0 || (sized && n == want - 1))
+		n += got;
+		if (got == 0 || (size && n == size))
 			break;
 	}
 	*len = n;
@@ -358,7 +326,7 @@ static int parse_stdin(smp_doc **out, const smp_parse_options *o, size_t max, sm
 	if (fstat(fileno(stdin), &st) == 0 && S_ISREG(st.st_mode) &&
 	    (uintmax_t)(st.st_size - (at > 0 ? at : 0)) > max)
 		return too_big_error(err, o->filename, max); /* before reading a byte */
-	char *buf = slurp(stdin, max, &len, &too_big);
+	char *buf = read_all(stdin, -1, 0, max, &len, &too_big);
 	int e = errno;
 	if (!buf) {
 		if (too_big)
@@ -397,7 +365,8 @@ static int parse_path(smp_doc **out, const char *path, const smp_parse_options *
 		close(fd);
 		return rc;
 	}
-	char *buf = read_fd(fd, &st, max, &len, &too_big);
+	char *buf = read_all(NULL, fd, S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size : 0,
+	                     max, &len, &too_big);
 	int e = errno;
 	close(fd);
 	if (!buf) {
