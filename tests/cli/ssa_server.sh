@@ -15,7 +15,10 @@
 #   object as it was lists the same four requests with -o patch (methods,
 #   content types, managers, bodies; the JSON patch's resourceVersion and
 #   the entries' times aside, which only the server knows) and gives the
-#   same stored object and managedFields with -o json;
+#   same stored object and managedFields with -o json; the same for a
+#   Deployment (a container and an env var dropped, one added), after a
+#   first attempt changing an image that kubectl-client-side-apply owns
+#   conflicts in both;
 # - another manager changing kubectl's field: the 409 conflict kubectl
 #   reports ("conflict with "kubectl": .data.a"); an empty --field-manager=:
 #   the server's 422; kubectl create: a POST as kubectl-create, and the
@@ -107,9 +110,10 @@ assert [(m["manager"], m["operation"]) for m in mf] == [("kubectl-last-applied",
                                                         ("kubectl", "Apply")], mf
 assert mf[1]["fieldsV1"] == {"f:data": {"f:a": {}, "f:c": {}}}, mf[1]
 EOF
-check "smpatch's migration: kubectl's four requests and the stored object" "$(cat "$tmp/state/mark")" <<'EOF'
+same_as_kubectl() { # WHAT MARK NAME: smpatch.patch/.json against kubectl's requests since MARK
+	check "$1" "$2" "$3" <<'EOF'
 import json, sys
-st, mark = sys.argv[1], int(sys.argv[2])
+st, mark, name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 def q(query, k):
     return [p.split("=", 1)[1] for p in query.split("&") if p.startswith(k + "=")]
 def untimed(v):
@@ -131,11 +135,64 @@ for i, (a, b) in enumerate(zip(ours, kubectl)):
         b = b[:3] + ([b[3][0], dict(b[3][1], value="")],)
     assert untimed(list(a)) == untimed(list(b)), "request %d:\n smpatch %s\n kubectl %s" % (i + 1, a, b)
 got = json.load(open(st + "/smpatch.json"))
-want = [o for o in json.load(open(st + "/objects.json"))["items"] if o["metadata"]["name"] == "cm"][0]
+want = [o for o in json.load(open(st + "/objects.json"))["items"] if o["metadata"]["name"] == name][0]
 for o in (got, want):
     for f in ("resourceVersion", "uid", "creationTimestamp"):
         o["metadata"].pop(f, None)
 assert untimed(got) == untimed(want), "object:\n smpatch %s\n stored  %s" % (got, want)
+EOF
+}
+same_as_kubectl "smpatch's migration of a ConfigMap: kubectl's four requests and the stored object" \
+	"$(cat "$tmp/state/mark")" cm
+
+# The same for a Deployment (associative lists: containers by name, env
+# by name): one container and an env var dropped, one added.
+deploy() { # FILE IMAGE CONTAINERS ENV...
+	f=$1 img=$2 n=$3
+	shift 3
+	{
+		printf 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: default\n'
+		printf 'spec:\n  replicas: 2\n  selector:\n    matchLabels: {app: web}\n  template:\n'
+		printf '    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n'
+		printf '      - name: app\n        image: %s\n        env:\n' "$img"
+		for e in "$@"; do printf '        - {name: %s, value: "1"}\n' "$e"; done
+		[ "$n" = 2 ] && printf '      - name: sidecar\n        image: busybox:1.36\n'
+	} >"$f"
+}
+deploy "$tmp/d1.yaml" nginx:1.25 2 A B
+deploy "$tmp/d2.yaml" nginx:1.25 1 A C
+deploy "$tmp/d3.yaml" nginx:1.27 1 A C
+k apply -f "$tmp/d1.yaml" >/dev/null || { echo "FAIL: kubectl apply of the Deployment"; exit 1; }
+# first, a new image: kubectl-client-side-apply owns it, so the first
+# server-side apply conflicts (what users meet on the upgrade), in both
+k apply --server-side -f "$tmp/d3.yaml" >/dev/null 2>"$tmp/k.err"
+krc=$?
+"$smpatch" apply --server-side -f "$tmp/d3.yaml" --live "$tmp/state/objects.json" >/dev/null 2>"$tmp/s.err"
+src=$?
+want='conflict with "kubectl-client-side-apply" using apps/v1: .spec.template.spec.containers[name="app"].image'
+if [ $krc = 0 ] || [ $src != 4 ] || ! grep -qF "$want" "$tmp/k.err" || ! grep -qF "$want" "$tmp/s.err"; then
+	echo "FAIL: the upgrade's conflict: kubectl exit $krc, smpatch exit $src: $(head -1 "$tmp/s.err")"
+	fail=1
+else
+	echo "ok   the upgrade's conflict with kubectl-client-side-apply, as kubectl meets it"
+fi
+wc -l <"$tmp/state/requests.jsonl" >"$tmp/state/mark"
+cp "$tmp/state/objects.json" "$tmp/before.json"
+k apply --server-side -f "$tmp/d2.yaml" >/dev/null || { echo "FAIL: kubectl apply --server-side of the Deployment"; exit 1; }
+SMPATCH_NOW=2024-01-01T00:00:09Z "$smpatch" apply --server-side -f "$tmp/d2.yaml" \
+	--live "$tmp/before.json" -o patch >"$tmp/state/smpatch.patch" 2>/dev/null ||
+	{ echo "FAIL: smpatch apply --server-side -o patch (Deployment)"; fail=1; }
+SMPATCH_NOW=2024-01-01T00:00:09Z "$smpatch" apply --server-side -f "$tmp/d2.yaml" \
+	--live "$tmp/before.json" -o json --show-managed-fields >"$tmp/state/smpatch.json" 2>/dev/null ||
+	{ echo "FAIL: smpatch apply --server-side -o json (Deployment)"; fail=1; }
+same_as_kubectl "smpatch's migration of a Deployment: kubectl's four requests and the stored object" \
+	"$(cat "$tmp/state/mark")" web
+check "the Deployment after the migration: the sidecar and env B gone" <<'EOF'
+import json, sys
+objs = {o["metadata"]["name"]: o for o in json.load(open(sys.argv[1] + "/objects.json"))["items"]}
+cs = objs["web"]["spec"]["template"]["spec"]["containers"]
+assert [c["name"] for c in cs] == ["app"], cs
+assert [e["name"] for e in cs[0]["env"]] == ["A", "C"], cs[0]["env"]
 EOF
 
 cm cm a=9 >"$tmp/v3.yaml"
