@@ -683,7 +683,7 @@ static int set_namespace(smp_arena *a, smp_value *cfg, const smp_apply_options *
 	return 0;
 }
 
-static int validate_labels(const smp_value *cfg, smp_error *err)
+int smp__validate_labels(const smp_value *cfg, smp_error *err)
 {
 	const smp_value *md = smpv_map_get(cfg, "metadata");
 	const smp_value *tmpl;
@@ -788,7 +788,7 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 		goto out;
 	}
 	cfg = mod; /* names for messages: the annotation does not change them */
-	if ((rc = set_namespace(a, mod, o, err)) || (rc = validate_labels(mod, err)))
+	if ((rc = set_namespace(a, mod, o, err)) || (rc = smp__validate_labels(mod, err)))
 		goto fail_named;
 	if ((rc = encode_into(&res->enc, &enclen, a, mod, &ann, err)))
 		goto fail_named;

@@ -16,6 +16,11 @@
 int smp_label_key_problems(smp_buf *b, const char *key, size_t n);
 int smp_label_value_problems(smp_buf *b, const char *value, size_t n);
 
+/* The API server's validation of an object's labels and of its pod
+ * template's (ValidateObjectMeta): SMP_EINVALOBJ naming the field, with
+ * the value's line and column, as the server words it. */
+int smp__validate_labels(const smp_value *obj, smp_error *err);
+
 /* Appends s as a Go %q-like quoted string (for messages). */
 void smp_quote_go(smp_buf *b, const char *s, size_t n);
 

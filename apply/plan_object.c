@@ -793,6 +793,10 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 		e->patch = NULL;
 		return smp__plan_fail(e, &err, NULL, true);
 	}
+	/* the registry validates the object after the field manager: a
+	 * conflict is answered first, then invalid labels */
+	if (!rc && (rc = smp__validate_labels(body, &err)) == SMP_ENOMEM)
+		return rc;
 	if (rc) {
 		smp_ssa_result_free(e->sres);
 		e->sres = NULL;

@@ -312,6 +312,17 @@ def main():
            "resourceVersion (Conflict, exit 4), and usage errors")
     w.cases["replace-errors"][0]["live.yaml"] = [live]
 
+    # invalid labels: the registry's validation after the field manager, in
+    # every mode that writes (the oracle does no validation: not in
+    # ssa.cli_oracle's runs)
+    bad = unns(cm({"a": "1"}))
+    bad["metadata"]["labels"] = {"tier": "-x-"}
+    w.case("reject-labels", {"config.yaml": [bad]},
+           {"": "apply --server-side -f config.yaml", "json": "apply --server-side -f config.yaml -o json",
+            "create": "create -f config.yaml", "client-side": "apply -f config.yaml"},
+           "a label value the API server's ValidateObjectMeta refuses (-x-): 422 Invalid with "
+           "metadata.labels named, server-side, by create and client-side alike (exit 3)")
+
     # migration from client-side apply: a ConfigMap created by kubectl apply
     # (client-side: a POST as kubectl-client-side-apply with the annotation,
     # as recorded through the stand-in), then applied server-side with one
