@@ -768,9 +768,10 @@ out:
 
 /* -o yaml|json: the objects (one alone, several as one `kind: List`, as
  * kubectl 1.32 prints them), then each pruned object and the Status of
- * each refusal, in order. Unlike kubectl, whose prune prints its objects
- * right after the List with no separator, YAML documents are separated by
- * "---" so that the output reads back. */
+ * each refusal, in order (pieces marked '!' are the objects). Unlike
+ * kubectl, whose prune prints its objects right after the List with no
+ * separator, YAML documents are separated by "---" so that the output
+ * reads back. */
 static int put_pieces(apply_out *o, smp_error *err)
 {
 	smp_output fmt = o->a->fmt == APPLY_OUT_YAML ? SMP_OUT_YAML : SMP_OUT_JSON_INDENT;
@@ -806,16 +807,18 @@ static int put_pieces(apply_out *o, smp_error *err)
 		cli_buf_release(&json);
 		first = false;
 	}
-	while (!rc && p && p < end) {
-		size_t n = strlen(p);
+	/* one object alone first (pass 0), then the rest in order (pass 1) */
+	for (int pass = o->nitems == 1 ? 0 : 1; pass < 2 && !rc; pass++) {
+		for (p = o->pieces.ptr; p && p < end; p += strlen(p) + 1) {
+			size_t n = strlen(p);
 
-		if (p[0] != '!' || o->nitems <= 1) {
+			if ((p[0] == '!') != (pass == 0))
+				continue;
 			if (!first && fmt == SMP_OUT_YAML)
 				cli_buf_puts(&o->out, "---\n");
 			first = false;
 			cli_buf_put(&o->out, p + 1, n - 1);
 		}
-		p += n + 1;
 	}
 	return rc;
 }
