@@ -51,6 +51,16 @@ cm() { # NAME KEY=VALUE...: a ConfigMap in default
 	for kv in "$@"; do printf '  %s: "%s"\n' "${kv%%=*}" "${kv#*=}"; done
 }
 fail=0
+# smpatch's plan of CONFIG against $tmp/before.json (the object before
+# kubectl's apply): -o patch and -o json into $tmp/state/smpatch.*
+smpatch_plan() { # CONFIG
+	SMPATCH_NOW=2024-01-01T00:00:09Z "$smpatch" apply --server-side -f "$1" \
+		--live "$tmp/before.json" -o patch >"$tmp/state/smpatch.patch" 2>/dev/null ||
+		{ echo "FAIL: smpatch apply --server-side -f $1 -o patch"; fail=1; }
+	SMPATCH_NOW=2024-01-01T00:00:09Z "$smpatch" apply --server-side -f "$1" \
+		--live "$tmp/before.json" -o json --show-managed-fields >"$tmp/state/smpatch.json" \
+		2>/dev/null || { echo "FAIL: smpatch apply --server-side -f $1 -o json"; fail=1; }
+}
 check() { # WHAT: python3 reads requests.jsonl and objects.json; exit 1 fails
 	what=$1
 	shift
@@ -80,12 +90,7 @@ EOF
 
 cp "$tmp/state/objects.json" "$tmp/before.json"
 k apply --server-side -f "$tmp/v2.yaml" >/dev/null || { echo "FAIL: kubectl apply --server-side"; exit 1; }
-SMPATCH_NOW=2024-01-01T00:00:09Z "$smpatch" apply --server-side -f "$tmp/v2.yaml" \
-	--live "$tmp/before.json" -o patch >"$tmp/state/smpatch.patch" 2>/dev/null ||
-	{ echo "FAIL: smpatch apply --server-side -o patch"; fail=1; }
-SMPATCH_NOW=2024-01-01T00:00:09Z "$smpatch" apply --server-side -f "$tmp/v2.yaml" \
-	--live "$tmp/before.json" -o json --show-managed-fields >"$tmp/state/smpatch.json" 2>/dev/null ||
-	{ echo "FAIL: smpatch apply --server-side -o json"; fail=1; }
+smpatch_plan "$tmp/v2.yaml"
 check "the migration to server-side: kubectl 1.32's four writes, the dropped key gone" "$(cat "$tmp/state/mark")" <<'EOF'
 import json, sys
 st, mark = sys.argv[1], int(sys.argv[2])
@@ -179,12 +184,7 @@ fi
 wc -l <"$tmp/state/requests.jsonl" >"$tmp/state/mark"
 cp "$tmp/state/objects.json" "$tmp/before.json"
 k apply --server-side -f "$tmp/d2.yaml" >/dev/null || { echo "FAIL: kubectl apply --server-side of the Deployment"; exit 1; }
-SMPATCH_NOW=2024-01-01T00:00:09Z "$smpatch" apply --server-side -f "$tmp/d2.yaml" \
-	--live "$tmp/before.json" -o patch >"$tmp/state/smpatch.patch" 2>/dev/null ||
-	{ echo "FAIL: smpatch apply --server-side -o patch (Deployment)"; fail=1; }
-SMPATCH_NOW=2024-01-01T00:00:09Z "$smpatch" apply --server-side -f "$tmp/d2.yaml" \
-	--live "$tmp/before.json" -o json --show-managed-fields >"$tmp/state/smpatch.json" 2>/dev/null ||
-	{ echo "FAIL: smpatch apply --server-side -o json (Deployment)"; fail=1; }
+smpatch_plan "$tmp/d2.yaml"
 same_as_kubectl "smpatch's migration of a Deployment: kubectl's four requests and the stored object" \
 	"$(cat "$tmp/state/mark")" web
 check "the Deployment after the migration: the sidecar and env B gone" <<'EOF'
