@@ -33,4 +33,7 @@ void smp_quote_go(smp_buf *b, const char *s, size_t n);
 int smp__stored_crd(smp_arena *a, smp_value *root, const smp_schema *s,
                     const smp_stype *t, unsigned flags, smp_error *err);
 
+/* SHA-256 of n bytes (sha256.c). */
+void smp__sha256(unsigned char out[32], const void *data, size_t n);
+
 #endif

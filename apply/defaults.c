@@ -11,6 +11,7 @@
  * apiextensions-apiserver does.
  */
 #include "apply_int.h"
+#include "codec/codec.h"
 #include "schema/schema.h"
 
 #include <stddef.h>
@@ -918,25 +919,14 @@ static int hpa(dctx *c, smp_value *obj)
 /* `s` (n bytes) in Go's base64.StdEncoding, as the server writes []byte. */
 static smp_value *base64_value(dctx *c, const char *s, size_t n)
 {
-	static const char abc[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t len = (n + 2) / 3 * 4, o = 0;
 	char *out;
 	smp_value *v;
+	size_t len;
 
-	if (n > SIZE_MAX / 2 || !(out = malloc(len + 1)))
+	if (n > SIZE_MAX / 2 || !(out = malloc((n + 2) / 3 * 4 + 1)))
 		return NULL;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned b = (unsigned char)s[i] << 16;
-
-		b |= i + 1 < n ? (unsigned char)s[i + 1] << 8 : 0;
-		b |= i + 2 < n ? (unsigned char)s[i + 2] : 0;
-		out[o++] = abc[b >> 18 & 63];
-		out[o++] = abc[b >> 12 & 63];
-		out[o++] = i + 1 < n ? abc[b >> 6 & 63] : '=';
-		out[o++] = i + 2 < n ? abc[b & 63] : '=';
-	}
-	v = smpv_str(c->a, out, o);
+	len = smp_base64_encode(out, s, n, false);
+	v = smpv_str(c->a, out, len);
 	free(out);
 	return v;
 }

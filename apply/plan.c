@@ -98,6 +98,10 @@ int smp_plan_options_set_string(smp_plan_options *o, const char *name, const cha
 		o->default_namespace = value;
 	else if (strcmp(name, "now") == 0)
 		o->now = value;
+	else if (strcmp(name, "applyset") == 0)
+		o->applyset = value;
+	else if (strcmp(name, "applyset_tooling") == 0)
+		o->applyset_tooling = value;
 	else
 		return SMP_EINVAL;
 	return 0;
@@ -227,10 +231,12 @@ static int check_options(smp_plan *p, smp_error *err)
 	    (o->ignore_managers_len && !o->ignore_managers) ||
 	    (o->csa_managers_len && !o->csa_managers))
 		return smp__err(err, SMP_EINVAL, "smp_plan_new: bad options");
-	if (o->prune && o->mode != SMP_PLAN_CLIENT_SIDE)
-		return smp__err(err, SMP_EINVAL, "prune is supported in client-side mode only");
 	if (o->csa_managers_len && o->mode != SMP_PLAN_SERVER_SIDE)
 		return smp__err(err, SMP_EINVAL, "csa_managers is for server-side apply only");
+	if (o->applyset || o->applyset_tooling)
+		return smp__applyset_check(o, err);
+	if (o->prune && o->mode != SMP_PLAN_CLIENT_SIDE)
+		return smp__err(err, SMP_EINVAL, "prune is supported in client-side mode only");
 	if (o->prune && !o->selector && !o->prune_all)
 		return smp__err(err, SMP_EINVAL, "prune needs a label selector or prune_all");
 	if (o->prune_all && o->selector)
@@ -300,6 +306,8 @@ int smp_plan_new(smp_plan **out, const smp_plan_options *opts, smp_error *err)
 		                              writer by its User-Agent's product */
 	p->so.force = p->o.force_conflicts;
 	p->so.schema = p->o.schema;
+	if (p->o.applyset && (rc = smp__applyset_new(&p->as, &p->o, err)))
+		goto fail;
 	p->so.now = p->o.now;
 	*out = p;
 	return 0;
@@ -363,6 +371,7 @@ void smp_plan_free(smp_plan *p)
 		free(p->warned[i]);
 	free(p->warned);
 	smp_scopes_free(p->scopes);
+	smp__applyset_free(p->as);
 	free(p);
 }
 

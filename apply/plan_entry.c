@@ -91,6 +91,11 @@ smp_apply_action smp_plan_entry_action(const smp_plan_entry *e)
 	return e ? e->action : SMP_ACTION_ERROR;
 }
 
+bool smp_plan_entry_applyset_parent(const smp_plan_entry *e)
+{
+	return e && e->applyset_parent;
+}
+
 const char *smp_plan_entry_label(const smp_plan_entry *e)
 {
 	return e && e->label ? e->label : "";

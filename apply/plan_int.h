@@ -64,7 +64,14 @@ struct smp_plan_entry {
 	const smp_value *live_cmp, *object_cmp;
 	smp_doc *live_cmp_doc, *object_cmp_doc;
 	bool ignoring;
+	bool applyset_parent; /* the ApplySet's parent (applyset.c) */
 };
+
+/* The ApplySet of a plan with the applyset option (applyset.c). */
+typedef struct plan_applyset plan_applyset;
+
+/* What kubectl writes as the ApplySet's tooling by default. */
+#define SMP_APPLYSET_TOOLING "kubectl/v1.32.0"
 
 struct smp_plan {
 	smp_plan_options o;
@@ -87,10 +94,30 @@ struct smp_plan {
 	/* kinds already warned about (unknown scope) */
 	char **warned;
 	size_t nwarned, wcap;
+	plan_applyset *as;     /* with the applyset option */
 	/* smp_plan_compute's entries */
 	smp_plan_entry *entries;
 	size_t nentries, ecap;
 };
+
+/* Where the entries go: kept in the plan (compute) or handed to a
+ * callback and freed (run). */
+typedef struct plan_sink {
+	smp_plan_fn fn;
+	void *user;
+	int stop;        /* the callback's non-zero value */
+	size_t failed;   /* ERROR and CONFLICT entries handed on */
+} plan_sink;
+
+/* Hands the decided entry *e over: appended to the plan's entries
+ * (compute), or given to the callback and then released unless `keep`
+ * (run: its result is still needed, and the caller keeps *e aside).
+ * 0 or SMP_ENOMEM (then *e is released). */
+int smp__plan_emit(smp_plan *p, plan_sink *sink, smp_plan_entry *e, bool keep);
+
+/* The PRUNE entry of live object i (an ERROR entry when its file changed
+ * under the plan), handed on. 0 or SMP_ENOMEM. */
+int smp__plan_prune_one(smp_plan *p, size_t i, plan_sink *sink);
 
 /* What the loop hands to the per-mode decision for one configuration. */
 typedef struct plan_step {
@@ -189,6 +216,20 @@ void smp__plan_ref(smp_plan_entry *e, const smp_value *obj, const char *ns);
 
 /* Frees what an entry owns and zeroes it. */
 void smp__plan_entry_release(smp_plan_entry *e);
+
+/* ApplySet (applyset.c). check: the options' consistency (SMP_EINVAL);
+ * new: the state of a plan with the applyset option (SMP_ENOMEM);
+ * begin: before the configurations, the parent resolved and checked,
+ * the part-of label set on every configuration, the parent's first apply
+ * handed on; end: after them when none failed, the members to prune and
+ * the parent's last apply. begin and end return 0, SMP_ENOMEM, or the
+ * error kubectl stops with (err set). */
+int smp__applyset_check(const smp_plan_options *o, smp_error *err);
+int smp__applyset_new(plan_applyset **out, const smp_plan_options *o, smp_error *err);
+void smp__applyset_free(plan_applyset *as);
+int smp__applyset_begin(smp_plan *p, const plan_index *live_ix, plan_sink *sink,
+                        smp_error *err);
+int smp__applyset_end(smp_plan *p, const bool *used, plan_sink *sink, smp_error *err);
 
 /* The unified diff of two texts appended to `out` (udiff.c). */
 int smp__text_diff(smp_buf *out, const char *lname, const char *a, size_t alen,

@@ -139,19 +139,10 @@ static int prune_entry(smp_plan_entry *e, smp_plan *p, const smp_value *live,
 
 /* ------------------------------------------------------------ the loop */
 
-/* Where the entries go: kept in the plan (compute) or handed to a
- * callback and freed (run). */
-typedef struct plan_sink {
-	smp_plan_fn fn;
-	void *user;
-	int stop;  /* the callback's non-zero value */
-} plan_sink;
-
-/* Hands the decided entry *e over: appended to the plan's entries
- * (compute), or given to the callback and then released unless `keep`
- * (run: its result is still needed, and the caller keeps *e aside). */
-static int emit(smp_plan *p, plan_sink *sink, smp_plan_entry *e, bool keep)
+int smp__plan_emit(smp_plan *p, plan_sink *sink, smp_plan_entry *e, bool keep)
 {
+	if (e->action == SMP_ACTION_ERROR || e->action == SMP_ACTION_CONFLICT)
+		sink->failed++;
 	if (!sink->fn) {
 		if (!smp__plan_grow((void **)&p->entries, &p->ecap, p->nentries, sizeof(*p->entries))) {
 			smp__plan_entry_release(e);
@@ -288,7 +279,7 @@ static void decide(smp_plan *p, plan_loop *l, size_t i, decided *d)
 	if (l->warns[i] && (d->rc = warn_scope(e, c->v)))
 		return;
 	li = smp__plan_index_find(&l->live_ix, p->live, c->v, &p->ao);
-	if (li >= 0 && p->o.mode == SMP_PLAN_CLIENT_SIDE)
+	if (li >= 0)
 		l->used[li] = true;
 	st.c = c;
 	st.live = NULL;
@@ -338,7 +329,7 @@ static int hand_on(smp_plan *p, plan_loop *l, plan_sink *sink, decided *d)
 		return d->rc == 1 ? 0 : d->rc;
 	}
 	if (d->fi < 0 || !sink->fn)
-		return emit(p, sink, &d->e, false);
+		return smp__plan_emit(p, sink, &d->e, false);
 	prev = l->held[d->fi];
 	l->held[d->fi] = NULL;
 	if (d->hold) {
@@ -348,11 +339,11 @@ static int hand_on(smp_plan *p, plan_loop *l, plan_sink *sink, decided *d)
 			rc = SMP_ENOMEM;
 			smp__plan_entry_release(&d->e);
 		} else {
-			rc = emit(p, sink, &d->e, true);
+			rc = smp__plan_emit(p, sink, &d->e, true);
 			*l->held[d->fi] = d->e;
 		}
 	} else {
-		rc = emit(p, sink, &d->e, false);
+		rc = smp__plan_emit(p, sink, &d->e, false);
 	}
 	if (prev) { /* nothing later reads the one before */
 		smp__plan_entry_release(prev);
@@ -510,8 +501,6 @@ static int prune_all(smp_plan *p, plan_loop *l, plan_sink *sink)
 		const smp_value *lv = p->live[i].v;
 		const smp_value *md = smp_map_get(lv, "metadata");
 		const char *lns = smp_apply_namespace(lv, &p->ao);
-		smp_plan_entry e;
-		smp_error lerr;
 		int rc;
 
 		if (l->used[i] || !smp_map_get(smp_map_get(md, "annotations"),
@@ -521,28 +510,37 @@ static int prune_all(smp_plan *p, plan_loop *l, plan_sink *sink)
 			continue;
 		if (*lns && !(nns && bsearch(&lns, l->nss, nns, sizeof(*l->nss), cmp_str)))
 			continue;
-		memset(&e, 0, sizeof(e));
-		if ((rc = smp__plan_live_load(p, &p->live[i], &e.live_doc, &lv, &lerr))) {
-			/* the live file changed under the plan: an ERROR entry */
-			e.plan = p;
-			e.label = p->live[i].label;
-			smp__plan_ref(&e, lv, NULL);
-			if (rc == SMP_ENOMEM || smp__plan_fail(&e, &lerr, NULL, true) ||
-			    (rc = emit(p, sink, &e, false))) {
-				smp__plan_entry_release(&e);
-				return SMP_ENOMEM;
-			}
-			continue;
-		}
-		if ((rc = prune_entry(&e, p, lv, p->live[i].label)) ||
-		    (p->o.stored && (rc = smp__plan_stored(&e, p)))) {
-			smp__plan_entry_release(&e);
-			return rc;
-		}
-		if ((rc = emit(p, sink, &e, false)))
+		if ((rc = smp__plan_prune_one(p, i, sink)))
 			return rc;
 	}
 	return 0;
+}
+
+int smp__plan_prune_one(smp_plan *p, size_t i, plan_sink *sink)
+{
+	const smp_value *lv = p->live[i].v;
+	smp_plan_entry e;
+	smp_error lerr;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	if ((rc = smp__plan_live_load(p, &p->live[i], &e.live_doc, &lv, &lerr))) {
+		/* the live file changed under the plan: an ERROR entry */
+		e.plan = p;
+		e.label = p->live[i].label;
+		smp__plan_ref(&e, lv, NULL);
+		if (rc == SMP_ENOMEM || smp__plan_fail(&e, &lerr, NULL, true)) {
+			smp__plan_entry_release(&e);
+			return SMP_ENOMEM;
+		}
+		return smp__plan_emit(p, sink, &e, false);
+	}
+	if ((rc = prune_entry(&e, p, lv, p->live[i].label)) ||
+	    (p->o.stored && (rc = smp__plan_stored(&e, p)))) {
+		smp__plan_entry_release(&e);
+		return rc;
+	}
+	return smp__plan_emit(p, sink, &e, false);
 }
 
 /* The command in kubectl's "no objects passed to ..." */
@@ -587,9 +585,22 @@ static int plan_all(smp_plan *p, plan_sink *sink, smp_error *err)
 		return smp__err(err, SMP_EINVALOBJ, "no objects passed to %s",
 		                mode_verb(p));
 	}
-	rc = decide_all(p, &l, sink);
-	if (!rc && !sink->stop && p->o.prune)
+	if (p->as && (rc = smp__applyset_begin(p, &l.live_ix, sink, err))) {
+		loop_release(&l, p->ncfg);
+		return rc;
+	}
+	if (!sink->stop)
+		rc = decide_all(p, &l, sink);
+	/* kubectl prunes (and updates the ApplySet) only when every object
+	 * went through */
+	if (!rc && !sink->stop && p->o.prune && !sink->failed) {
+		if (p->as) {
+			rc = smp__applyset_end(p, l.used, sink, err);
+			loop_release(&l, p->ncfg);
+			return rc ? rc : sink->stop;
+		}
 		rc = prune_all(p, &l, sink);
+	}
 	loop_release(&l, p->ncfg);
 	if (rc)
 		return smp__err(err, SMP_ENOMEM, "out of memory");
@@ -598,14 +609,14 @@ static int plan_all(smp_plan *p, plan_sink *sink, smp_error *err)
 
 int smp_plan_compute(smp_plan *p, smp_error *err)
 {
-	plan_sink sink = {NULL, NULL, 0};
+	plan_sink sink = {NULL, NULL, 0, 0};
 
 	return plan_all(p, &sink, err);
 }
 
 int smp_plan_run(smp_plan *p, smp_plan_fn fn, void *user, smp_error *err)
 {
-	plan_sink sink = {fn, user, 0};
+	plan_sink sink = {fn, user, 0, 0};
 
 	if (!fn)
 		return smp__err(err, SMP_EINVAL, "smp_plan_run: no callback");

@@ -33,6 +33,7 @@ typedef struct apply_cli_args {
 	const char **csa_managers;
 	size_t nfiles, nschemas, nallow, nscoped, nignore_fields, nignore_managers, ncsa_managers;
 	const char *live_path, *manager, *selector, *field_sel, *ns, *openapi;
+	const char *applyset, *applyset_tooling; /* --applyset, --applyset-tooling */
 	bool recursive, managed, force, overwrite, prune, all, server_dry_run, client_dry_run;
 	bool color;                /* -o diff: ANSI colours (--color) */
 	bool no_progress;          /* --no-progress */

@@ -350,7 +350,8 @@ static int make_plan(smp_plan **plan, plan_refs *r, const apply_cli_args *a)
 	int code;
 
 	o.mode = a->mode;
-	if (a->mode != SMP_PLAN_CLIENT_SIDE && (code = now_from_env(&o.now)) != CLI_OK)
+	if ((a->mode != SMP_PLAN_CLIENT_SIDE || a->applyset) &&
+	    (code = now_from_env(&o.now)) != CLI_OK)
 		return code;
 	if (a->selector && smp_selector_parse(&r->lsel, a->selector, &err))
 		return cli_selector_error(a->cmd, "-l", a->selector, &err);
@@ -386,6 +387,8 @@ static int make_plan(smp_plan **plan, plan_refs *r, const apply_cli_args *a)
 	o.jobs = a->jobs;
 	o.csa_managers = a->csa_managers;
 	o.csa_managers_len = a->ncsa_managers;
+	o.applyset = a->applyset;
+	o.applyset_tooling = a->applyset_tooling;
 	if (!smp_plan_new(plan, &o, &err))
 		return CLI_OK;
 	if (err.code != SMP_EINVAL)
@@ -505,7 +508,7 @@ static int put_patch_line(apply_out *o, const smp_plan_entry *e, size_t nchanges
 		cli_buf_puts(b, ",\"patch\":null}\n");
 		return 0;
 	}
-	if (o->a->mode != SMP_PLAN_CLIENT_SIDE) {
+	if (o->a->mode != SMP_PLAN_CLIENT_SIDE || smp_plan_entry_applyset_parent(e)) {
 		cli_json_string(b, smp_plan_request_content_type(e, 0));
 		cli_buf_puts(b, ",\"fieldManager\":");
 		cli_json_string(b, smp_plan_request_field_manager(e, 0));
@@ -519,6 +522,8 @@ static int put_patch_line(apply_out *o, const smp_plan_entry *e, size_t nchanges
 	}
 	snprintf(num, sizeof(num), ",\"changes\":%zu", nchanges);
 	cli_buf_puts(b, num);
+	if (smp_plan_entry_applyset_parent(e))
+		cli_buf_puts(b, ",\"role\":\"applyset-parent\"");
 	if (put_member(b, "patch", smp_plan_entry_patch(e), err) || put_requests(b, e, err))
 		return err->code;
 	cli_buf_puts(b, "}\n");
@@ -718,6 +723,17 @@ static int on_entry(const smp_plan_entry *e, void *user)
 	}
 	for (size_t i = 0; i < smp_plan_entry_warning_count(e); i++)
 		put_warning(&o->status, smp_plan_entry_warning(e, i));
+	if (smp_plan_entry_applyset_parent(e)) {
+		/* kubectl prints nothing about the parent; -o patch shows its
+		 * requests among the others, -o changes what they change */
+		size_t n = 0;
+
+		if (a->fmt == APPLY_OUT_CHANGES)
+			rc = put_changes(o, e, true, &n, &err);
+		else if (a->fmt == APPLY_OUT_PATCH && !(rc = put_changes(o, e, false, &n, &err)))
+			rc = put_patch_line(o, e, n, &err);
+		goto out;
+	}
 	/* -o diff, name and changes print no status lines, as kubectl's
 	 * printers */
 	if (a->fmt != APPLY_OUT_DIFF && a->fmt != APPLY_OUT_NAME && a->fmt != APPLY_OUT_CHANGES) {

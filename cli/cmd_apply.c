@@ -15,12 +15,13 @@ static const char *const help_text[] = {
 	"Usage: smpatch apply -f PATH [-f PATH...] [-R] [--live FILE|-]\n"
 	"                     [-o patch|yaml|json|diff|name] [--overwrite=false]\n"
 	"                     [--prune -l SELECTOR|--all] [--prune-allowlist G/V/K ...]\n"
+	"                     [--prune --applyset=[RESOURCE][.GROUP]/NAME]\n"
 	"                     [-l SELECTOR] [--field-selector SEL]\n"
 	"                     [-n NAMESPACE] [--openapi FILE | --schema CRD.yaml ...]\n"
 	"                     [--cluster-scoped KIND[.GROUP] ...] [--dry-run=none|client]\n"
 	"       smpatch apply --server-side [--field-manager NAME] [--force-conflicts]\n"
-	"                     -f PATH ... [--dry-run=server] (and the options above\n"
-	"                     but prune)\n"
+	"                     -f PATH ... [--dry-run=server] (and the options above;\n"
+	"                     prune with --applyset only)\n"
 	"\n"
 	"Computes what `kubectl apply` would do, offline: for every object in the\n"
 	"configuration files, the request kubectl would send and the object that\n"
@@ -112,6 +113,10 @@ static const char *const help_text[] = {
 	"                        resourceVersion as preconditions), and a failed\n"
 	"                        object a line with \"status\", the server's answer.\n"
 	"                        With diff, name and changes, no status lines.\n"
+	"                        With --applyset, the parent's requests are -o patch\n"
+	"                        lines with \"role\":\"applyset-parent\" (first and\n"
+	"                        last) and its changes are in -o changes; kubectl\n"
+	"                        prints nothing else about it.\n"
 	"      --color[=WHEN]    -o diff in colour: auto (default: when the output is\n"
 	"                        a terminal), always (--color alone) or never\n"
 	"      --show-managed-fields  keep metadata.managedFields in the objects\n"
@@ -135,7 +140,8 @@ static const char *const help_text[] = {
 	"                        DaemonSet, Deployment, ReplicaSet and StatefulSet;\n"
 	"                        namespaced ones only in namespaces the configurations\n"
 	"                        use. Nothing is deleted anywhere: this is a plan.\n"
-	"                        Not with --server-side.\n"
+	"                        As kubectl, no prune when an object failed. Not with\n"
+	"                        --server-side, unless with --applyset.\n"
 	"      --all             select all objects: --prune without -l (not with -l)\n"
 	"      --cascade[=HOW]   prune's propagationPolicy: background (default),\n"
 	"                        foreground or orphan\n"
@@ -144,6 +150,21 @@ static const char *const help_text[] = {
 	"                        default set (core for the core group, e.g.\n"
 	"                        core/v1/ConfigMap, apps/v1/Deployment); repeatable;\n"
 	"                        the kind must be known (built-in or --schema)\n"
+	"      --applyset [RESOURCE][.GROUP]/NAME  with --prune, kubectl's ApplySet\n"
+	"                        (KUBECTL_APPLYSET=true kubectl apply --applyset):\n"
+	"                        the parent (NAME alone: a Secret; configmaps/NAME; a\n"
+	"                        custom resource that exists, its CRD live and\n"
+	"                        labelled applyset.kubernetes.io/is-parent-type) is\n"
+	"                        applied server-side by kubectl-applyset before the\n"
+	"                        objects and after the prune; every object gets the\n"
+	"                        label applyset.kubernetes.io/part-of; prune takes the\n"
+	"                        members of the kinds and namespaces the parent lists\n"
+	"                        that no configuration names. -n is needed for a\n"
+	"                        namespaced parent; not with -l, --all or\n"
+	"                        --prune-allowlist; also with --server-side\n"
+	"      --applyset-tooling NAME/VERSION  the parent's tooling annotation, as\n"
+	"                        kubectl writes its own version (default\n"
+	"                        kubectl/v1.32.0); the manager is NAME-applyset\n"
 	,
 	"  -l, --selector SEL    apply only configurations whose labels match SEL\n"
 	"                        (=, ==, !=, in, notin, key, !key, comma = AND)\n"
@@ -230,7 +251,7 @@ enum {
 	OPT_OPENAPI, OPT_SCHEMA, OPT_CLUSTER_SCOPED, OPT_DRY_RUN, OPT_SERVER_SIDE,
 	OPT_FIELD_MANAGER, OPT_FORCE_CONFLICTS, OPT_COLOR, OPT_CASCADE, OPT_GRACE_PERIOD,
 	OPT_VALIDATE, OPT_IGNORE_FIELD, OPT_IGNORE_MANAGER, OPT_NO_PROGRESS, OPT_JOBS,
-	OPT_CSA_MANAGER
+	OPT_CSA_MANAGER, OPT_APPLYSET, OPT_APPLYSET_TOOLING
 };
 
 /* Every option of `smpatch apply`, as the parser, --help and completion
@@ -266,6 +287,8 @@ const cli_option cli_apply_options[] = {
 	{"no-progress", 0, CLI_ARG_BOOL, OPT_NO_PROGRESS, NULL, NULL},
 	{"jobs", 0, CLI_ARG_VALUE, OPT_JOBS, NULL, NULL},
 	{"csa-manager", 0, CLI_ARG_VALUE, OPT_CSA_MANAGER, NULL, NULL},
+	{"applyset", 0, CLI_ARG_VALUE, OPT_APPLYSET, NULL, NULL},
+	{"applyset-tooling", 0, CLI_ARG_VALUE, OPT_APPLYSET_TOOLING, NULL, NULL},
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -342,6 +365,8 @@ static int take(apply_cli_args *a, apply_flags *f, const cli_args *p, int k)
 	case OPT_GRACE_PERIOD: return grace_period(a, p->value);
 	case OPT_JOBS: return apply_cli_jobs(&a->jobs, "apply", p->value);
 	case OPT_CSA_MANAGER: a->csa_managers[a->ncsa_managers++] = p->value; break;
+	case OPT_APPLYSET: a->applyset = p->value; break;
+	case OPT_APPLYSET_TOOLING: a->applyset_tooling = p->value; break;
 	case OPT_OVERWRITE: a->overwrite = p->on; break;
 	case OPT_MANAGED: a->managed = p->on; break;
 	case OPT_PRUNE: a->prune = p->on; f->prune_flag = "--prune"; break;
@@ -402,8 +427,24 @@ static int check_mode(apply_cli_args *a, const apply_flags *f)
 		return cli_usage("apply", "%s", "--force-conflicts only works with --server-side");
 	if (!f->server_side && a->ncsa_managers)
 		return cli_usage("apply", "%s", "--csa-manager only works with --server-side");
-	if (f->server_side && f->prune_flag)
+	if (a->all && a->selector)
+		return cli_usage("apply", "%s", "cannot set --all and --selector at the same time");
+	if (a->applyset_tooling && !a->applyset)
+		return cli_usage("apply", "%s", "--applyset-tooling needs --applyset");
+	if (a->applyset) {
+		/* kubectl's messages, in its order */
+		if (!a->prune)
+			return cli_usage("apply", "%s", "--applyset requires --prune");
+		if (a->all)
+			return cli_usage("apply", "%s", "--all is incompatible with --applyset");
+		if (a->selector)
+			return cli_usage("apply", "%s", "--selector is incompatible with --applyset");
+		if (a->nallow)
+			return cli_usage("apply", "%s", "--prune-allowlist is incompatible with "
+			                 "--applyset");
+	} else if (f->server_side && f->prune_flag) {
 		return cli_usage("apply", "%s is not supported with --server-side", f->prune_flag);
+	}
 	if (f->dry_run && (code = dry_run(a, f->dry_run, f->server_side)) != CLI_OK)
 		return code;
 	if (f->server_side) {
@@ -414,9 +455,7 @@ static int check_mode(apply_cli_args *a, const apply_flags *f)
 	a->manager = NULL; /* client-side apply does not compute managedFields */
 	if ((code = apply_cli_check(a)) != CLI_OK)
 		return code;
-	if (a->all && a->selector)
-		return cli_usage("apply", "%s", "cannot set --all and --selector at the same time");
-	if (a->prune && !a->selector && !a->all)
+	if (a->prune && !a->applyset && !a->selector && !a->all)
 		return cli_usage("apply", "%s", "all resources selected for prune without "
 		                 "explicitly passing --all. To prune all resources, pass the --all "
 		                 "flag. If you did not mean to prune all resources, specify a label "

@@ -168,6 +168,10 @@ int smp_resolve(smp_scalar *out, const char *s, size_t n, const char *tag, bool 
                 char *msg, size_t msgsize);
 /* Go's base64.StdEncoding.DecodeString; out needs n bytes. -1 if invalid. */
 int smp_base64_decode(char *out, size_t *outlen, const char *s, size_t n);
+/* n bytes of `in` in Go's base64.StdEncoding (padded), or with `url` its
+ * RawURLEncoding (URL-safe alphabet, no padding), NUL-terminated; `out`
+ * needs (n + 2) / 3 * 4 + 1 bytes. Returns the length written. */
+size_t smp_base64_encode(char *out, const void *in, size_t n, bool url);
 /* The value a float has after kubectl's YAML -> JSON -> object round trip:
  * an int when Go's text of it is an integer that fits int64. SMP_EINVAL for
  * NaN and infinities (json.Marshal refuses them), SMP_ENOMEM. */

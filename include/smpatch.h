@@ -1336,13 +1336,35 @@ typedef struct smp_plan_options {
 	 * entries that own the last-applied annotation. */
 	const char *const *csa_managers;
 	size_t csa_managers_len;
+	/* kubectl's ApplySet (KEP-3659, `--applyset` with `--prune`), in
+	 * client-side and server-side apply: "[RESOURCE][.GROUP]/NAME" or
+	 * "NAME" (a Secret), the parent object: a v1 Secret or ConfigMap in
+	 * default_namespace (which enforce_namespace must give, as kubectl's
+	 * -n), or a custom resource that exists among the live objects, whose
+	 * CustomResourceDefinition (live too) carries the label
+	 * applyset.kubernetes.io/is-parent-type. Needs prune, and neither a
+	 * selector, prune_all nor prune_allowlist (SMP_EINVAL). Every
+	 * configuration gets the label applyset.kubernetes.io/part-of; the
+	 * parent is applied server-side by "<tool>-applyset" before them and,
+	 * when none failed, after the prune, which takes the members (the
+	 * part-of label) of the kinds and namespaces the live parent lists that
+	 * no configuration named (docs/APPLY.md). What kubectl refuses before
+	 * applying anything (a bad reference, a parent of another tool or ID,
+	 * the label already set in a configuration) fails smp_plan_compute.
+	 * NULL: none. */
+	const char *applyset;
+	/* The ApplySet's tooling annotation, "NAME/VERSION"; the manager is
+	 * "NAME-applyset", and a live parent of another NAME is refused.
+	 * NULL: "kubectl/v1.32.0". */
+	const char *applyset_tooling;
 } smp_plan_options;
 
 #define SMP_PLAN_OPTIONS_VERSION 1
 #define SMP_PLAN_OPTIONS_INIT                                                          \
 	{ SMP_PLAN_OPTIONS_VERSION, SMP_PLAN_CLIENT_SIDE, NULL, false, NULL, NULL, false, \
 	  true, NULL, NULL, false, false, NULL, 0, NULL, 0, NULL, false,                 \
-	  SMP_PROPAGATION_BACKGROUND, -1, SMP_VALIDATE_STRICT, NULL, 0, NULL, 0, 0, NULL, 0 }
+	  SMP_PROPAGATION_BACKGROUND, -1, SMP_VALIDATE_STRICT, NULL, 0, NULL, 0, 0, NULL, 0,  \
+	  NULL, NULL }
 
 /* Fills `o` with the defaults of SMP_PLAN_OPTIONS_INIT for `version`
  * (SMP_PLAN_OPTIONS_VERSION). SMP_EINVAL for NULL or an unknown version. */
@@ -1467,6 +1489,14 @@ SMP_API int smp_plan_run(smp_plan *plan, smp_plan_fn fn, void *user, smp_error *
 
 /* What the entry does (SMP_ACTION_*). */
 SMP_API smp_apply_action smp_plan_entry_action(const smp_plan_entry *e);
+
+/* Whether the entry is the ApplySet's parent (the applyset option): its
+ * apply before the configurations and, after the prune, again; CREATE,
+ * CONFIGURE or UNCHANGED as server-side apply decides, one request (two
+ * after a conflict: kubectl's retry with force, and a warning), no
+ * configuration. kubectl prints no status line for it and leaves it out
+ * of -o yaml|json. */
+SMP_API bool smp_plan_entry_applyset_parent(const smp_plan_entry *e);
 
 /* The input label the entry's configuration (prune: live object) came
  * from; "" when none. Owned by the plan. */

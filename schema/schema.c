@@ -7,9 +7,11 @@
  */
 #include "schema/schema.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const smp_stype smp_stype_any = { .kind = SMP_SKIND_ANY };
 const smp_stype smp_stype_implicit_string = {
@@ -238,6 +240,69 @@ const char *smp_schema_kind_resource(const smp_schema *schema, const char *api_v
 		if (schema->kinds[i].resource && strcmp(schema->kinds[i].kind, kind) == 0)
 			return schema->kinds[i].resource;
 	return NULL;
+}
+
+/* Splits a Kubernetes version "v<major>[(alpha|beta)<minor>]": rank 3 GA,
+ * 2 beta, 1 alpha, 0 not such a version. */
+static int kube_version(const char *v, unsigned long *major, unsigned long *minor)
+{
+	char *end;
+
+	*major = *minor = 0;
+	if (v[0] != 'v' || !isdigit((unsigned char)v[1]))
+		return 0;
+	*major = strtoul(v + 1, &end, 10);
+	if (!*end)
+		return 3;
+	for (int rank = 2; rank >= 1; rank--) {
+		const char *word = rank == 2 ? "beta" : "alpha";
+		size_t n = strlen(word);
+
+		if (strncmp(end, word, n) == 0 && isdigit((unsigned char)end[n])) {
+			char *e2;
+
+			*minor = strtoul(end + n, &e2, 10);
+			return *e2 ? 0 : rank;
+		}
+	}
+	return 0;
+}
+
+int smp_version_priority(const char *a, const char *b)
+{
+	unsigned long ma, na, mb, nb;
+	int ra = kube_version(a, &ma, &na), rb = kube_version(b, &mb, &nb);
+
+	if (ra != rb)
+		return ra > rb ? 1 : -1;
+	if (ra == 0)
+		return -strcmp(a, b);
+	if (ma != mb)
+		return ma > mb ? 1 : -1;
+	if (na != nb)
+		return na > nb ? 1 : -1;
+	return 0;
+}
+
+const smp_gvk_entry *smp_schema_find_resource(const smp_schema *s, const char *group,
+                                              const char *resource)
+{
+	const smp_gvk_entry *best = NULL;
+	size_t glen = strlen(group);
+
+	if (!s || !resource || !*resource)
+		return NULL;
+	for (size_t i = lower_bound(s, group, glen, NULL, 0, NULL);
+	     i < s->nkinds && cmp_gvk(&s->kinds[i], group, glen, NULL, 0, NULL) == 0; i++) {
+		const smp_gvk_entry *e = &s->kinds[i];
+
+		if (!(e->resource && strcasecmp(e->resource, resource) == 0) &&
+		    strcasecmp(e->kind, resource) != 0)
+			continue;
+		if (!best || smp_version_priority(e->version, best->version) > 0)
+			best = e;
+	}
+	return best;
 }
 
 unsigned smp_strategy_parse(const char *s, size_t len, bool *ok)

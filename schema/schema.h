@@ -187,6 +187,20 @@ const smp_sfield *smp_stype_field(const smp_stype *t, const char *name, size_t l
 void smp_split_api_version(const char *api_version, const char **group,
                            size_t *glen, const char **version, size_t *vlen);
 
+/* The kind `resource` names in `group`, as kubectl's RESTMapper.KindFor
+ * reads a resource without a version: the plural resource name
+ * ("secrets") or the kind in lower case ("secret"), any case; of several
+ * versions the one discovery prefers (smp_version_priority). NULL when
+ * none. */
+const smp_gvk_entry *smp_schema_find_resource(const smp_schema *s, const char *group,
+                                              const char *resource);
+
+/* Kubernetes' version priority (apimachinery's CompareKubeAwareVersionStrings):
+ * > 0 when version a comes before b (v2 > v1 > v1beta2 > v1beta1 >
+ * v1alpha1 > anything else, the rest in reverse text order), < 0 after, 0
+ * equal. */
+int smp_version_priority(const char *a, const char *b);
+
 /* Finds a kind entry by group (not version) and kind, preferring the exact
  * version; NULL when none. */
 const smp_gvk_entry *smp_schema_find_kind(const smp_schema *s, const char *api_version,

@@ -425,6 +425,143 @@ static void test_options(void)
 	CHECK(smp_plan_options_init(&d, 99) == SMP_EINVAL);
 }
 
+/* ApplySet: the IDs kubectl computes (from its messages through the
+ * stand-in API server), the parent's two entries around the members, the
+ * part-of label, the prune by membership (the kinds and namespaces the
+ * parent lists), nothing after a failure, kubectl's refusals. */
+#define AS_ID "applyset-51uXdjs_k8zt9KVdAtPaWnW_O9B-EVzd2Bkztfa9DSA-v1" /* myset in default */
+static const char *const as_live =
+	"{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":["
+	"{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"myset\","
+	"\"namespace\":\"default\",\"labels\":{\"applyset.kubernetes.io/id\":\"" AS_ID "\"},"
+	"\"annotations\":{\"applyset.kubernetes.io/tooling\":\"kubectl/v1.32.0\","
+	"\"applyset.kubernetes.io/contains-group-kinds\":\"ConfigMap,Deployment.apps\","
+	"\"applyset.kubernetes.io/additional-namespaces\":\"\"}}},"
+	"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"old\","
+	"\"namespace\":\"default\",\"uid\":\"u1\",\"labels\":{\"applyset.kubernetes.io/part-of\":"
+	"\"" AS_ID "\"}}},"
+	"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"elsewhere\","
+	"\"namespace\":\"x\",\"labels\":{\"applyset.kubernetes.io/part-of\":\"" AS_ID "\"}}},"
+	"{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"unlisted\","
+	"\"namespace\":\"default\",\"labels\":{\"applyset.kubernetes.io/part-of\":\"" AS_ID "\"}}},"
+	"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"stranger\","
+	"\"namespace\":\"default\"}}]}";
+
+static int count_entry(const smp_plan_entry *e, void *user)
+{
+	(void)e;
+	(*(size_t *)user)++;
+	return 0;
+}
+
+static void test_applyset(void)
+{
+	static const char *const want[][3] = {
+		{"Secret", "myset", "parent"}, {"Deployment", "web", ""}, {"ConfigMap", "a", ""},
+		{"ConfigMap", "old", "prune"}, {"Secret", "myset", "parent"}};
+	smp_plan_options o = SMP_PLAN_OPTIONS_INIT;
+	const smp_plan_entry *e;
+	smp_plan *p;
+	smp_error err;
+	size_t n = 0;
+
+	o.applyset = "myset";
+	o.default_namespace = "default";
+	o.enforce_namespace = true;
+	o.now = "2024-01-01T00:00:00Z";
+	/* kubectl's checks of the options */
+	CHECK(smp_plan_new(&p, &o, &err) == SMP_EINVAL);
+	CHECK_STR(err.message, "applyset requires prune");
+	o.prune = true;
+	o.prune_all = true;
+	CHECK(smp_plan_new(&p, &o, &err) == SMP_EINVAL);
+	o.prune_all = false;
+	o.mode = SMP_PLAN_REPLACE;
+	CHECK(smp_plan_new(&p, &o, &err) == SMP_EINVAL);
+	o.mode = SMP_PLAN_CLIENT_SIDE;
+
+	p = new_plan(&o);
+	add(p, deploy, false, "web.json");
+	add(p, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\"}}", false,
+	    "a.json");
+	add(p, as_live, true, "live.json");
+	CHECK(smp_plan_compute(p, &err) == 0, "%s", err.message);
+	CHECK(smp_plan_count(p) == 5, "%zu entries", smp_plan_count(p));
+	for (size_t i = 0; i < 5 && i < smp_plan_count(p); i++) {
+		e = smp_plan_entry_at(p, i);
+		CHECK_STR(smp_plan_entry_kind(e), want[i][0]);
+		CHECK_STR(smp_plan_entry_name(e), want[i][1]);
+		CHECK(smp_plan_entry_applyset_parent(e) == (strcmp(want[i][2], "parent") == 0),
+		      "entry %zu", i);
+		CHECK((smp_plan_entry_action(e) == SMP_ACTION_PRUNE) ==
+		      (strcmp(want[i][2], "prune") == 0), "entry %zu", i);
+	}
+	/* the members carry the label, in what is sent and in the annotation */
+	e = smp_plan_entry_at(p, 2);
+	CHECK_STR(smp_value_string(smp_map_get(smp_value_at(smp_plan_entry_config(e),
+	                                                    "metadata.labels"),
+	                                       "applyset.kubernetes.io/part-of"), NULL), AS_ID);
+	/* the parent's last apply lists what was applied: Deployment and ConfigMap */
+	e = smp_plan_entry_at(p, 4);
+	CHECK(smp_plan_entry_request_count(e) == 1 && !smp_plan_request_force(e, 0));
+	CHECK_STR(smp_plan_request_field_manager(e, 0), "kubectl-applyset");
+	CHECK_STR(smp_plan_request_content_type(e, 0), "application/apply-patch+yaml");
+	CHECK(smp_plan_entry_object(e) && smp_plan_entry_config(e) == NULL);
+	smp_plan_free(p);
+
+	/* the same entries streamed */
+	p = new_plan(&o);
+	add(p, deploy, false, "web.json");
+	add(p, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\"}}", false,
+	    "a.json");
+	add(p, as_live, true, "live.json");
+	CHECK(smp_plan_run(p, count_entry, &n, &err) == 0 && n == 5, "%zu entries", n);
+	smp_plan_free(p);
+
+	/* a failed object: no prune, no last apply of the parent */
+	p = new_plan(&o);
+	add(p, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\","
+	       "\"labels\":{\"-bad\":\"x\"}}}", false, "a.json");
+	add(p, as_live, true, "live.json");
+	CHECK(smp_plan_compute(p, &err) == 0, "%s", err.message);
+	CHECK(smp_plan_count(p) == 2 && smp_plan_entry_applyset_parent(smp_plan_entry_at(p, 0)) &&
+	      smp_plan_entry_action(smp_plan_entry_at(p, 1)) == SMP_ACTION_ERROR,
+	      "%zu entries", smp_plan_count(p));
+	smp_plan_free(p);
+
+	/* the label already set: the parent's first apply, then kubectl's error */
+	p = new_plan(&o);
+	add(p, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\","
+	       "\"labels\":{\"applyset.kubernetes.io/part-of\":\"x\"}}}", false, "a.json");
+	CHECK(smp_plan_compute(p, &err) == SMP_EINVALOBJ);
+	CHECK_STR(err.message, "ApplySet label \"applyset.kubernetes.io/part-of\" already set in "
+	                       "input data");
+	CHECK(smp_plan_count(p) == 1 && smp_plan_entry_action(smp_plan_entry_at(p, 0)) ==
+	      SMP_ACTION_CREATE);
+	smp_plan_free(p);
+
+	/* a custom resource's ID (kubectl's, for widgets.example.com/w1) */
+	o.applyset = "widgets.example.com/w1";
+	p = new_plan(&o);
+	add(p, deploy, false, "web.json");
+	add(p, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":["
+	       "{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\","
+	       "\"metadata\":{\"name\":\"widgets.example.com\",\"labels\":{\"applyset.kubernetes.io/"
+	       "is-parent-type\":\"true\"}},\"spec\":{\"group\":\"example.com\",\"scope\":"
+	       "\"Namespaced\",\"names\":{\"kind\":\"Widget\",\"plural\":\"widgets\"},\"versions\":["
+	       "{\"name\":\"v1beta1\",\"served\":true},{\"name\":\"v1\",\"served\":true}]}},"
+	       "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"w1\","
+	       "\"namespace\":\"default\",\"labels\":{\"applyset.kubernetes.io/id\":\"wrong\"},"
+	       "\"annotations\":{\"applyset.kubernetes.io/tooling\":\"kubectl/v1\"}}}]}",
+	    true, "live.json");
+	CHECK(smp_plan_compute(p, &err) == SMP_EINVALOBJ);
+	CHECK_STR(err.message, "ApplySet parent object \"widgets.example.com/w1\" exists and has "
+	                       "incorrect value for label \"applyset.kubernetes.io/id\" (got: wrong, "
+	                       "want: applyset-w2F6avP12iMc0NtLfxidFikyF8plpeYCClrtAeRJ0Ko-v1)");
+	CHECK(smp_plan_count(p) == 0);
+	smp_plan_free(p);
+}
+
 /* smp_text_diff: equal texts give nothing; hunks as diff -u. */
 static void test_text_diff(void)
 {
@@ -453,6 +590,7 @@ int main(void)
 	test_run();
 	test_options();
 	test_text_diff();
+	test_applyset();
 	if (failures)
 		fprintf(stderr, "%d failure(s)\n", failures);
 	return failures != 0;

@@ -32,8 +32,9 @@
  * product, as the server names it). A create gets a uid and a
  * creationTimestamp, every write the next resourceVersion; POST over an
  * existing object is 409 AlreadyExists, PUT or a non-apply PATCH of a
- * missing one 404. Every request (method, path, query, content type, body)
- * is appended as a line to STATE_DIR/requests.jsonl.
+ * missing one 404; DELETE removes the object (404 when missing). Every
+ * request (method, path, query, content type, body) is appended as a line
+ * to STATE_DIR/requests.jsonl.
  */
 #include "smpatch.h"
 
@@ -688,7 +689,8 @@ static int write_target(const char *path, const smp_value *body, char *gv, size_
 }
 
 /* Rewrites objects.json with `obj` in the place of the object it names
- * (index `at`, or appended when at is -1). */
+ * (index `at`, or appended when at is -1; obj NULL: that object
+ * removed). */
 static void store(const char *state, const smp_value *items, ptrdiff_t at, const smp_value *obj)
 {
 	struct buf out = { 0 };
@@ -697,12 +699,14 @@ static void store(const char *state, const smp_value *items, ptrdiff_t at, const
 
 	buf_str(&out, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[");
 	for (size_t i = 0; i < smp_value_len(items); i++) {
+		if ((ptrdiff_t)i == at && !obj)
+			continue;
 		if (!first)
 			buf_str(&out, ",");
 		first = 0;
 		add_value(&out, (ptrdiff_t)i == at ? obj : smp_list_get(items, i));
 	}
-	if (at < 0) {
+	if (at < 0 && obj) {
 		if (!first)
 			buf_str(&out, ",");
 		add_value(&out, obj);
@@ -845,6 +849,10 @@ static void ssa_write(int fd, const char *state, struct oracle *o, const char *m
 		const smp_value *root = smp_doc_root(objs, 0);
 		items = smp_value_type(root) == SMP_LIST ? root : smp_map_get(root, "items");
 	}
+	if (strcmp(method, "DELETE") == 0 && blen == 0) {
+		body = "{}";
+		blen = 2;
+	}
 	if (smp_doc_parse(&bd, body, blen, &po, &err) != SMP_OK || smp_doc_count(bd) != 1) {
 		status(&out, 400, "BadRequest", "the body does not parse", NULL);
 		code = 400;
@@ -866,6 +874,18 @@ static void ssa_write(int fd, const char *state, struct oracle *o, const char *m
 			at = (ptrdiff_t)i;
 			break;
 		}
+	}
+	if (strcmp(method, "DELETE") == 0) {
+		/* the object goes; the answer is a Status, as the server's for a
+		 * background deletion */
+		if (!live) {
+			not_found(fd);
+			goto done;
+		}
+		store(state, items, at, NULL);
+		buf_str(&out, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Success\"}");
+		code = 200;
+		goto answer;
 	}
 	if (!query_param(query, "fieldManager", manager, sizeof manager) && !apply)
 		snprintf(manager, sizeof manager, "%.*s", (int)strcspn(useragent, "/"), useragent);
@@ -966,7 +986,7 @@ static void serve(int fd, const char *state, struct oracle *o)
 		header(req.p, "User-Agent", ua, sizeof ua);
 		log_request(state, method, path, query, ctype, req.p + off, blen);
 		if (strcmp(method, "PATCH") == 0 || strcmp(method, "POST") == 0 ||
-		    strcmp(method, "PUT") == 0) {
+		    strcmp(method, "PUT") == 0 || strcmp(method, "DELETE") == 0) {
 			ssa_write(fd, state, o, method, path, query, ctype, ua, req.p + off, blen);
 			goto out;
 		}

@@ -49,6 +49,7 @@ def _declare():
         ("smp_plan_count", c_size_t, _P),
         ("smp_plan_entry_at", _P, _P, c_size_t),
         ("smp_plan_entry_action", c_int, _P),
+        ("smp_plan_entry_applyset_parent", c_bool, _P),
         ("smp_plan_entry_label", c_char_p, _P),
         ("smp_plan_entry_api_version", c_char_p, _P),
         ("smp_plan_entry_kind", c_char_p, _P),
@@ -114,6 +115,8 @@ class Entry(collections.abc.Mapping):
 
     action        "create", "configure", "unchanged", "prune", "conflict"
                   or "error"
+    applyset_parent  True for the ApplySet's parent (the applyset option):
+                  its apply before the configurations and after the prune
     patch_type    "strategic" or "merge" (client-side; "strategic" otherwise)
     content_type  the Content-Type of what `smpatch apply -o patch` shows
                   (the patch type's for unchanged), None for prune and failures
@@ -143,7 +146,7 @@ class Entry(collections.abc.Mapping):
     masked); entry.status_line(dry_run=True) adds kubectl's suffix.
     """
 
-    _KEYS = ("action", "patch_type", "content_type", "patch", "requests", "object", "live",
+    _KEYS = ("action", "applyset_parent", "patch_type", "content_type", "patch", "requests", "object", "live",
              "config", "file", "api_version", "kind", "namespace", "name", "warnings",
              "error", "error_detail", "server_status", "delete_options", "status")
 
@@ -171,6 +174,10 @@ class Entry(collections.abc.Mapping):
     @property
     def failed(self):
         return self.action in ("conflict", "error")
+
+    @property
+    def applyset_parent(self):
+        return bool(_F["smp_plan_entry_applyset_parent"](self._h()))
 
     @property
     def patch_type(self):
@@ -387,7 +394,8 @@ class Plan(V.Handle, collections.abc.Sequence):
                  field_selector=None, prune=False, prune_all=False, prune_allowlist=None,
                  cluster_scoped=None, schema=None, now=None, stored=False, cascade=None,
                  grace_period=None, validate="strict", ignore_fields=None,
-                 ignore_managers=None, jobs=None, csa_managers=None):
+                 ignore_managers=None, jobs=None, csa_managers=None, applyset=None,
+                 applyset_tooling=None):
         _need()
         self._ptr = None
         self._entries = None
@@ -423,6 +431,8 @@ class Plan(V.Handle, collections.abc.Sequence):
         o.list("ignore_fields", ignore_fields)
         o.list("ignore_managers", ignore_managers)
         o.list("csa_managers", csa_managers)
+        o.string("applyset", applyset)
+        o.string("applyset_tooling", applyset_tooling)
         o.string("now", now)
         o.bool("stored", stored)
         o.string("propagation", cascade)
@@ -559,7 +569,11 @@ def apply(config_text, live_text=None, *, server_side=False, field_manager=None,
     (a prune's DeleteOptions), ignore_fields (["/spec/replicas",
     "Deployment.apps:spec.template.spec.containers[name=web].image", ...])
     and ignore_managers (["hpa", ...]): left out of .diff(), .changes()
-    and the unchanged/configured decision, never out of .patch.
+    and the unchanged/configured decision, never out of .patch; applyset
+    (kubectl's --applyset, "[RESOURCE][.GROUP]/NAME", with prune=True and
+    a namespace with enforce_namespace=True for a Secret or ConfigMap
+    parent) and applyset_tooling ("kubectl/v1.32.0" by default): the
+    parent's entries have .applyset_parent.
 
     One object's failure does not stop the others: it is a "conflict" or
     "error" entry.
