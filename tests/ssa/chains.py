@@ -14,8 +14,11 @@ managers, the first an apply, or (a quarter of the chains) a create by a
 plain write (an update of nothing: kubectl create, a controller's POST);
 then appliers (kubectl, helm, argocd; force now and then) that re-apply
 configurations drifting from their last one (fields kept, changed, dropped,
-added), and updaters (kubectl-edit, controllers, client-side apply, a
-request without a manager) that send the whole object with a few edits. A
+added), updaters (kubectl-edit, controllers, client-side apply, a
+request without a manager) that send the whole object with a few edits, and
+kubectl's own applies (the ApplySet parent's metadata by kubectl-applyset;
+the last-applied annotation alone by kubectl-last-applied, as its
+migration from client-side apply sends it). A
 few requests are invalid on purpose (no manager, a wrong type, a duplicate
 or missing key). All chains advance together, one round per step: the
 step's live object is the oracle's previous answer (plus the fields the API
@@ -320,6 +323,8 @@ class Chain:
                     "op": "update"}
             self.pending = None
             return case, ["create"]
+        if self.live is not None and r.random() < 0.08:
+            return self.kubectl_step(sid)
         if self.live is None or r.random() < 0.6:
             mgr = r.choice(APPLIERS)
             chosen = self.drift(self.last.get(mgr))
@@ -354,6 +359,36 @@ class Chain:
                     "manager": mgr, "force": False, "op": "update"}
             self.pending = None
         return case, tags
+
+    def kubectl_step(self, sid):
+        """kubectl's own server-side applies besides the configuration's:
+        the ApplySet parent's (a PartialObjectMetadata by kubectl-applyset,
+        creationTimestamp null, force on the retry after a conflict), or
+        the migration's apply of the last-applied annotation alone as
+        kubectl-last-applied."""
+        r = self.r
+        md = {"name": self.skel["metadata"]["name"],
+              "namespace": self.skel["metadata"]["namespace"]}
+        if r.random() < 0.6:
+            md["creationTimestamp"] = None
+            md["labels"] = {"applyset.kubernetes.io/id": r.choice(
+                ["applyset-51uXdjs_k8zt9KVdAtPaWnW_O9B-EVzd2Bkztfa9DSA-v1", "applyset-x-v1"])}
+            md["annotations"] = {
+                "applyset.kubernetes.io/tooling": r.choice(["kubectl/v1.32.4", "kubectl/v1.31.0"]),
+                "applyset.kubernetes.io/contains-group-kinds": r.choice(
+                    ["", "ConfigMap", "ConfigMap,Deployment.apps"]),
+                "applyset.kubernetes.io/additional-namespaces": r.choice(["", "ns1,ns2"])}
+            mgr, force, tag = "kubectl-applyset", r.random() < 0.3, "applyset"
+        else:
+            ann = (((self.live or {}).get("metadata") or {}).get("annotations") or {}).get(
+                "kubectl.kubernetes.io/last-applied-configuration")
+            md["annotations"] = {"kubectl.kubernetes.io/last-applied-configuration":
+                                 ann if ann and r.random() < 0.7 else '{"kind":"%s"}\n' % self.skel["kind"]}
+            mgr, force, tag = "kubectl-last-applied", False, "migration"
+        config = {"apiVersion": self.skel["apiVersion"], "kind": self.skel["kind"], "metadata": md}
+        self.pending = None
+        return {"id": sid, "live": copy.deepcopy(self.live), "config": config, "manager": mgr,
+                "force": force, "op": "apply"}, [tag]
 
     def invalid(self, config):
         r = self.r
@@ -571,6 +606,9 @@ def main():
                 stats[case["op"]] += 1
                 if case["op"] == "update" and case["live"] is None:
                     stats["creates by a plain write"] += 1
+                for x in ("applyset", "migration"):
+                    if x in t:
+                        stats[x + " steps"] += 1
                 if case["op"] == "apply" and case["force"]:
                     stats["forced applies"] += 1
                 if ans["ok"]:
@@ -606,8 +644,9 @@ def main():
     kinds = Counter(c.kind for c in chains)
     print("%d chains (%s), %d steps in %d rounds, seed %d" % (
         count, ", ".join("%s %d" % kv for kv in sorted(kinds.items())), stats["steps"], rnd, seed))
-    for k in ["apply", "update", "creates by a plain write", "forced applies", "accepted",
-              "unchanged", "conflicts", "rejected"]:
+    for k in ["apply", "update", "creates by a plain write", "applyset steps",
+              "migration steps", "forced applies", "accepted", "unchanged", "conflicts",
+              "rejected"]:
         print("  %-16s %d" % (k, stats[k]))
     print("  agree            %d" % stats["agree"])
     for k in sorted(stats):
@@ -622,7 +661,8 @@ def main():
     bad = []
     n = max(stats["steps"], 1)
     for k, lo in (("update", 0.2), ("conflicts", 0.03), ("rejected", 0.005), ("forced applies", 0.05),
-                  ("unchanged", 0.03), ("creates by a plain write", 0.02)):
+                  ("unchanged", 0.03), ("creates by a plain write", 0.02),
+                  ("applyset steps", 0.01), ("migration steps", 0.01)):
         if stats[k] / n < lo:
             bad.append("%s %.1f%% < %.1f%%" % (k, 100.0 * stats[k] / n, 100 * lo))
     if bad and count >= 200:
