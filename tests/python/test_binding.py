@@ -516,6 +516,38 @@ class Plans(unittest.TestCase):
         self.assertEqual((f.action, f.object["data"]["k"]), ("configure", "v"))
         self.assertTrue(f.requests[0]["force"])
 
+    def test_applyset(self):
+        # kubectl's ID of the Secret myset in default (through the stand-in
+        # API server: tests/cli/applyset_server.sh)
+        set_id = "applyset-51uXdjs_k8zt9KVdAtPaWnW_O9B-EVzd2Bkztfa9DSA-v1"
+        cfg = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"},
+               "data": {"k": "v"}}
+        old = {"apiVersion": "v1", "kind": "ConfigMap",
+               "metadata": {"name": "old", "namespace": "default", "uid": "u1",
+                            "labels": {"applyset.kubernetes.io/part-of": set_id}}}
+        parent = {"apiVersion": "v1", "kind": "Secret", "metadata": {
+            "name": "myset", "namespace": "default",
+            "labels": {"applyset.kubernetes.io/id": set_id},
+            "annotations": {"applyset.kubernetes.io/tooling": "kubectl/v1.32.0",
+                            "applyset.kubernetes.io/contains-group-kinds": "ConfigMap"}}}
+        plan = smpatch.apply([cfg], [parent, old], server_side=True, applyset="myset",
+                             prune=True, namespace="default", enforce_namespace=True,
+                             now="2024-01-01T00:00:00Z")
+        self.assertEqual([(e.kind, e.name, e.action, e.applyset_parent) for e in plan],
+                         [("Secret", "myset", "configure", True),
+                          ("ConfigMap", "a", "create", False),
+                          ("ConfigMap", "old", "prune", False),
+                          ("Secret", "myset", "configure", True)])
+        self.assertEqual(plan[1].patch["metadata"]["labels"],
+                         {"applyset.kubernetes.io/part-of": set_id})
+        self.assertEqual(plan[0].requests[0]["field_manager"], "kubectl-applyset")
+        self.assertEqual(plan[3].object["metadata"]["annotations"]
+                         ["applyset.kubernetes.io/contains-group-kinds"], "ConfigMap")
+        with self.assertRaises(smpatch.InvalidObjectError) as x:
+            smpatch.apply([cfg], [parent], applyset="myset", prune=True, namespace="default",
+                          enforce_namespace=True, applyset_tooling="helm/v3")
+        self.assertIn('is managed by tooling "kubectl" instead of "helm"', str(x.exception))
+
     def test_stored(self):
         cfg = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
                "spec": {"ports": [{"port": 80}], "selector": {"app": "web"}}}
@@ -618,7 +650,8 @@ class Plans(unittest.TestCase):
 _FLAGS = {"-n": "namespace", "--namespace": "namespace", "-l": "selector",
           "--selector": "selector", "--field-selector": "field_selector",
           "--field-manager": "field_manager", "--prune-allowlist": "prune_allowlist",
-          "--cluster-scoped": "cluster_scoped", "--csa-manager": "csa_managers"}
+          "--cluster-scoped": "cluster_scoped", "--csa-manager": "csa_managers",
+          "--applyset": "applyset", "--applyset-tooling": "applyset_tooling"}
 
 
 def _case_options(words, case):
