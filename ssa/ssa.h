@@ -199,6 +199,15 @@ int ssa_compare(ssa_ctx *c, ssa_cmp *out, const smp_value *lhs, const smp_value 
 /* RemoveItems: never NULL on success (a null value for "nothing"). */
 int ssa_remove_items(ssa_ctx *c, const smp_value **out, const smp_value *v,
                      ssa_type *t, const ssa_set *items);
+/* What SMD's Updater.prune removes from `merged` (as a set for
+ * ssa_remove_items; NULL: nothing): of the paths at or below the members
+ * of `l` (the applier's last set, read as EnsureNamedFieldsAreMembers
+ * makes it: declared struct fields with paths below are members) that no
+ * manager owns (`owners`: the managers' sets, the applier's new one
+ * included), those that are in l; in one walk of `merged`, without the
+ * update.go's three field sets of whole objects (docs/SSA.md). */
+int ssa_prune_set(ssa_ctx *c, ssa_set **out, const smp_value *merged, ssa_type *t,
+                  const ssa_set *l, const ssa_set *const *owners, size_t nowners);
 /* ReconcileFieldSetWithSchema: *out = NULL when nothing changes. */
 int ssa_reconcile(ssa_ctx *c, ssa_set **out, const ssa_set *s, ssa_type *t);
 

@@ -1096,6 +1096,219 @@ int ssa_remove_items(ssa_ctx *c, const smp_value **out, const smp_value *v,
 	return rc;
 }
 
+/* ---------------------------------------------------------------- prune */
+
+/* The walk of ssa_prune_set: the merged object along the removal roots and
+ * below them, each manager's set followed alongside; the entries of the
+ * set being built on a stack (a node's on top until it is done), so that
+ * nothing is allocated for the many paths that stay. */
+typedef struct pwalk {
+	walk w;
+	const ssa_set **own;   /* per depth, the managers' sets below the node */
+	size_t nown;
+	ssa_ent *st;
+	size_t n, cap;
+} pwalk;
+
+/* What to_set (named) makes of a node: whether its path is a member, the
+ * value `v` of type `t` (NULL: not recursed) under a field that is
+ * `declared` (always for list items, which are members). */
+static bool named_member(const smp_value *v, ssa_type *t, bool field, bool declared)
+{
+	if (!field || !declared || v->type == SMP_NULL ||
+	    (v->type == SMP_MAP && v->u.map.len == 0) || !t)
+		return true;
+	switch (deduce(t, v)) {
+	case A_SCALAR:
+		return true;
+	case A_MAP:
+		return t->map_rel == SSA_REL_ATOMIC || (v->type == SMP_MAP && v->u.map.len > 0);
+	case A_LIST:
+		return t->list_rel == SSA_REL_ATOMIC || (v->type == SMP_LIST && v->u.list.len > 0);
+	default:
+		return false;
+	}
+}
+
+static int pw_push(pwalk *pw, const ssa_pe *pe, bool member, ssa_set *child)
+{
+	if (pw->n == pw->cap) {
+		size_t cap = pw->cap ? pw->cap * 2 : 64;
+		ssa_ent *st = realloc(pw->st, cap * sizeof(*st));
+
+		if (!st)
+			return ssa_oom(pw->w.c);
+		pw->st = st;
+		pw->cap = cap;
+	}
+	pw->st[pw->n].pe = *pe;
+	pw->st[pw->n].member = member;
+	pw->st[pw->n].child = child;
+	pw->n++;
+	return 0;
+}
+
+/* One child of the node at depth d (path element pe, value v, type ct,
+ * under a struct field `declared` or a list item): the child's drop set
+ * entry. lent: the roots' entry for it (NULL: none); under_l: the node is
+ * at or below a root; under_u: below a path that goes. *gone: the child's
+ * path goes (it leaves R(p1)). */
+static int prune_node(pwalk *pw, const smp_value *v, ssa_type *ct, const ssa_pe *pe,
+                      bool field, bool declared, const ssa_ent *lent, bool under_l,
+                      bool under_u, bool *gone);
+
+/* Below node v (type t) at depth d: the drop set of its children into
+ * *out; *all_gone: v is a non-empty map all of whose fields go. */
+static int prune_below(pwalk *pw, ssa_set **out, const smp_value *v, ssa_type *t,
+                       const ssa_set *lsub, bool under_l, bool under_u, bool *all_gone)
+{
+	ssa_ctx *c = pw->w.c;
+	size_t base = pw->n, d = pw->w.depth;
+	int rc;
+
+	*out = NULL;
+	*all_gone = false;
+	if (d >= SSA_MAX_DEPTH)
+		return too_deep(&pw->w);
+	pw->w.depth++;
+	switch (deduce(t, v)) {
+	case A_MAP:
+		if (t->map_rel == SSA_REL_ATOMIC || v->type != SMP_MAP || !v->u.map.len)
+			break;
+		*all_gone = true;
+		for (size_t i = 0; i < v->u.map.len; i++) {
+			const smp_member *m = &v->u.map.items[i];
+			ssa_pe pe = {.kind = SSA_PE_FIELD, .n = (uint32_t)m->klen, .u.name = m->key};
+			ptrdiff_t j = lsub ? ssa_set_find(lsub, &pe) : -1;
+			bool declared, gone = false;
+			ssa_type *ft;
+
+			if (!under_l && j < 0) {
+				*all_gone = false;
+				continue;
+			}
+			ft = ssa_type_field(c, t, m->key, m->klen, &declared);
+			if (c->rc)
+				return c->rc;
+			if ((rc = prune_node(pw, m->val, ft, &pe, true, declared, j >= 0 ? &lsub->e[j] : NULL,
+			                     under_l, under_u, &gone)))
+				return rc;
+			*all_gone = *all_gone && gone;
+		}
+		break;
+	case A_LIST: {
+		ssa_type *et;
+
+		if (t->list_rel == SSA_REL_ATOMIC || v->type != SMP_LIST || !v->u.list.len)
+			break;
+		if (!(et = ssa_type_elem(c, t)))
+			return ssa_oom(c);
+		for (size_t i = 0; i < v->u.list.len; i++) {
+			const char *msg;
+			char buf[160];
+			ssa_pe pe;
+			ptrdiff_t j;
+			bool gone;
+
+			if ((rc = item_pe(c, &pe, t, i, v->u.list.items[i], &msg, buf, sizeof(buf)))) {
+				if (rc < 0)
+					return rc;
+				continue; /* not in any set */
+			}
+			j = lsub ? ssa_set_find(lsub, &pe) : -1;
+			if (!under_l && j < 0)
+				continue;
+			if ((rc = prune_node(pw, v->u.list.items[i], et, &pe, false, true,
+			                     j >= 0 ? &lsub->e[j] : NULL, under_l, under_u, &gone)))
+				return rc;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	pw->w.depth--;
+	if (pw->n > base) {
+		size_t n = pw->n - base;
+		ssa_ent *e = ssa_alloc(c, n * sizeof(*e));
+
+		if (!e)
+			return SMP_ENOMEM;
+		memcpy(e, pw->st + base, n * sizeof(*e));
+		pw->n = base;
+		if (!(*out = ssa_set_build(c, e, n)))
+			return c->rc ? c->rc : SMP_ENOMEM;
+	}
+	return 0;
+}
+
+static int prune_node(pwalk *pw, const smp_value *v, ssa_type *ct, const ssa_pe *pe,
+                      bool field, bool declared, const ssa_ent *lent, bool under_l,
+                      bool under_u, bool *gone)
+{
+	/* prune_below counted the node's depth in: its parent's sets are at
+	 * depth - 1, its own at depth */
+	size_t d = pw->w.depth - 1, no = pw->nown;
+	const ssa_set **own = pw->own + d * no, **sub = pw->own + (d + 1) * no;
+	bool owned = false, member, c_under_l, is_u, c_under_u, all_gone = false, drop;
+	ssa_set *child = NULL;
+	int rc;
+
+	/* EnsureNamedFieldsAreMembers of the managers' sets: a member, or a
+	 * declared struct field with paths below it */
+	for (size_t k = 0; k < no; k++) {
+		ptrdiff_t j = own[k] ? ssa_set_find(own[k], pe) : -1;
+
+		sub[k] = j >= 0 ? own[k]->e[j].child : NULL;
+		if (j >= 0 && (own[k]->e[j].member || (field && declared && own[k]->e[j].child)))
+			owned = true;
+	}
+	member = named_member(v, ct, field, declared);
+	/* the last set as EnsureNamedFieldsAreMembers makes it: a declared
+	 * struct field with paths below it is a member too */
+	c_under_l = under_l || (lent && (lent->member || (field && declared && lent->child)));
+	is_u = c_under_l && member && !owned; /* what the first removal drops */
+	c_under_u = under_u || is_u;
+	if (ct && (rc = prune_below(pw, &child, v, ct, lent ? lent->child : NULL, c_under_l,
+	                            c_under_u, &all_gone)))
+		return rc;
+	/* an associative list item left with no field is a null item, which
+	 * leaves the list's set */
+	*gone = is_u || (!field && pe->kind == SSA_PE_KEY && all_gone);
+	drop = (c_under_u || *gone) && lent && (lent->member || (field && declared && lent->child)) &&
+	       member;
+	if (drop || child)
+		return pw_push(pw, pe, drop, child);
+	return 0;
+}
+
+int ssa_prune_set(ssa_ctx *c, ssa_set **out, const smp_value *merged, ssa_type *t,
+                  const ssa_set *l, const ssa_set *const *owners, size_t nowners)
+{
+	pwalk pw;
+	bool all_gone;
+	int rc;
+
+	*out = NULL;
+	if (ssa_set_empty(l))
+		return 0;
+	memset(&pw, 0, sizeof(pw));
+	if ((rc = walk_init(&pw.w, c, "prune")))
+		return rc;
+	pw.nown = nowners;
+	if (!(pw.own = calloc((SSA_MAX_DEPTH + 3) * (nowners ? nowners : 1), sizeof(*pw.own)))) {
+		walk_done(&pw.w);
+		return ssa_oom(c);
+	}
+	for (size_t k = 0; k < nowners; k++)
+		pw.own[k] = owners[k];
+	rc = prune_below(&pw, out, merged, t, l, false, false, &all_gone);
+	free(pw.own);
+	free(pw.st);
+	walk_done(&pw.w);
+	return rc ? (c->rc ? c->rc : rc) : 0;
+}
+
 /* ---------------------------------------------------------------- reconcile */
 
 typedef struct rwalk {

@@ -135,13 +135,6 @@ static int update(ssa_ctx *c, ssa_cmp *cmp, const smp_value *live, const smp_val
 	return 0;
 }
 
-/* The set of `v` with every named field that has children made a member
- * (ToFieldSet, then EnsureNamedFieldsAreMembers). */
-static int named_set(ssa_ctx *c, ssa_set **out, const smp_value *v, ssa_type *t)
-{
-	return ssa_to_set(c, out, v, t, true);
-}
-
 /* Whether ENF(a) is a subset of ENF(b), and every path with something
  * below it in ENF(a) is itself in ENF(a) (as in the sets the server
  * writes). */
@@ -171,12 +164,19 @@ static bool named_subset(ssa_ctx *c, const ssa_set *a, const ssa_set *b, ssa_typ
 }
 
 /* Updater.prune: removes what the applier applied last time and no longer
- * applies, unless another manager (or the new configuration) owns it. */
+ * applies, unless another manager (or the new configuration) owns it.
+ * update.go removes the last set from the merged object, drops what left
+ * with it that nobody owns, puts back what that took with it and removes
+ * the rest of the last set below it: three field sets of the whole object.
+ * Every path that can go is at or below a member of the last set, so
+ * ssa_prune_set finds the same paths in one walk of the merged object
+ * along the last set, following the managers' sets alongside. */
 static int prune(ssa_ctx *c, const smp_value **out, const smp_value *merged, ssa_type *t,
                  ssa_managers *ms, const ssa_set *last)
 {
-	ssa_set *l, *owned = NULL, *ms_set, *p0s, *p1s, *drop;
-	const smp_value *p0, *p1;
+	const ssa_set **owners;
+	ssa_set *drop;
+	size_t n = 0;
 	int rc;
 
 	*out = merged;
@@ -189,28 +189,13 @@ static int prune(ssa_ctx *c, const smp_value **out, const smp_value *merged, ssa
 			return 0;
 	if (c->rc)
 		return c->rc;
-	if (!(l = ssa_set_ensure_named(c, last, t)) && c->rc)
-		return c->rc;
-	if ((rc = ssa_remove_items(c, &p0, merged, t, l)))
-		return rc;
-	/* addBackOwnedItems */
+	if (!(owners = ssa_alloc(c, (ms->n ? ms->n : 1) * sizeof(*owners))))
+		return SMP_ENOMEM;
 	for (size_t i = 0; i < ms->n; i++)
-		if (ms->m[i].present && !(owned = ssa_set_union(c, owned, ms->m[i].set)) && c->rc)
-			return c->rc;
-	if ((rc = named_set(c, &ms_set, merged, t)) || (rc = named_set(c, &p0s, p0, t)))
+		if (ms->m[i].present && ms->m[i].set)
+			owners[n++] = ms->m[i].set;
+	if ((rc = ssa_prune_set(c, &drop, merged, t, last, owners, n)))
 		return rc;
-	owned = ssa_set_ensure_named(c, owned, t);
-	drop = ssa_set_difference(c, ms_set, ssa_set_union(c, p0s, owned));
-	if (c->rc)
-		return c->rc;
-	if ((rc = ssa_remove_items(c, &p1, merged, t, drop)))
-		return rc;
-	/* addBackDanglingItems */
-	if ((rc = named_set(c, &p1s, p1, t)))
-		return rc;
-	drop = ssa_set_intersection(c, ssa_set_difference(c, ms_set, p1s), l);
-	if (c->rc)
-		return c->rc;
 	return ssa_remove_items(c, out, merged, t, drop);
 }
 
