@@ -421,7 +421,12 @@ static int from_value(ssa_ctx *c, ssa_set **out, bool *is_member, const smp_valu
 		         v->type == SMP_LIST ? "[" : v->type == SMP_STRING ? "\"" : "a scalar");
 		return SMP_EINVAL;
 	}
-	if (!(e = ssa_alloc(c, (v->u.map.len ? v->u.map.len : 1) * sizeof(*e))))
+	if (v->u.map.len == 0 || (v->u.map.len == 1 && v->u.map.items[0].klen == 1 &&
+	                          v->u.map.items[0].key[0] == '.')) {
+		*is_member = true; /* a leaf ({}) or a member alone ({".":{}}) */
+		return 0;
+	}
+	if (!(e = ssa_alloc(c, v->u.map.len * sizeof(*e))))
 		return SMP_ENOMEM;
 	for (size_t i = 0; i < v->u.map.len; i++) {
 		const smp_member *m = &v->u.map.items[i];

@@ -931,6 +931,68 @@ static int kv_cmp(const void *x, const void *y)
 	return bytes_cmp(a->name, a->nlen, b->name, b->nlen);
 }
 
+/* A key's pairs in the order Go's sort.SliceStable leaves them:
+ * insertion sort (keys are few). */
+static void sort_kv(ssa_kv *kv, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		ssa_kv x = kv[i];
+		size_t k = i;
+
+		while (k > 0 && kv_cmp(&kv[k - 1], &x) > 0) {
+			kv[k] = kv[k - 1];
+			k--;
+		}
+		kv[k] = x;
+	}
+}
+
+/* The pairs of a k: key's object ({"name":"web"}), at most 8, read into
+ * kv[] in their order: 0, or -1 for anything else (then the whole reader
+ * runs, and says what is wrong). */
+static int few_keys(jin *j, ssa_kv *kv, size_t *n)
+{
+	*n = 0;
+	skip_ws(j);
+	if (j->p >= j->end || *j->p != '{')
+		return -1;
+	j->p++;
+	skip_ws(j);
+	if (j->p < j->end && *j->p == '}') {
+		j->p++;
+		return 0;
+	}
+	for (;;) {
+		const char *k;
+		size_t kn;
+		smp_value *v;
+
+		skip_ws(j);
+		if (*n == 8 || j->p >= j->end || *j->p != '"' || read_string(j, &k, &kn))
+			return -1;
+		skip_ws(j);
+		if (j->p >= j->end || *j->p != ':')
+			return -1;
+		j->p++;
+		if (read_value(j, &v, 1))
+			return -1;
+		kv[*n].name = k;
+		kv[*n].nlen = (uint32_t)kn;
+		kv[*n].val = v;
+		(*n)++;
+		skip_ws(j);
+		if (j->p < j->end && *j->p == ',') {
+			j->p++;
+			continue;
+		}
+		if (j->p < j->end && *j->p == '}') {
+			j->p++;
+			return 0;
+		}
+		return -1;
+	}
+}
+
 int ssa_pe_parse_key(ssa_ctx *c, ssa_pe *out, const char *s, size_t n, char *msg,
                      size_t msgsize)
 {
@@ -963,8 +1025,22 @@ int ssa_pe_parse_key(ssa_ctx *c, ssa_pe *out, const char *s, size_t n, char *msg
 		out->u.val = v;
 		return 0;
 	case 'k': {
-		ssa_kv *kv;
+		ssa_kv *kv, few[8];
+		size_t nfew;
 
+		if (few_keys(&j, few, &nfew) == 0) {
+			/* the usual key (k:{"name":"web"}): its pairs read straight
+			 * into the element, no map built for them */
+			if (!(kv = ssa_alloc(c, (nfew ? nfew : 1) * sizeof(*kv))))
+				return SMP_ENOMEM;
+			memcpy(kv, few, nfew * sizeof(*kv));
+			sort_kv(kv, nfew);
+			out->kind = SSA_PE_KEY;
+			out->u.keys = kv;
+			out->n = (uint32_t)nfew;
+			return 0;
+		}
+		j.p = s + 2;
 		if ((rc = read_value(&j, &v, 0)) == 0 && v->type != SMP_MAP) {
 			j.msg = "expected an object";
 			rc = SMP_EINVAL;
@@ -981,17 +1057,7 @@ int ssa_pe_parse_key(ssa_ctx *c, ssa_pe *out, const char *s, size_t n, char *msg
 			kv[i].nlen = (uint32_t)v->u.map.items[i].klen;
 			kv[i].val = v->u.map.items[i].val;
 		}
-		/* Stable, as Go's sort.SliceStable: insertion sort (keys are few). */
-		for (size_t i = 1; i < v->u.map.len; i++) {
-			ssa_kv x = kv[i];
-			size_t k = i;
-
-			while (k > 0 && kv_cmp(&kv[k - 1], &x) > 0) {
-				kv[k] = kv[k - 1];
-				k--;
-			}
-			kv[k] = x;
-		}
+		sort_kv(kv, v->u.map.len);
 		out->kind = SSA_PE_KEY;
 		out->u.keys = kv;
 		out->n = (uint32_t)v->u.map.len;
