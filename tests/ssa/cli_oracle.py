@@ -90,6 +90,19 @@ def cause_message(c):
     return m
 
 
+def applyset_id(ref, ns):
+    """kubectl's ApplySet.ID() for a Secret or ConfigMap parent:
+    base64url(sha256(name.namespace.kind.group)), unpadded."""
+    import base64
+    import hashlib
+    kind = "Secret"
+    if "/" in ref:
+        res, ref = ref.split("/", 1)
+        kind = {"configmaps": "ConfigMap", "configmap": "ConfigMap"}.get(res.lower(), "Secret")
+    digest = hashlib.sha256(("%s.%s.%s." % (ref, ns, kind)).encode()).digest()
+    return "applyset-%s-v1" % base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
 def check_run(case, run, prog):
     words = shlex.split(open(os.path.join(case, run)).read().replace("$SMP_TESTDATA", os.path.dirname(CASES)))
     if "--show-managed-fields" not in words or not ("-o" in words and words[words.index("-o") + 1] == "json"):
@@ -107,7 +120,7 @@ def check_run(case, run, prog):
     exp_dir = os.path.join(case, "expected", name) if name else os.path.join(case, "expected")
     with open(os.path.join(exp_dir, "stdout")) as f:
         got = docs(f.read())
-    files, live_path, force, ns = [], None, False, "default"
+    files, live_path, force, ns, applyset = [], None, False, "default", None
     manager = "kubectl-replace" if replace else "kubectl-create" if create else "kubectl"
     i = 1
     while i < len(words):
@@ -131,6 +144,8 @@ def check_run(case, run, prog):
             manager = w.split("=", 1)[1] or ("kubectl" if replace or create else "")
         if w == "--force-conflicts":
             force = True
+        if w.startswith("--applyset="):
+            applyset = w.split("=", 1)[1]
         i += 1
     configs = [o for f in files for o in read_objects(os.path.join(case, f))]
     lives = {ident(o): o for o in (read_objects(os.path.join(case, live_path)) if live_path else [])}
@@ -143,6 +158,10 @@ def check_run(case, run, prog):
     for cfg in configs:
         cfg = copy.deepcopy(cfg)
         md = cfg.setdefault("metadata", {})
+        if applyset:
+            # kubectl labels every member with its ApplySet's ID (the parent,
+            # applied too, is not printed)
+            md.setdefault("labels", {})["applyset.kubernetes.io/part-of"] = applyset_id(applyset, ns)
         if cfg.get("kind") not in CLUSTER_KINDS:
             md.setdefault("namespace", ns)
         live = lives.get(ident(cfg))
