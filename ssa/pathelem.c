@@ -768,6 +768,60 @@ static int read_string(jin *j, const char **out, size_t *outlen)
 
 static int read_value(jin *j, smp_value **out, size_t depth);
 
+/* Reads an object's pairs (j->p at its '{'), each handed to add(ctx, key,
+ * length, value): 0, the add's non-zero value, or SMP_EINVAL with j->msg. */
+static int read_pairs(jin *j, size_t depth,
+                      int (*add)(jin *j, void *ctx, const char *k, size_t kn, smp_value *v),
+                      void *ctx)
+{
+	int rc;
+
+	j->p++;
+	skip_ws(j);
+	if (j->p < j->end && *j->p == '}') {
+		j->p++;
+		return 0;
+	}
+	for (;;) {
+		const char *k;
+		size_t kn;
+		smp_value *v;
+
+		skip_ws(j);
+		if (j->p >= j->end || *j->p != '"') {
+			j->msg = "expected a string key";
+			return SMP_EINVAL;
+		}
+		if ((rc = read_string(j, &k, &kn)))
+			return rc;
+		skip_ws(j);
+		if (j->p >= j->end || *j->p != ':') {
+			j->msg = "expected ':'";
+			return SMP_EINVAL;
+		}
+		j->p++;
+		if ((rc = read_value(j, &v, depth + 1)) || (rc = add(j, ctx, k, kn, v)))
+			return rc;
+		skip_ws(j);
+		if (j->p < j->end && *j->p == ',') {
+			j->p++;
+			continue;
+		}
+		if (j->p < j->end && *j->p == '}') {
+			j->p++;
+			return 0;
+		}
+		j->msg = "expected ',' or '}'";
+		return SMP_EINVAL;
+	}
+}
+
+/* read_pairs into a map value. */
+static int add_to_map(jin *j, void *m, const char *k, size_t kn, smp_value *v)
+{
+	return smpv_map_add(&j->c->arena, m, k, kn, v) ? ssa_oom(j->c) : 0;
+}
+
 static int read_number(jin *j, smp_value **out)
 {
 	const char *s = j->p;
@@ -827,48 +881,10 @@ static int read_value(jin *j, smp_value **out, size_t depth)
 
 		if (!m)
 			return ssa_oom(j->c);
-		j->p++;
-		skip_ws(j);
-		if (j->p < j->end && *j->p == '}') {
-			j->p++;
-			*out = m;
-			return 0;
-		}
-		for (;;) {
-			const char *k;
-			size_t kn;
-			smp_value *v;
-
-			skip_ws(j);
-			if (j->p >= j->end || *j->p != '"') {
-				j->msg = "expected a string key";
-				return SMP_EINVAL;
-			}
-			if ((rc = read_string(j, &k, &kn)))
-				return rc;
-			skip_ws(j);
-			if (j->p >= j->end || *j->p != ':') {
-				j->msg = "expected ':'";
-				return SMP_EINVAL;
-			}
-			j->p++;
-			if ((rc = read_value(j, &v, depth + 1)))
-				return rc;
-			if (smpv_map_add(&j->c->arena, m, k, kn, v))
-				return ssa_oom(j->c);
-			skip_ws(j);
-			if (j->p < j->end && *j->p == ',') {
-				j->p++;
-				continue;
-			}
-			if (j->p < j->end && *j->p == '}') {
-				j->p++;
-				*out = m;
-				return 0;
-			}
-			j->msg = "expected ',' or '}'";
-			return SMP_EINVAL;
-		}
+		if ((rc = read_pairs(j, depth, add_to_map, m)))
+			return rc;
+		*out = m;
+		return 0;
 	}
 	case '[': {
 		smp_value *l = smpv_list(&j->c->arena, 4);
@@ -947,50 +963,25 @@ static void sort_kv(ssa_kv *kv, size_t n)
 	}
 }
 
-/* The pairs of a k: key's object ({"name":"web"}), at most 8, read into
- * kv[] in their order: 0, or -1 for anything else (then the whole reader
- * runs, and says what is wrong). */
-static int few_keys(jin *j, ssa_kv *kv, size_t *n)
-{
-	*n = 0;
-	skip_ws(j);
-	if (j->p >= j->end || *j->p != '{')
-		return -1;
-	j->p++;
-	skip_ws(j);
-	if (j->p < j->end && *j->p == '}') {
-		j->p++;
-		return 0;
-	}
-	for (;;) {
-		const char *k;
-		size_t kn;
-		smp_value *v;
+/* Up to 8 pairs of a k: key, in the order read. */
+typedef struct few {
+	ssa_kv kv[8];
+	size_t n;
+} few;
 
-		skip_ws(j);
-		if (*n == 8 || j->p >= j->end || *j->p != '"' || read_string(j, &k, &kn))
-			return -1;
-		skip_ws(j);
-		if (j->p >= j->end || *j->p != ':')
-			return -1;
-		j->p++;
-		if (read_value(j, &v, 1))
-			return -1;
-		kv[*n].name = k;
-		kv[*n].nlen = (uint32_t)kn;
-		kv[*n].val = v;
-		(*n)++;
-		skip_ws(j);
-		if (j->p < j->end && *j->p == ',') {
-			j->p++;
-			continue;
-		}
-		if (j->p < j->end && *j->p == '}') {
-			j->p++;
-			return 0;
-		}
+/* read_pairs into a few: a ninth pair is -1 (too many for it). */
+static int add_to_few(jin *j, void *ctx, const char *k, size_t kn, smp_value *v)
+{
+	few *f = ctx;
+
+	(void)j;
+	if (f->n == 8)
 		return -1;
-	}
+	f->kv[f->n].name = k;
+	f->kv[f->n].nlen = (uint32_t)kn;
+	f->kv[f->n].val = v;
+	f->n++;
+	return 0;
 }
 
 int ssa_pe_parse_key(ssa_ctx *c, ssa_pe *out, const char *s, size_t n, char *msg,
@@ -1025,19 +1016,22 @@ int ssa_pe_parse_key(ssa_ctx *c, ssa_pe *out, const char *s, size_t n, char *msg
 		out->u.val = v;
 		return 0;
 	case 'k': {
-		ssa_kv *kv, few[8];
-		size_t nfew;
+		ssa_kv *kv;
+		few f;
 
-		if (few_keys(&j, few, &nfew) == 0) {
+		f.n = 0;
+		skip_ws(&j);
+		if (j.p < j.end && *j.p == '{' && read_pairs(&j, 0, add_to_few, &f) == 0) {
 			/* the usual key (k:{"name":"web"}): its pairs read straight
-			 * into the element, no map built for them */
-			if (!(kv = ssa_alloc(c, (nfew ? nfew : 1) * sizeof(*kv))))
+			 * into the element, no map built for them; anything else is
+			 * read again below, for the reader's messages */
+			if (!(kv = ssa_alloc(c, (f.n ? f.n : 1) * sizeof(*kv))))
 				return SMP_ENOMEM;
-			memcpy(kv, few, nfew * sizeof(*kv));
-			sort_kv(kv, nfew);
+			memcpy(kv, f.kv, f.n * sizeof(*kv));
+			sort_kv(kv, f.n);
 			out->kind = SSA_PE_KEY;
 			out->u.keys = kv;
-			out->n = (uint32_t)nfew;
+			out->n = (uint32_t)f.n;
 			return 0;
 		}
 		j.p = s + 2;
