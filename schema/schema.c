@@ -33,7 +33,7 @@ void smp_schema_free(smp_schema *schema)
 
 /* Compares `len` bytes of a (no NUL inside) with the C string b, in
  * strcmp order. */
-static int cmp_len(const char *a, size_t len, const char *b)
+int smp_name_cmp(const char *a, size_t len, const char *b)
 {
 	size_t blen = strlen(b);
 	int c = memcmp(a, b, len < blen ? len : blen);
@@ -52,7 +52,7 @@ const smp_sfield *smp_stype_field(const smp_stype *t, const char *name, size_t l
 	hi = t->nfields;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = cmp_len(name, len, t->fields[mid].name);
+		int c = smp_name_cmp(name, len, t->fields[mid].name);
 
 		if (c == 0)
 			return &t->fields[mid];
@@ -112,11 +112,11 @@ void smp_split_api_version(const char *api_version, const char **group,
 static int cmp_gvk(const smp_gvk_entry *e, const char *g, size_t glen,
                    const char *v, size_t vlen, const char *k)
 {
-	int c = -cmp_len(g, glen, e->group);
+	int c = -smp_name_cmp(g, glen, e->group);
 
 	if (c || !v)
 		return c;
-	c = -cmp_len(v, vlen, e->version);
+	c = -smp_name_cmp(v, vlen, e->version);
 	if (c || !k)
 		return c;
 	return strcmp(e->kind, k);

@@ -187,6 +187,11 @@ const smp_sfield *smp_stype_field(const smp_stype *t, const char *name, size_t l
 void smp_split_api_version(const char *api_version, const char **group,
                            size_t *glen, const char **version, size_t *vlen);
 
+/* Compares the `len` bytes of `a` with the string `b` as strcmp would
+ * compare a NUL-terminated copy of `a` (the order of field and kind
+ * names in the tables). */
+int smp_name_cmp(const char *a, size_t len, const char *b);
+
 /* The kind `resource` names in `group`, as kubectl's RESTMapper.KindFor
  * reads a resource without a version: the plural resource name
  * ("secrets") or the kind in lower case ("secret"), any case; of several

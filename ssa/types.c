@@ -42,16 +42,6 @@ static ssa_type *new_type(ssa_ctx *c)
 	return t;
 }
 
-static int cmp_len(const char *a, size_t len, const char *b)
-{
-	size_t blen = strlen(b);
-	int r = memcmp(a, b, len < blen ? len : blen);
-
-	if (r)
-		return r;
-	return len < blen ? -1 : len > blen ? 1 : 0;
-}
-
 /* The definition named `name` in the call's schema, or NULL. */
 static const smp_stype *find_def(const smp_schema *s, const char *name)
 {
@@ -291,7 +281,7 @@ ssa_type *ssa_type_field(ssa_ctx *c, ssa_type *t, const char *k, size_t klen,
 	*declared = false;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int r = cmp_len(k, klen, t->fields[mid].name);
+		int r = smp_name_cmp(k, klen, t->fields[mid].name);
 
 		if (r == 0) {
 			*declared = true;
