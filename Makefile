@@ -104,7 +104,7 @@ install: build
 # coverage (fuzzer-no-link) and both for ASan+UBSan.
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= codec patch diff selector jsonpatch schema plan_live
+FUZZ_TARGETS ?= codec patch diff selector jsonpatch schema plan_live ssa
 
 $(FUZZ_BUILD)/CMakeCache.txt:
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O2" \

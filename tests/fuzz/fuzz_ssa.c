@@ -1,5 +1,5 @@
 /*
- * fuzz_ssa.c - target (g): server-side apply and update (smp_ssa_apply,
+ * fuzz_ssa.c - target (h): server-side apply and update (smp_ssa_apply,
  * smp_ssa_update). Byte 0 picks the request, the rest is a YAML/JSON
  * stream: document 0 the live object (null or absent: none), document 1
  * the configuration or the new object.

@@ -2,8 +2,12 @@
  * thread_test.c - 8 threads x 1,000 three-way diffs and applies at once,
  * with the built-in schema and with a schema loaded at run time (the
  * reference's merge-item OpenAPI v3 document), each result compared with a
- * single-threaded run of the same input. Documents and schemas are shared
- * read-only between the threads; every thread also parses and prints.
+ * single-threaded run of the same input. The Deployments also go through a
+ * server-side apply and the stored form, with one Kubernetes OpenAPI
+ * document loaded once (the shared swagger) for all the threads. Documents
+ * and schemas are shared read-only between the threads; every thread also
+ * parses and prints. (The plans, on their own threads and several plans at
+ * once, are plan_thread_test.c's.)
  *
  * usage: thread_test [SMP_SHARED_DIR] [THREADS] [ITERATIONS]
  * Exit 77 (after the built-in part passed) when the shared schema is absent.
@@ -23,6 +27,10 @@ typedef struct job {
 	char orig[TEXT_MAX], mod[TEXT_MAX], cur[TEXT_MAX];
 	smp_doc *orig_doc, *cur_doc;  /* shared read-only between threads */
 	const smp_stype *stype;       /* NULL = built-in lookup by kind */
+	/* Deployments: the schema of the server-side apply and the stored form
+	 * (the Kubernetes document, shared), and whether to run them */
+	const smp_schema *kube;
+	bool ssa;
 	bool overwrite;
 	/* The single-threaded answer. */
 	int rc;
@@ -103,15 +111,64 @@ static void merge_item_job(job *j, int v)
 	j->overwrite = v % 4 != 3;
 }
 
+/* v printed as sorted JSON, in malloc'd memory (NULL on failure). */
 static char *print(const smp_value *v)
 {
 	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
-	char *s = NULL;
+	char *s = NULL, *copy;
 
 	po.sort_keys = true;
 	if (smp_print(&s, NULL, v, &po, NULL))
 		return NULL;
-	return s;
+	copy = strdup(s);
+	smp_free(s);
+	return copy;
+}
+
+/* *text + "\n" + more, in *text (more freed; both malloc'd). */
+static int append(char **text, char *more)
+{
+	size_t a = strlen(*text), b = more ? strlen(more) : 0;
+	char *t = more ? realloc(*text, a + b + 2) : NULL;
+
+	if (!t) {
+		free(more);
+		return SMP_ENOMEM;
+	}
+	t[a] = '\n';
+	memcpy(t + a + 1, more, b + 1);
+	free(more);
+	*text = t;
+	return 0;
+}
+
+/* The server-side apply of the configuration to the live object (a
+ * manager's first apply: its fields, the object as the server stores it)
+ * and the stored form of the client-side result, both with the shared
+ * Kubernetes document, appended to *result (an error's message when a
+ * call refuses). */
+static int ssa_and_stored(const job *j, const smp_value *config, const smp_value *patched,
+                          char **result, smp_error *err)
+{
+	smp_ssa_options so = SMP_SSA_OPTIONS_INIT;
+	smp_stored_options sto = SMP_STORED_OPTIONS_INIT;
+	smp_ssa_result *res = NULL;
+	smp_doc *stored = NULL;
+	int rc;
+
+	so.manager = "ci";
+	so.now = "2024-01-01T00:00:00Z";
+	so.schema = j->kube;
+	sto.schema = j->kube;
+	rc = smp_ssa_apply(&res, smp_doc_root(j->cur_doc, 0), config, &so, err);
+	rc = append(result, rc ? strdup(err->message) : print(smp_ssa_result_object(res)));
+	smp_ssa_result_free(res);
+	if (rc)
+		return rc;
+	rc = smp_stored_form(&stored, patched, &sto, err);
+	rc = append(result, rc ? strdup(err->message) : print(smp_doc_root(stored, 0)));
+	smp_doc_free(stored);
+	return rc;
 }
 
 /* One diff + apply; fills rc and the printed patch and result (caller frees). */
@@ -140,6 +197,8 @@ static int run_job(const job *j, char **patch, char **result, char *message, siz
 	*result = print(smp_doc_root(r, 0));
 	if (!*patch || !*result)
 		rc = SMP_ENOMEM;
+	if (!rc && j->ssa)
+		rc = ssa_and_stored(j, smp_doc_root(mod, 0), smp_doc_root(r, 0), result, &err);
 out:
 	if (rc)
 		snprintf(message, msize, "%s", err.message);
@@ -163,8 +222,8 @@ static void *work(void *arg)
 		    (rc == 0 && (strcmp(patch, j->patch) || strcmp(result, j->result))))
 			w->mismatches++;
 		w->runs++;
-		smp_free(patch);
-		smp_free(result);
+		free(patch);
+		free(result);
 	}
 	return NULL;
 }
@@ -205,7 +264,8 @@ static size_t run_threads(const char *title, job *jobs, size_t njobs, size_t nth
 		bad += w[t].mismatches;
 		runs += w[t].runs;
 	}
-	printf("%s: %zu threads x %zu diff+apply = %zu runs, %zu differ from the "
+	printf("%s: %zu threads x %zu diff+apply (Deployments: + server-side apply and stored "
+	       "form) = %zu runs, %zu differ from the "
 	       "single-threaded run (%zu inputs: %zu succeed, %zu end in an error)\n",
 	       title, nthreads, iterations, runs, bad, njobs, ok, errors);
 	for (size_t i = 0; i < njobs; i++)
@@ -220,8 +280,8 @@ static void free_jobs(job *jobs, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		smp_doc_free(jobs[i].orig_doc);
 		smp_doc_free(jobs[i].cur_doc);
-		smp_free(jobs[i].patch);
-		smp_free(jobs[i].result);
+		free(jobs[i].patch);
+		free(jobs[i].result);
 		free(jobs[i].message);
 	}
 }
@@ -232,7 +292,7 @@ int main(int argc, char **argv)
 	size_t nthreads = argc > 2 ? strtoul(argv[2], NULL, 10) : 8;
 	size_t iterations = argc > 3 ? strtoul(argv[3], NULL, 10) : 1000;
 	static job jobs[2 * VARIANTS];
-	smp_schema *schema = NULL;
+	smp_schema *schema = NULL, *kube = NULL;
 	const smp_stype *item = NULL;
 	char path[4096];
 	smp_error err;
@@ -241,11 +301,27 @@ int main(int argc, char **argv)
 
 	if (nthreads < 1 || nthreads > 64)
 		nthreads = 8;
+	/* one Kubernetes document for every thread's server-side applies and
+	 * stored forms (the built-in tables without ../shared) */
+	snprintf(path, sizeof(path), "%s/openapi/kubernetes-1.36.swagger.json", shared ? shared : "");
+	if (shared && smp_schema_load_file(&kube, path, &err)) {
+		printf("the built-in tables for server-side apply and the stored form: %s\n",
+		       err.message);
+		kube = NULL;
+	}
 	for (int v = 0; v < VARIANTS; v++) {
+		jobs[v].kube = kube;
+		jobs[v].ssa = true;
 		deployment_job(&jobs[v], v);
 		if (prepare(&jobs[v]))
 			goto out;
 		ok_builtin += jobs[v].rc == 0;
+		/* the server-side apply ran: kubectl's manager owns fields */
+		if (jobs[v].rc == 0 && !strstr(jobs[v].result, "\"manager\":\"ci\"")) {
+			fprintf(stderr, "thread_test: app%d: no server-side apply in %.200s\n", v,
+			        jobs[v].result);
+			goto out;
+		}
 	}
 	/* Most inputs must succeed, or the comparison proves little. */
 	if (ok_builtin < VARIANTS / 2) {
@@ -296,5 +372,6 @@ int main(int argc, char **argv)
 out:
 	free_jobs(jobs, 2 * VARIANTS);
 	smp_schema_free(schema);
+	smp_schema_free(kube);
 	return status;
 }
