@@ -18,7 +18,12 @@
  *        a set to the reference's apply, so the repeats come back once
  *        (compared as modified without its repeats, see eq_dedup());
  *      - inputs that break the schema or the merge rules: the diff
- *        refuses them (property 1).
+ *        refuses them (property 1);
+ *      - property 1 itself, for the two-way diff of a merged list of
+ *        scalars whose modified side repeats an item: the reference's
+ *        CreateTwoWayMergePatch gives the same patch, which its apply (and
+ *        kubectl patch --local) refuses; the three-way diff refuses it, as
+ *        the reference's does (see apply()).
  */
 #include "schemas.h"
 
@@ -109,14 +114,50 @@ static void show(const char *what, const smp_value *v)
 	}
 }
 
-/* Applies the patch the diff produced; it must apply. Returns the result. */
+/* Whether v holds a list with a scalar item twice (["d", "a", "d"]). */
+static bool repeats_scalars(const smp_value *v)
+{
+	size_t n = smp_value_len(v);
+
+	if (smp_value_type(v) == SMP_MAP) {
+		for (size_t i = 0; i < n; i++)
+			if (repeats_scalars(smp_map_value(v, i)))
+				return true;
+		return false;
+	}
+	if (smp_value_type(v) != SMP_LIST)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const smp_value *a = smp_list_get(v, i);
+
+		if (smp_value_type(a) == SMP_LIST || smp_value_type(a) == SMP_MAP) {
+			if (repeats_scalars(a))
+				return true;
+			continue;
+		}
+		for (size_t j = i + 1; j < n; j++)
+			if (smp_value_equal(a, smp_list_get(v, j)))
+				return true;
+	}
+	return false;
+}
+
+/* Applies the patch the diff produced; it must apply. Returns the result,
+ * or NULL for the one patch allowed not to apply (`known`): the
+ * reference's two-way diff of a merged list of scalars whose modified side
+ * repeats an item orders the patch list by first occurrence and
+ * $setElementOrder as given, which its own apply refuses (docs/TESTING.md;
+ * the three-way diff refuses such a list itself, as the reference's). */
 static smp_doc *apply(const smp_value *target, const smp_value *patch,
-                      const smp_patch_options *o)
+                      const smp_patch_options *o, const smp_value *known)
 {
 	smp_doc *res = NULL;
 	smp_error err;
 	int rc = smp_patch_apply(&res, target, patch, o, &err);
 
+	if (rc && known && strstr(err.message, "doesn't match $setElementOrder list") &&
+	    repeats_scalars(known))
+		return NULL;
 	if (rc) {
 		show("target", target);
 		show("patch", patch);
@@ -167,8 +208,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc) {
 		fuzz_check_error(rc, &err);
 	} else {
-		res = apply(orig, smp_doc_root(p, 0), &o);
-		if (mod)
+		res = apply(orig, smp_doc_root(p, 0), &o, mod);
+		if (mod && res)
 			check_equal(smp_doc_root(res, 0), mod, "two-way");
 		smp_doc_free(res);
 		smp_doc_free(p);
@@ -180,7 +221,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc) {
 			fuzz_check_error(rc, &err);
 		} else {
-			res = apply(orig, smp_doc_root(p, 0), &o);
+			res = apply(orig, smp_doc_root(p, 0), &o, NULL);
 			check_equal(smp_doc_root(res, 0), mod, "three-way, live = original");
 			smp_doc_free(res);
 			smp_doc_free(p);
@@ -192,7 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc) {
 		fuzz_check_error(rc, &err);
 	} else {
-		smp_doc_free(apply(cur, smp_doc_root(p, 0), &o));
+		smp_doc_free(apply(cur, smp_doc_root(p, 0), &o, NULL));
 		smp_doc_free(p);
 	}
 	smp_doc_free(in);
