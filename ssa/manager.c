@@ -773,36 +773,38 @@ static const char *wall_clock(ssa_ctx *c)
 	return dup(c, buf);
 }
 
-static int run(smp_ssa_result **out, const smp_value *live, const smp_value *config,
-               const smp_ssa_options *opts, bool apply, smp_error *err)
-{
-	static const smp_ssa_options defaults = SMP_SSA_OPTIONS_INIT;
-	const smp_ssa_options *o = opts ? opts : &defaults;
-	const char *manager, *av, *kind, *now;
-	const smp_gvk_entry *ge = NULL;
-	const smp_schema *schema = NULL;
-	const smp_value *live_obj, *live_mf = NULL;
-	smp_ssa_result *res = NULL;
+/* What one call works on once its arguments are checked: the context,
+ * the result being built, the managers, the kind's type, the live object
+ * without its managedFields and those. Failures are left in c.rc. */
+typedef struct call {
+	ssa_ctx c;
+	smp_ssa_result *res;
 	ssa_managers ms;
 	ssa_type *t;
-	ssa_ctx c;
+	const smp_value *live_obj, *live_mf;
+	const char *manager, *av, *now;
 	char msg[768];
-	char *id;
-	int rc;
+} call;
 
-	if (out)
-		*out = NULL;
-	if (!out || !config)
-		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL, "smp_ssa_%s: NULL argument",
-		                   apply ? "apply" : "update");
+/* The checks of a request before anything is computed, as the server
+ * makes them: the arguments, the time, the field manager (an apply needs
+ * one; an update without one is "unknown"), the kind and apiVersion
+ * against the live object's, and the kind's schema (*schema, *ge). */
+static int check_request(const smp_value **live, const smp_value *config,
+                         const smp_ssa_options *o, bool apply, const char **manager,
+                         const char **av, const smp_schema **schema, const smp_gvk_entry **ge,
+                         smp_error *err)
+{
+	const char *kind;
+
 	if (o->version < 1 || o->version > SMP_SSA_OPTIONS_VERSION)
 		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
 		                   "smp_ssa_options: unknown version %u", o->version);
 	if (config->type != SMP_MAP)
 		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL, "config: not an object");
-	if (live && live->type == SMP_NULL)
-		live = NULL;
-	if (live && live->type != SMP_MAP)
+	if (*live && (*live)->type == SMP_NULL)
+		*live = NULL;
+	if (*live && (*live)->type != SMP_MAP)
 		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL, "live: not an object");
 	if (o->now) {
 		int64_t secs;
@@ -811,46 +813,216 @@ static int run(smp_ssa_result **out, const smp_value *live, const smp_value *con
 			return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
 			                   "smp_ssa_options.now: \"%s\" is not an RFC 3339 time", o->now);
 	}
-	manager = o->manager && o->manager[0] ? o->manager : NULL;
-	if (!manager) {
+	*manager = o->manager && o->manager[0] ? o->manager : NULL;
+	if (!*manager) {
 		if (apply)
 			return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
 			                   "PATCH request with apply content-type requires a fieldManager");
-		manager = "unknown";
+		*manager = "unknown";
 	}
-	av = str_of(map_get(config, "apiVersion"));
+	*av = str_of(map_get(config, "apiVersion"));
 	kind = str_of(map_get(config, "kind"));
-	if (live) {
-		const char *lav = str_of(map_get(live, "apiVersion"));
-		const char *lkind = str_of(map_get(live, "kind"));
+	if (*live) {
+		const char *lav = str_of(map_get(*live, "apiVersion"));
+		const char *lkind = str_of(map_get(*live, "kind"));
 
-		if (!av[0] && !apply) {
-			av = lav;
+		if (!(*av)[0] && !apply) {
+			*av = lav;
 			kind = lkind;
 		}
 		if (lkind[0] && strcmp(kind, lkind) != 0)
 			return smp_err_set(err, SMP_EPRECOND, NULL, 0, 0, "kind",
-			                   "invalid object type: %s/%s, expected %s/%s", av, kind, lav,
+			                   "invalid object type: %s/%s, expected %s/%s", *av, kind, lav,
 			                   lkind);
-		if (lav[0] && strcmp(av, lav) != 0)
+		if (lav[0] && strcmp(*av, lav) != 0)
 			return smp_err_set(err, SMP_EPRECOND, NULL, 0, 0, "apiVersion",
 			                   "Incorrect version specified in apply patch. Specified patch "
-			                   "version: %s, expected: %s", av, lav);
+			                   "version: %s, expected: %s", *av, lav);
 	}
-	if (o->schema && (ge = smp_schema_find_kind(o->schema, av, kind, true)))
-		schema = o->schema;
-	else if ((ge = smp_schema_find_kind(smp_schema_builtin(), av, kind, true)))
-		schema = smp_schema_builtin();
-	if (!ge)
+	*schema = NULL;
+	if (o->schema && (*ge = smp_schema_find_kind(o->schema, *av, kind, true)))
+		*schema = o->schema;
+	else if ((*ge = smp_schema_find_kind(smp_schema_builtin(), *av, kind, true)))
+		*schema = smp_schema_builtin();
+	if (!*ge)
 		return smp_err_set(err, SMP_ESCHEMA, NULL, 0, 0, NULL,
-		                   "no schema for apiVersion \"%s\" kind \"%s\"", av, kind);
+		                   "no schema for apiVersion \"%s\" kind \"%s\"", *av, kind);
+	return 0;
+}
 
-	ssa_ctx_init(&c, err);
-	memset(&ms, 0, sizeof(ms));
-	if (c.rc)
+/* The apply pipeline (FieldManager.Apply): the configuration checked and
+ * merged by the Updater, the applier's entry named and timed when the
+ * object changed, the result finished. */
+static void apply_config(call *k, const smp_value *config, bool force)
+{
+	ssa_ctx *c = &k->c;
+	const smp_value *cfg_md = map_get(config, "metadata"), *mf = map_get(cfg_md, "managedFields");
+	const smp_value *cfg = config, *result;
+	ssa_conflicts cf = {0};
+	ssa_manager *m;
+	bool changed;
+	char *id;
+	int rc;
+
+	if (mf && mf->type != SMP_NULL) {
+		fail(c, SMP_EINVALOBJ, "metadata.managedFields", "metadata.managedFields must be nil");
+		return;
+	}
+	if (mf && !(cfg = without_managed(c, config)))
+		return;
+	if (decode_managed(c, &k->ms, k->live_mf, k->msg, sizeof(k->msg))) {
+		if (!c->rc)
+			fail(c, SMP_EINVALOBJ, "metadata.managedFields",
+			     "failed to decode managed fields: %s", k->msg);
+		return;
+	}
+	if (ssa_validate(c, cfg, k->t, "failed to create typed patch object") ||
+	    !(id = make_id(c, k->manager, "Apply", "", "")))
+		return;
+	rc = ssa_updater_apply(c, &result, &changed, k->live_obj, cfg, k->t, k->av, &k->ms, id,
+	                       force, &cf);
+	if (rc == SMP_ECONFLICT) {
+		c->rc = build_conflicts(c, k->res, &cf);
+		return;
+	}
+	if (rc) {
+		if (!c->rc)
+			c->rc = rc;
+		return;
+	}
+	if ((m = ssa_managers_get(&k->ms, id))) {
+		m->name = k->manager;
+		m->operation = "Apply";
+		m->subresource = "";
+	}
+	if (strip(c, &k->ms, id))
+		return;
+	if (changed) {
+		if ((m = ssa_managers_get(&k->ms, id)))
+			m->time = k->now;
+	} else {
+		result = k->live_obj;
+	}
+	k->res->changed = changed;
+	finish(c, k->res, result, &k->ms);
+}
+
+/* The ownership a write that is not an apply decodes: managedFields sent
+ * with the object win when non-empty, an empty list resets them, else the
+ * live ones; undecodable live ones make the server store the object
+ * untracked (then *untracked, and the result is finished). */
+static void update_managers(call *k, const smp_value *config, bool *untracked)
+{
+	ssa_ctx *c = &k->c;
+	const smp_value *md = map_get(config, "metadata"), *new_mf = NULL;
+	bool has_new = map_has(md, "managedFields");
+	int drc;
+
+	*untracked = false;
+	if (has_new)
+		new_mf = map_get(md, "managedFields");
+	if (has_new && is_reset(new_mf)) {
+		memset(&k->ms, 0, sizeof(k->ms));
+		return;
+	}
+	drc = decode_managed(c, &k->ms, new_mf, k->msg, sizeof(k->msg));
+	if (c->rc || !(drc || count_present(&k->ms) == 0))
+		return;
+	if (decode_managed(c, &k->ms, k->live_mf, k->msg, sizeof(k->msg))) {
+		char w[1024];
+
+		if (c->rc)
+			return;
+		/* The server gives up tracking and stores the object as sent. */
+		snprintf(w, sizeof(w), "managedFields not decodable; object stored untracked: %s",
+		         k->msg);
+		if (!(k->res->warning = smp_arena_strndup(&k->res->doc->arena, w, strlen(w)))) {
+			ssa_oom(c);
+			return;
+		}
+		memset(&k->ms, 0, sizeof(k->ms));
+		*untracked = true;
+		finish(c, k->res, config, &k->ms);
+	}
+}
+
+/* The update pipeline (FieldManager.Update): the ownership decoded, the
+ * Updater's comparison giving the writer what it changed, added or
+ * removed (its Update entry of this apiVersion, united with an earlier
+ * one), the result finished. */
+static void update_object(call *k, const smp_value *config)
+{
+	ssa_ctx *c = &k->c;
+	const smp_value *obj;
+	ssa_manager *cur;
+	ssa_cmp cmp;
+	bool untracked;
+	char *id;
+	int rc;
+
+	update_managers(k, config, &untracked);
+	if (c->rc || untracked)
+		return;
+	if (!(obj = without_managed(c, config)) ||
+	    ssa_validate(c, obj, k->t, "failed to convert new object to smd typed") ||
+	    !(id = make_id(c, k->manager, "Update", k->av, "")))
+		return;
+	if ((rc = ssa_updater_update(c, &cmp, k->live_obj, obj, k->t, k->av, &k->ms,
+	                             "current-operation"))) {
+		if (!c->rc)
+			c->rc = rc;
+		return;
+	}
+	if (strip(c, &k->ms, "current-operation"))
+		return;
+	if ((cur = ssa_managers_get(&k->ms, "current-operation"))) {
+		ssa_manager *prev = ssa_managers_get(&k->ms, id);
+		ssa_set *set = cur->set;
+
+		cur->present = false;
+		if (prev)
+			set = ssa_set_union(c, set, prev->set);
+		if (c->rc || !(prev = ssa_managers_put(c, &k->ms, id)))
+			return;
+		prev->set = set;
+		prev->applied = false;
+		prev->api_version = k->av;
+		prev->name = k->manager;
+		prev->operation = "Update";
+		prev->subresource = "";
+		prev->time = k->now;
+	}
+	k->res->changed = !ssa_set_empty(cmp.removed) || !ssa_set_empty(cmp.modified) ||
+	                  !ssa_set_empty(cmp.added);
+	finish(c, k->res, obj, &k->ms);
+}
+
+/* smp_ssa_apply and smp_ssa_update: the request checked, the call's
+ * context set up (arena sizes from the inputs, the kind's type, the live
+ * object without its managedFields, validated), then the pipeline. */
+static int run(smp_ssa_result **out, const smp_value *live, const smp_value *config,
+               const smp_ssa_options *opts, bool apply, smp_error *err)
+{
+	static const smp_ssa_options defaults = SMP_SSA_OPTIONS_INIT;
+	const smp_ssa_options *o = opts ? opts : &defaults;
+	const smp_gvk_entry *ge = NULL;
+	const smp_schema *schema = NULL;
+	call k;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!out || !config)
+		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL, "smp_ssa_%s: NULL argument",
+		                   apply ? "apply" : "update");
+	memset(&k, 0, sizeof(k));
+	if ((rc = check_request(&live, config, o, apply, &k.manager, &k.av, &schema, &ge, err)))
+		return rc;
+	ssa_ctx_init(&k.c, err);
+	if (k.c.rc)
 		goto done;
-	if (!(res = calloc(1, sizeof(*res))) || !(res->doc = smp_doc_alloc())) {
-		ssa_oom(&c);
+	if (!(k.res = calloc(1, sizeof(*k.res))) || !(k.res->doc = smp_doc_alloc())) {
+		ssa_oom(&k.c);
 		goto done;
 	}
 	{
@@ -858,154 +1030,38 @@ static int run(smp_ssa_result **out, const smp_value *live, const smp_value *con
 
 		/* Bytes per value measured on large Deployments and ConfigMaps. */
 		if (n > 4096) {
-			smp_arena_hint(&c.arena, n * 112);
-			smp_arena_hint(&res->doc->arena, n * 64);
+			smp_arena_hint(&k.c.arena, n * 112);
+			smp_arena_hint(&k.res->doc->arena, n * 64);
 		}
 	}
-	if (!(t = ssa_type_root(&c, schema, ge->type))) {
-		ssa_oom(&c);
+	if (!(k.t = ssa_type_root(&k.c, schema, ge->type))) {
+		ssa_oom(&k.c);
 		goto done;
 	}
 	/* live without its managedFields (the ownership before the call) */
 	if (live) {
-		live_mf = map_get(map_get(live, "metadata"), "managedFields");
-		if (!(live_obj = without_managed(&c, live)))
+		k.live_mf = map_get(map_get(live, "metadata"), "managedFields");
+		if (!(k.live_obj = without_managed(&k.c, live)))
 			goto done;
-	} else if (!(live_obj = smpv_map(&c.arena, 0))) {
-		ssa_oom(&c);
+	} else if (!(k.live_obj = smpv_map(&k.c.arena, 0))) {
+		ssa_oom(&k.c);
 		goto done;
 	}
-	if ((rc = ssa_validate(&c, live_obj, t, "failed to create typed live object")))
+	if (ssa_validate(&k.c, k.live_obj, k.t, "failed to create typed live object") ||
+	    !(k.now = o->now ? o->now : wall_clock(&k.c)))
 		goto done;
-	now = o->now ? o->now : wall_clock(&c);
-	if (!now)
-		goto done;
-
-	if (apply) {
-		const smp_value *cfg_md = map_get(config, "metadata"), *mf = map_get(cfg_md, "managedFields");
-		const smp_value *cfg = config, *result;
-		ssa_conflicts cf = {0};
-		ssa_manager *m;
-		bool changed;
-
-		if (mf && mf->type != SMP_NULL) {
-			fail(&c, SMP_EINVALOBJ, "metadata.managedFields", "metadata.managedFields must be nil");
-			goto done;
-		}
-		if (mf && !(cfg = without_managed(&c, config)))
-			goto done;
-		if (decode_managed(&c, &ms, live_mf, msg, sizeof(msg))) {
-			if (!c.rc)
-				fail(&c, SMP_EINVALOBJ, "metadata.managedFields",
-				     "failed to decode managed fields: %s", msg);
-			goto done;
-		}
-		if ((rc = ssa_validate(&c, cfg, t, "failed to create typed patch object")))
-			goto done;
-		if (!(id = make_id(&c, manager, "Apply", "", "")))
-			goto done;
-		rc = ssa_updater_apply(&c, &result, &changed, live_obj, cfg, t, av, &ms, id, o->force,
-		                       &cf);
-		if (rc == SMP_ECONFLICT) {
-			c.rc = build_conflicts(&c, res, &cf);
-			goto done;
-		}
-		if (rc) {
-			if (!c.rc)
-				c.rc = rc;
-			goto done;
-		}
-		if ((m = ssa_managers_get(&ms, id))) {
-			m->name = manager;
-			m->operation = "Apply";
-			m->subresource = "";
-		}
-		if (strip(&c, &ms, id))
-			goto done;
-		if (changed) {
-			if ((m = ssa_managers_get(&ms, id)))
-				m->time = now;
-		} else {
-			result = live_obj;
-		}
-		res->changed = changed;
-		finish(&c, res, result, &ms);
-	} else {
-		const smp_value *md = map_get(config, "metadata"), *new_mf = NULL, *obj;
-		bool has_new = map_has(md, "managedFields");
-		ssa_cmp cmp;
-		ssa_manager *cur;
-
-		if (has_new)
-			new_mf = map_get(md, "managedFields");
-		if (has_new && is_reset(new_mf)) {
-			memset(&ms, 0, sizeof(ms));
-		} else {
-			int drc = decode_managed(&c, &ms, new_mf, msg, sizeof(msg));
-
-			if (c.rc)
-				goto done;
-			if (drc || count_present(&ms) == 0) {
-				if (decode_managed(&c, &ms, live_mf, msg, sizeof(msg))) {
-					char w[1024];
-
-					if (c.rc)
-						goto done;
-					/* The server gives up tracking and stores the object as sent. */
-					snprintf(w, sizeof(w),
-					         "managedFields not decodable; object stored untracked: %s", msg);
-					if (!(res->warning = smp_arena_strndup(&res->doc->arena, w, strlen(w)))) {
-						ssa_oom(&c);
-						goto done;
-					}
-					memset(&ms, 0, sizeof(ms));
-					finish(&c, res, config, &ms);
-					goto done;
-				}
-			}
-		}
-		if (!(obj = without_managed(&c, config)))
-			goto done;
-		if ((rc = ssa_validate(&c, obj, t, "failed to convert new object to smd typed")))
-			goto done;
-		if (!(id = make_id(&c, manager, "Update", av, "")))
-			goto done;
-		if ((rc = ssa_updater_update(&c, &cmp, live_obj, obj, t, av, &ms, "current-operation"))) {
-			if (!c.rc)
-				c.rc = rc;
-			goto done;
-		}
-		if (strip(&c, &ms, "current-operation"))
-			goto done;
-		if ((cur = ssa_managers_get(&ms, "current-operation"))) {
-			ssa_manager *prev = ssa_managers_get(&ms, id);
-			ssa_set *set = cur->set;
-
-			cur->present = false;
-			if (prev)
-				set = ssa_set_union(&c, set, prev->set);
-			if (c.rc || !(prev = ssa_managers_put(&c, &ms, id)))
-				goto done;
-			prev->set = set;
-			prev->applied = false;
-			prev->api_version = av;
-			prev->name = manager;
-			prev->operation = "Update";
-			prev->subresource = "";
-			prev->time = now;
-		}
-		res->changed = !ssa_set_empty(cmp.removed) || !ssa_set_empty(cmp.modified) ||
-		               !ssa_set_empty(cmp.added);
-		finish(&c, res, obj, &ms);
-	}
+	if (apply)
+		apply_config(&k, config, o->force);
+	else
+		update_object(&k, config);
 done:
-	rc = c.rc;
-	ssa_ctx_release(&c);
-	if (rc && !(rc == SMP_ECONFLICT && res && res->message)) {
-		smp_ssa_result_free(res);
+	rc = k.c.rc;
+	ssa_ctx_release(&k.c);
+	if (rc && !(rc == SMP_ECONFLICT && k.res && k.res->message)) {
+		smp_ssa_result_free(k.res);
 		return rc;
 	}
-	*out = res;
+	*out = k.res;
 	return rc;
 }
 
