@@ -342,10 +342,13 @@ static int diff_lists(sctx *c, vlist *add, vlist *del, smp_value **order,
 		if (mod->u.list.len == 0 || o.ignore_changes)
 			return 0;
 		/* The reference adds the whole list unchecked, and its apply
-		 * then refuses map items without the merge key (or mixed with
-		 * other items): refuse that patch here, as diffListsOfMaps
-		 * would for a non-empty original. Lists of scalars merge. */
+		 * then refuses items of different types (its first check, with
+		 * the apply's message) and map items without the merge key:
+		 * refuse that patch here, as diffLists would for a non-empty
+		 * original. Lists of scalars merge. */
 		bool maps = false;
+		if ((rc = smp__slice_elem_type(c, orig, mod, &kind)))
+			return rc;
 		for (size_t i = 0; *mk && i < mod->u.list.len; i++)
 			maps = maps || mod->u.list.items[i]->type == SMP_MAP;
 		for (size_t i = 0; maps && i < mod->u.list.len; i++) {
