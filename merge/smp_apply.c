@@ -527,6 +527,284 @@ static int alias_view(sctx *c, vlist *view, const smp_value *orig, const long *d
 	return 0;
 }
 
+/* mergeSlice for lists of scalars: deleteFromSlice for a
+ * $deleteFromPrimitiveList (*done: *out is the result), else the original
+ * items then the patch's, repeats dropped, into *merged (and each side's
+ * order, for the ordering after). */
+static int merge_scalar_slice(sctx *c, smp_value **out, smp_value *orig, const smp_value *patch,
+                              bool is_delete_list, vlist *merged, vlist *server_order,
+                              vlist *patch_order, bool *done)
+{
+	int rc;
+
+	if (c->mpl && is_delete_list) {
+		/* deleteFromSlice */
+		smp_vindex ix;
+
+		if (sc_vindex(c, &ix, patch->u.list.len))
+			return smp__snomem(c);
+		for (size_t i = 0; i < patch->u.list.len; i++)
+			smp_vindex_add(&ix, patch->u.list.items[i], i);
+		for (size_t i = 0; i < orig->u.list.len; i++)
+			if (smp_vindex_find(&ix, orig->u.list.items[i]) < 0 &&
+			    (rc = vl_push(c, merged, orig->u.list.items[i])))
+				return rc;
+		*out = smp__vl_to_list(c, merged);
+		*done = true;
+		return *out ? 0 : SMP_ENOMEM;
+	}
+	if ((rc = smp__vl_from_list(c, server_order, orig)) ||
+	    (rc = smp__vl_from_list(c, patch_order, patch)))
+		return rc;
+	for (size_t i = 0; i < server_order->n; i++)
+		if ((rc = vl_push(c, merged, server_order->v[i])))
+			return rc;
+	for (size_t i = 0; i < patch->u.list.len; i++) {
+		smp_value *cv = raw_copy(c, patch->u.list.items[i]);
+
+		if (!cv || vl_push(c, merged, cv))
+			return SMP_ENOMEM;
+	}
+	merged->n = smp__dedup_scalars(c, merged->v, merged->n);
+	return 0;
+}
+
+/* What mergeSliceWithSpecialElements reads of the patch's items: the
+ * ordinary ones (nonspecial, their merge keys in nkeys), the keys of the
+ * `$patch: delete` items (del, *ndel of them), whether one says `$patch:
+ * replace`; *scalar_keys stays true while every key is a scalar. */
+typedef struct directives {
+	vlist nonspecial;
+	const smp_value **nkeys;
+	smp_vindex del;
+	size_t ndel;
+	bool replace, any_delete, scalar_keys;
+} directives;
+
+static int scan_directives(sctx *c, directives *d, const smp_value *patch, const char *mk)
+{
+	for (size_t i = 0; i < patch->u.list.len; i++) {
+		const smp_value *pe = patch->u.list.items[i], *dv;
+		bool dir;
+		const smp_value *mv = mk_scan(pe, mk, &dir);
+		size_t pl;
+		int rc;
+
+		if (mv && (mv->type == SMP_MAP || mv->type == SMP_LIST))
+			d->scalar_keys = false;
+		if (!dir) {
+			d->nkeys[d->nonspecial.n] = mv;
+			if ((rc = vl_push(c, &d->nonspecial, (smp_value *)pe)))
+				return rc;
+			continue;
+		}
+		dv = smp__mget(pe, DIRECTIVE_MARKER);
+		pl = smp__spush_elem(c, mk, mv, i);
+		if (smpv_is_str(dv, "delete")) {
+			if (!mv)
+				return smp__err_no_merge_key(c, pe, mk);
+			if (smp_vindex_find(&d->del, mv) < 0)
+				smp_vindex_add(&d->del, mv, d->ndel++);
+			d->any_delete = true;
+		} else if (smpv_is_str(dv, "replace")) {
+			d->replace = true;
+		} else if (smpv_is_str(dv, "merge")) {
+			return smp__sfail(c, SMP_EPATCH, "merging lists cannot yet be specified in the patch");
+		} else {
+			return smp__err_bad_patch_type(c, dv, pe);
+		}
+		smp__spop(c, pl);
+	}
+	return 0;
+}
+
+/* mergeSliceWithoutSpecialElements: each ordinary patch item merged into
+ * the element of the same merge key (indexed in ix by position in
+ * *merged; mkeys[pos] NULL once that element changed), or appended. */
+static int merge_by_key(sctx *c, vlist *merged, const vlist *patch_order,
+                        const smp_value **nkeys, const smp_value **mkeys, smp_vindex *ix,
+                        const char *mk, const smp_stype *elem)
+{
+	size_t hint = 0;
+	int rc;
+
+	for (size_t i = 0; i < patch_order->n; i++) {
+		const smp_value *pe = patch_order->v[i];
+		const smp_value *mv = nkeys[i];
+		long pos;
+
+		if (!mv)
+			return smp__err_no_merge_key(c, pe, mk);
+		pos = smp_vindex_find_next(ix, mv, &hint);
+		if (pos >= 0) {
+			size_t pl = smp__spush_elem(c, mk, mv, (size_t)pos);
+			smp_value *r;
+
+			if ((rc = smp_merge_map(c, &r, merged->v[pos], pe, elem)))
+				return rc;
+			smp__spop(c, pl);
+			merged->v[pos] = r;
+			mkeys[pos] = NULL;
+		} else {
+			smp_value *cv = raw_copy(c, pe);
+
+			if (!cv || vl_push(c, merged, cv))
+				return SMP_ENOMEM;
+			mkeys[merged->n - 1] = NULL;
+			smp_vindex_add(ix, smp__mk_value(cv, mk), merged->n - 1);
+		}
+	}
+	return 0;
+}
+
+/* mergeSlice for lists of maps merged by `mk`: the patch's directives
+ * read, the original elements a delete names left out (all of them for a
+ * replace), the ordinary patch items merged in by key; then, when the
+ * order can be settled here (fast_order), *done with *out the result,
+ * else *merged, *server_order and *patch_order for the general ordering.
+ * Each merge key is scanned (and hashed) once: okeys/odir of the original
+ * elements (odir: has $patch), mkeys/mdir/mhash of merged (NULL: scan
+ * again, the element was merged into or copied). */
+static int merge_map_slice(sctx *c, smp_value **out, smp_value *orig, const smp_value *patch,
+                           const smp_stype *elem, const char *mk, sorder *so, vlist *merged,
+                           vlist *server_order, vlist *patch_order, bool *done)
+{
+	directives d;
+	smp_vindex ix;
+	long *dgrp = NULL;
+	bool orig_keyed, view_later;
+	size_t on = orig->u.list.len, pn = patch->u.list.len;
+	const smp_value **okeys, **mkeys;
+	bool *odir, *mdir;
+	uint64_t *ohash = NULL, *mhash;
+	int rc, fo;
+
+	if (!mk || !*mk)
+		return smp__sfail(c, SMP_EPATCH, "cannot merge lists without merge key for %s",
+		                  elem && elem->name ? elem->name : "object");
+	memset(&d, 0, sizeof(d));
+	d.scalar_keys = true;
+	okeys = sc_alloc(c, (on + 1) * sizeof(*okeys));
+	d.nkeys = sc_alloc(c, (pn + 1) * sizeof(*d.nkeys));
+	mkeys = sc_alloc(c, (on + pn + 1) * sizeof(*mkeys));
+	odir = sc_alloc(c, on + 1);
+	mdir = sc_alloc(c, on + pn + 1);
+	mhash = sc_alloc(c, (on + pn + 1) * sizeof(*mhash));
+	if (!okeys || !d.nkeys || !mkeys || !odir || !mdir || !mhash || sc_vindex(c, &d.del, pn))
+		return smp__snomem(c);
+	if ((rc = scan_directives(c, &d, patch, mk)))
+		return rc;
+	for (size_t i = 0; i < on; i++) {
+		/* (slice_elem_type touched the elements) */
+		if (i + 4 < on && orig->u.list.items[i + 4]->type == SMP_MAP)
+			PREFETCH(orig->u.list.items[i + 4]->u.map.items);
+		okeys[i] = mk_scan(orig->u.list.items[i], mk, &odir[i]);
+		PREFETCH(okeys[i]); /* hashed below */
+		if (okeys[i] && (okeys[i]->type == SMP_MAP || okeys[i]->type == SMP_LIST))
+			d.scalar_keys = false;
+	}
+	if (d.any_delete) {
+		/* Each live element's delete directive (its first position among
+		 * them), or -1: for the alias view and server_order (each key
+		 * hashed once for this and the index below). */
+		dgrp = sc_alloc(c, (on + 1) * sizeof(*dgrp));
+		ohash = sc_alloc(c, (on + 1) * sizeof(*ohash));
+		if (!dgrp || !ohash)
+			return smp__snomem(c);
+		for (size_t i = 0; i < on; i++) {
+			dgrp[i] = -1;
+			if (i + 4 < on)
+				prefetch_str(okeys[i + 4]);
+			if (okeys[i]) {
+				ohash[i] = smp_vindex_hash(okeys[i]);
+				dgrp[i] = smp_vindex_find_h(&d.del, okeys[i], ohash[i]);
+			}
+		}
+	}
+	/* The alias view is needed only when the general ordering runs; it
+	 * reads the merge keys as they were before merging, which the saved
+	 * pointers still give when the keys are scalars (merging replaces a
+	 * scalar value; it changes maps and lists in place). */
+	view_later = so && d.any_delete && d.scalar_keys && !c->general;
+	if (so && d.any_delete && !view_later &&
+	    (rc = alias_view(c, &so->view, orig, dgrp, d.ndel, &d.nonspecial, d.replace, okeys,
+	                     d.nkeys)))
+		return rc;
+	if (d.replace) {
+		for (size_t i = 0; i < d.nonspecial.n; i++) {
+			smp_value *cv = raw_copy(c, d.nonspecial.v[i]);
+
+			if (!cv || vl_push(c, server_order, cv))
+				return SMP_ENOMEM;
+			mkeys[i] = NULL;
+		}
+	} else {
+		for (size_t i = 0; i < on; i++) {
+			if (dgrp && dgrp[i] >= 0)
+				continue;
+			mkeys[server_order->n] = okeys[i];
+			mdir[server_order->n] = odir[i];
+			if (ohash && okeys[i]) {
+				mhash[server_order->n] = ohash[i];
+			} else if (okeys[i]) {
+				if (i + 4 < on)
+					prefetch_str(okeys[i + 4]);
+				mhash[server_order->n] = smp_vindex_hash(okeys[i]);
+			}
+			if ((rc = vl_push(c, server_order, orig->u.list.items[i])))
+				return rc;
+		}
+		*patch_order = d.nonspecial;
+	}
+	for (size_t i = 0; i < server_order->n; i++)
+		if ((rc = vl_push(c, merged, server_order->v[i])))
+			return rc;
+	if (sc_vindex(c, &ix, merged->n + patch_order->n))
+		return smp__snomem(c);
+	/* Every original element a map with the merge key (deleted ones
+	 * matched a directive by it)? For fast_order. */
+	orig_keyed = !d.replace;
+	for (size_t i = 0; i < merged->n; i++) {
+		if (d.replace) {
+			const smp_value *mv = smp__mk_value(merged->v[i], mk);
+
+			if (mv)
+				smp_vindex_add(&ix, mv, i);
+		} else if (mkeys[i]) {
+			smp_vindex_add_h(&ix, mkeys[i], mhash[i], i);
+		} else {
+			orig_keyed = false;
+		}
+	}
+	if ((rc = merge_by_key(c, merged, patch_order, d.nkeys, mkeys, &ix, mk, elem)))
+		return rc;
+	fo = FO_GENERAL;
+	if (so && so->order && orig_keyed && !c->general)
+		fo = fast_order(c, out, merged, &ix, mkeys, mdir, mk, so, server_order->n,
+		                !d.any_delete, &rc);
+	if (fo == FO_ORDERED) {
+		so->ordered = rc == 0;
+		c->fast++;
+		*done = true;
+		return rc;
+	}
+	if (view_later &&
+	    (rc = alias_view(c, &so->view, orig, dgrp, d.ndel, &d.nonspecial, d.replace, okeys,
+	                     d.nkeys)))
+		return rc;
+	if (fo == FO_ANY_ORDER) {
+		/* the caller orders it (as it is) */
+		*out = smp__vl_to_list(c, merged);
+		c->fast++;
+		*done = true;
+		return *out ? 0 : SMP_ENOMEM;
+	}
+	return 0;
+}
+
+/* mergeSlice: a list the schema merges, the patch's items merged into
+ * the original's (by merge key for maps, as a set for scalars), then put
+ * in order (normalizeElementOrder) unless the merge settled it. */
 static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_value *patch,
                        const smp_stype *elem, const char *mk, bool is_delete_list,
                        sorder *so)
@@ -534,7 +812,7 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 	vlist merged = {0}, server_order = {0}, patch_order = {0}, in, outl, res;
 	smp_vindex pix;
 	smp_type kind;
-	bool maps;
+	bool maps, done = false;
 	int rc;
 
 	if (orig->u.list.len == 0 && patch->u.list.len == 0) {
@@ -546,239 +824,12 @@ static int merge_slice(sctx *c, smp_value **out, smp_value *orig, const smp_valu
 	if ((rc = smp__slice_elem_type(c, orig, patch, &kind)))
 		goto out;
 	maps = kind == SMP_MAP;
-	if (!maps) {
-		if (c->mpl && is_delete_list) {
-			/* deleteFromSlice */
-			smp_vindex ix;
-			if (sc_vindex(c, &ix, patch->u.list.len)) {
-				rc = smp__snomem(c);
-				goto out;
-			}
-			for (size_t i = 0; i < patch->u.list.len; i++)
-				smp_vindex_add(&ix, patch->u.list.items[i], i);
-			for (size_t i = 0; i < orig->u.list.len; i++)
-				if (smp_vindex_find(&ix, orig->u.list.items[i]) < 0 &&
-				    (rc = vl_push(c, &merged, orig->u.list.items[i])))
-					goto out;
-			*out = smp__vl_to_list(c, &merged);
-			rc = *out ? 0 : SMP_ENOMEM;
-			goto out;
-		}
-		if ((rc = smp__vl_from_list(c, &server_order, orig)) ||
-		    (rc = smp__vl_from_list(c, &patch_order, patch)))
-			goto out;
-		for (size_t i = 0; i < server_order.n; i++)
-			if ((rc = vl_push(c, &merged, server_order.v[i])))
-				goto out;
-		for (size_t i = 0; i < patch->u.list.len; i++) {
-			smp_value *cv = raw_copy(c, patch->u.list.items[i]);
-			if (!cv || (rc = vl_push(c, &merged, cv))) {
-				rc = SMP_ENOMEM;
-				goto out;
-			}
-		}
-		merged.n = smp__dedup_scalars(c, merged.v, merged.n);
-	} else {
-		vlist nonspecial = {0};
-		smp_vindex del, ix;
-		long *dgrp = NULL;
-		bool replace = false, any_delete = false, orig_keyed, scalar_keys = true;
-		size_t ndel = 0, hint = 0, on = orig->u.list.len, pn = patch->u.list.len;
-		/* Merge-key values, each element scanned once: okeys/odir of the
-		 * original elements (odir: has $patch), nkeys of nonspecial, mkeys
-		 * of merged (NULL: scan again, the element was merged into or
-		 * copied), mdir with them. */
-		const smp_value **okeys, **nkeys, **mkeys;
-		bool *odir, *mdir;
-		uint64_t *ohash = NULL, *mhash;
-
-		if (!mk || !*mk) {
-			rc = smp__sfail(c, SMP_EPATCH, "cannot merge lists without merge key for %s",
-			                 elem && elem->name ? elem->name : "object");
-			goto out;
-		}
-		okeys = sc_alloc(c, (on + 1) * sizeof(*okeys));
-		nkeys = sc_alloc(c, (pn + 1) * sizeof(*nkeys));
-		mkeys = sc_alloc(c, (on + pn + 1) * sizeof(*mkeys));
-		odir = sc_alloc(c, on + 1);
-		mdir = sc_alloc(c, on + pn + 1);
-		mhash = sc_alloc(c, (on + pn + 1) * sizeof(*mhash));
-		if (!okeys || !nkeys || !mkeys || !odir || !mdir || !mhash ||
-		    sc_vindex(c, &del, pn)) {
-			rc = smp__snomem(c);
-			goto out;
-		}
-		/* mergeSliceWithSpecialElements */
-		for (size_t i = 0; i < pn; i++) {
-			const smp_value *pe = patch->u.list.items[i];
-			bool dir;
-			const smp_value *mv = mk_scan(pe, mk, &dir), *d;
-			if (mv && (mv->type == SMP_MAP || mv->type == SMP_LIST))
-				scalar_keys = false;
-			if (!dir) {
-				nkeys[nonspecial.n] = mv;
-				if ((rc = vl_push(c, &nonspecial, (smp_value *)pe)))
-					goto out;
-				continue;
-			}
-			d = smp__mget(pe, DIRECTIVE_MARKER);
-			size_t pl = smp__spush_elem(c, mk, mv, i);
-			if (smpv_is_str(d, "delete")) {
-				if (!mv) {
-					rc = smp__err_no_merge_key(c, pe, mk);
-					goto out;
-				}
-				if (smp_vindex_find(&del, mv) < 0)
-					smp_vindex_add(&del, mv, ndel++);
-				any_delete = true;
-			} else if (smpv_is_str(d, "replace")) {
-				replace = true;
-			} else if (smpv_is_str(d, "merge")) {
-				rc = smp__sfail(c, SMP_EPATCH, "merging lists cannot yet be specified in the patch");
-				goto out;
-			} else {
-				rc = smp__err_bad_patch_type(c, d, pe);
-				goto out;
-			}
-			smp__spop(c, pl);
-		}
-		for (size_t i = 0; i < on; i++) {
-			/* (slice_elem_type touched the elements) */
-			if (i + 4 < on && orig->u.list.items[i + 4]->type == SMP_MAP)
-				PREFETCH(orig->u.list.items[i + 4]->u.map.items);
-			okeys[i] = mk_scan(orig->u.list.items[i], mk, &odir[i]);
-			PREFETCH(okeys[i]); /* hashed below */
-			if (okeys[i] && (okeys[i]->type == SMP_MAP || okeys[i]->type == SMP_LIST))
-				scalar_keys = false;
-		}
-		if (any_delete) {
-			/* Each live element's delete directive (its first position
-			 * among them), or -1: for the alias view and server_order. */
-			/* (each key hashed once for this and the index below) */
-			dgrp = sc_alloc(c, (on + 1) * sizeof(*dgrp));
-			ohash = sc_alloc(c, (on + 1) * sizeof(*ohash));
-			if (!dgrp || !ohash) {
-				rc = smp__snomem(c);
-				goto out;
-			}
-			for (size_t i = 0; i < on; i++) {
-				dgrp[i] = -1;
-				if (i + 4 < on)
-					prefetch_str(okeys[i + 4]);
-				if (okeys[i]) {
-					ohash[i] = smp_vindex_hash(okeys[i]);
-					dgrp[i] = smp_vindex_find_h(&del, okeys[i], ohash[i]);
-				}
-			}
-		}
-		/* The alias view is needed only when the general ordering runs;
-		 * it reads the merge keys as they were before merging, which the
-		 * saved pointers still give when the keys are scalars (merging
-		 * replaces a scalar value; it changes maps and lists in place). */
-		bool view_later = so && any_delete && scalar_keys && !c->general;
-		if (so && any_delete && !view_later &&
-		    (rc = alias_view(c, &so->view, orig, dgrp, ndel, &nonspecial, replace, okeys,
-		                     nkeys)))
-			goto out;
-		if (replace) {
-			for (size_t i = 0; i < nonspecial.n; i++) {
-				smp_value *cv = raw_copy(c, nonspecial.v[i]);
-				if (!cv || (rc = vl_push(c, &server_order, cv))) {
-					rc = SMP_ENOMEM;
-					goto out;
-				}
-				mkeys[i] = NULL;
-			}
-		} else {
-			for (size_t i = 0; i < on; i++) {
-				smp_value *oe = orig->u.list.items[i];
-				if (dgrp && dgrp[i] >= 0)
-					continue;
-				mkeys[server_order.n] = okeys[i];
-				mdir[server_order.n] = odir[i];
-				if (ohash && okeys[i]) {
-					mhash[server_order.n] = ohash[i];
-				} else if (okeys[i]) {
-					if (i + 4 < on)
-						prefetch_str(okeys[i + 4]);
-					mhash[server_order.n] = smp_vindex_hash(okeys[i]);
-				}
-				if ((rc = vl_push(c, &server_order, oe)))
-					goto out;
-			}
-			patch_order = nonspecial;
-		}
-		/* mergeSliceWithoutSpecialElements */
-		for (size_t i = 0; i < server_order.n; i++)
-			if ((rc = vl_push(c, &merged, server_order.v[i])))
-				goto out;
-		if (sc_vindex(c, &ix, merged.n + patch_order.n)) {
-			rc = smp__snomem(c);
-			goto out;
-		}
-		/* Every original element a map with the merge key (deleted ones
-		 * matched a directive by it)? For fast_order. */
-		orig_keyed = !replace;
-		for (size_t i = 0; i < merged.n; i++) {
-			if (replace) {
-				const smp_value *mv = smp__mk_value(merged.v[i], mk);
-				if (mv)
-					smp_vindex_add(&ix, mv, i);
-			} else if (mkeys[i]) {
-				smp_vindex_add_h(&ix, mkeys[i], mhash[i], i);
-			} else {
-				orig_keyed = false;
-			}
-		}
-		for (size_t i = 0; i < patch_order.n; i++) {
-			const smp_value *pe = patch_order.v[i];
-			const smp_value *mv = nkeys[i];
-			long pos;
-			if (!mv) {
-				rc = smp__err_no_merge_key(c, pe, mk);
-				goto out;
-			}
-			pos = smp_vindex_find_next(&ix, mv, &hint);
-			if (pos >= 0) {
-				size_t pl = smp__spush_elem(c, mk, mv, (size_t)pos);
-				smp_value *r;
-				rc = smp_merge_map(c, &r, merged.v[pos], pe, elem);
-				if (rc)
-					goto out;
-				smp__spop(c, pl);
-				merged.v[pos] = r;
-				mkeys[pos] = NULL;
-			} else {
-				smp_value *cv = raw_copy(c, pe);
-				if (!cv || (rc = vl_push(c, &merged, cv))) {
-					rc = SMP_ENOMEM;
-					goto out;
-				}
-				mkeys[merged.n - 1] = NULL;
-				smp_vindex_add(&ix, smp__mk_value(cv, mk), merged.n - 1);
-			}
-		}
-		int fo = FO_GENERAL;
-		if (so && so->order && orig_keyed && !c->general)
-			fo = fast_order(c, out, &merged, &ix, mkeys, mdir, mk, so, server_order.n,
-			                !any_delete, &rc);
-		if (fo == FO_ORDERED) {
-			so->ordered = rc == 0;
-			c->fast++;
-			goto out;
-		}
-		if (view_later &&
-		    (rc = alias_view(c, &so->view, orig, dgrp, ndel, &nonspecial, replace, okeys,
-		                     nkeys)))
-			goto out;
-		if (fo == FO_ANY_ORDER) {
-			/* the caller orders it (as it is) */
-			*out = smp__vl_to_list(c, &merged);
-			rc = *out ? 0 : SMP_ENOMEM;
-			c->fast++;
-			goto out;
-		}
-	}
+	rc = maps ? merge_map_slice(c, out, orig, patch, elem, mk, so, &merged, &server_order,
+	                            &patch_order, &done)
+	          : merge_scalar_slice(c, out, orig, patch, is_delete_list, &merged, &server_order,
+	                               &patch_order, &done);
+	if (rc || done)
+		goto out;
 	if ((rc = smp__partition(c, &merged, &patch_order, mk, maps, &in, &outl, &pix)))
 		goto out;
 	if ((rc = smp__normalize_element_order(c, &res, &in, &outl, &patch_order, &server_order, mk,
