@@ -755,6 +755,172 @@ static int add_rounding_warnings(smp_apply_result *res, const smp_value *mod)
 	return 0;
 }
 
+/* Create: the object itself is sent (a float -0 as -0), and the server
+ * reads its integral numbers as integers. */
+static int apply_create(smp_apply_result *res, smp_arena *a, smp_value *mod, bool too_large,
+                        smp_error *err)
+{
+	if (!too_large)
+		drop_nulls(mod, 0);
+	res->action = SMP_ACTION_CREATE;
+	res->patch = res->object = mod;
+	if (has_int_float(mod, 0)) {
+		smp_value *obj = smpv_copy(a, mod);
+
+		if (!obj)
+			return oom(err);
+		ints_from_floats(obj, 0);
+		res->object = obj;
+	}
+	return 0;
+}
+
+/* The live object's last-applied annotation as kubectl reads it: parsed
+ * into *odoc (*original NULL when there is none or it is empty); none at
+ * all is kubectl's warning on the result. */
+static int read_last_applied(smp_apply_result *res, const smp_value *live,
+                             const smp_apply_options *o, smp_doc **odoc,
+                             const smp_value **original, smp_error *err)
+{
+	const smp_value *lann = smpv_map_get(smpv_map_get(live, "metadata"), "annotations");
+	const smp_value *lav = lann && lann->type == SMP_MAP ? smpv_map_get(lann, LA) : NULL;
+	smp_parse_options pp = SMP_PARSE_OPTIONS_INIT;
+	smp_error perr;
+	int rc;
+
+	*original = NULL;
+	/* kubectl reads annotations as map[string]string: one value of
+	 * another type and it sees none at all. */
+	for (size_t i = 0; lav && i < lann->u.map.len; i++)
+		if (lann->u.map.items[i].val->type != SMP_STRING)
+			lav = NULL;
+	if (!lav)
+		return make_warning(res, live, o) ? oom(err) : 0;
+	if (!lav->u.s.len)
+		return 0;
+	pp.format = SMP_FORMAT_JSON;
+	pp.filename = LA;
+	rc = smp_doc_parse(odoc, lav->u.s.ptr, lav->u.s.len, &pp, &perr);
+	if (rc == SMP_ENOMEM)
+		return oom(err);
+	if (rc || smp_doc_count(*odoc) != 1 ||
+	    (smp_doc_root(*odoc, 0)->type != SMP_MAP && smp_doc_root(*odoc, 0)->type != SMP_NULL))
+		/* no position: it would be read as one in the configuration */
+		return smp_err_set(err, SMP_EINVALOBJ, NULL, 0, 0, NULL,
+		                   "the live object's " LA " annotation is not a JSON object%s%s",
+		                   rc ? ": " : "", rc ? perr.message : "");
+	*original = smp_doc_root(*odoc, 0);
+	if ((*original)->type == SMP_NULL)
+		*original = NULL;
+	return 0;
+}
+
+/* kubectl's three-way patch into res->pdoc, as patcher.go makes it for
+ * the patch type: kubectl checks that apiVersion, kind and name stay only
+ * on its JSON merge patch path, so a strategic patch for a live object
+ * served at another version (apps/v1beta2 for an apps/v1 configuration)
+ * carries the configuration's apiVersion: the diff sees live at that
+ * version, and the apiVersion goes into the patch after it. A merge patch
+ * is computed on float64 numbers, as kubectl's JSON decoding gives them
+ * (*rounded when that changed the configuration). */
+static int three_way_patch(smp_apply_result *res, smp_arena *a, const smp_value *original,
+                           const smp_value *mod, const smp_value *live,
+                           const smp_patch_options *po, bool *rounded, smp_error *err)
+{
+	const smp_value *cur = live, *avv = NULL;
+	int rc;
+
+	*rounded = false;
+	if (po->type == SMP_PATCH_STRATEGIC && str_at(mod, "apiVersion") &&
+	    (!str_at(live, "apiVersion") ||
+	     strcmp(str_at(live, "apiVersion"), str_at(mod, "apiVersion")) != 0)) {
+		avv = smpv_map_get(mod, "apiVersion");
+		if (!(cur = with_member(a, live, "apiVersion", avv)))
+			return oom(err);
+	}
+	if (po->type == SMP_PATCH_MERGE) {
+		const smp_value *fo = as_float64(a, original), *fm = as_float64(a, mod);
+		const smp_value *fc = as_float64(a, cur);
+
+		if ((original && !fo) || !fm || !fc)
+			return oom(err);
+		*rounded = fm != mod;
+		rc = smp_diff_three_way(&res->pdoc, fo, fm, fc, po, err);
+	} else {
+		rc = smp_diff_three_way(&res->pdoc, original, mod, cur, po, err);
+	}
+	if (!rc && avv) {
+		smp_value *p = res->pdoc->nroots ? res->pdoc->roots[0] : NULL;
+
+		if (!p || p->type != SMP_MAP || !(avv = smpv_copy(&res->pdoc->arena, avv)) ||
+		    !(p = with_member(&res->pdoc->arena, p, "apiVersion", avv)))
+			return oom(err);
+		res->pdoc->roots[0] = p;
+	}
+	if (rc == SMP_EPRECOND) {
+		char changed[SMP_ERROR_PATH_MAX];
+
+		snprintf(changed, sizeof(changed), "%s", err->path);
+		return smp_err_set(err, SMP_EPRECOND, NULL, 0, 0, changed,
+		                   "At least one of apiVersion, kind and name was changed");
+	}
+	return rc;
+}
+
+/* A live object: the three-way patch of its last-applied annotation, the
+ * configuration and itself; an empty patch leaves it unchanged, else the
+ * patch applied gives the result (not computed when the annotation alone
+ * is over the size limit: the object will be refused). */
+static int apply_configure(smp_apply_result *res, smp_arena *a, smp_value *mod,
+                           const smp_value *live, const smp_apply_options *o,
+                           const smp_patch_options *po, bool too_large, smp_doc **odoc,
+                           smp_error *err)
+{
+	const smp_value *original;
+	bool rounded;
+	int rc;
+
+	if (live->type != SMP_MAP)
+		return smp_err_set(err, SMP_EINVALOBJ, NULL, 0, 0, NULL,
+		                   "the live object must be an object (a map)");
+	/* modified as kubectl reads it back from its JSON text */
+	ints_from_floats(mod, 0);
+	if (has_int_float(live, 0)) {
+		smp_value *lc = smpv_copy(a, live);
+
+		if (!lc)
+			return oom(err);
+		ints_from_floats(lc, 0);
+		live = lc;
+	}
+	if ((rc = read_last_applied(res, live, o, odoc, &original, err)) ||
+	    (rc = three_way_patch(res, a, original, mod, live, po, &rounded, err)))
+		return rc;
+	res->patch = smp_doc_root(res->pdoc, 0);
+	if (!res->patch || smp_patch_is_empty(res->patch)) {
+		if (!(res->patch = smpv_map(a, 0)))
+			return oom(err);
+		res->action = SMP_ACTION_UNCHANGED;
+		res->object = too_large ? live : smpv_copy(a, live);
+		return res->object ? 0 : oom(err);
+	}
+	res->action = SMP_ACTION_CONFIGURE;
+	if (rounded && add_rounding_warnings(res, mod))
+		return oom(err);
+	if (!too_large && (rc = smp_patch_apply(&res->odoc, live, res->patch, po, err)))
+		return rc;
+	res->object = too_large ? NULL : smp_doc_root(res->odoc, 0);
+	/* the server reads the rounded numbers back as integers */
+	if (rounded && res->object)
+		ints_from_floats((smp_value *)res->object, 0);
+	return 0;
+}
+
+/* kubectl apply of one configuration (patcher.go's Patch): the
+ * configuration normalised (namespace), checked (labels), encoded into the
+ * last-applied annotation it is given (GetModifiedConfiguration); then a
+ * create, or the three-way patch of the live object; then the size of the
+ * annotations. Errors name the object (unless out of memory). */
 int smp_apply_object(smp_apply_result **out, const smp_value *config,
                      const smp_value *live, const smp_apply_options *opts,
                      smp_error *err)
@@ -765,10 +931,9 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 	smp_apply_result *res;
 	smp_arena *a;
 	smp_value *cfg = NULL, *mod, *ann = NULL, *encv;
-	const smp_value *original = NULL, *cur, *avv = NULL;
 	smp_doc *odoc = NULL;
 	size_t enclen = 0;
-	bool too_large, rounded = false;
+	bool too_large;
 	int rc;
 
 	*out = NULL;
@@ -782,16 +947,14 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 	a = &res->doc->arena;
 	/* One copy: the configuration, normalised (namespace), then encoded,
 	 * then given the annotation: modified (GetModifiedConfiguration). */
-	mod = smpv_copy(a, config);
-	if (!mod) {
+	if (!(mod = smpv_copy(a, config))) {
 		rc = oom(err);
 		goto out;
 	}
 	cfg = mod; /* names for messages: the annotation does not change them */
-	if ((rc = set_namespace(a, mod, o, err)) || (rc = smp__validate_labels(mod, err)))
-		goto fail_named;
-	if ((rc = encode_into(&res->enc, &enclen, a, mod, &ann, err)))
-		goto fail_named;
+	if ((rc = set_namespace(a, mod, o, err)) || (rc = smp__validate_labels(mod, err)) ||
+	    (rc = encode_into(&res->enc, &enclen, a, mod, &ann, err)))
+		goto out;
 	/* referenced, not copied: the result owns the text */
 	encv = smpv_str_ref(a, res->enc, enclen);
 	if (!encv || smpv_map_add(a, ann, LA, strlen(LA), encv)) {
@@ -806,172 +969,22 @@ int smp_apply_object(smp_apply_result **out, const smp_value *config,
 	po.type = strategic_type(cfg, o, &po.stype) ? SMP_PATCH_STRATEGIC : SMP_PATCH_MERGE;
 	po.overwrite = o->overwrite;
 	res->ptype = po.type;
-
-	if (!live || live->type == SMP_NULL) {
-		/* Create: the object itself is sent (a float -0 as -0), and the
-		 * server reads its integral numbers as integers. */
-		if (!too_large)
-			drop_nulls(mod, 0);
-		res->action = SMP_ACTION_CREATE;
-		res->patch = res->object = mod;
-		if (has_int_float(mod, 0)) {
-			smp_value *obj = smpv_copy(a, mod);
-			if (!obj) {
-				rc = oom(err);
-				goto out;
-			}
-			ints_from_floats(obj, 0);
-			res->object = obj;
-		}
-	} else {
-		const smp_value *lann;
-		const smp_value *lav;
-
-		if (live->type != SMP_MAP) {
-			rc = smp_err_set(err, SMP_EINVALOBJ, NULL, 0, 0, NULL,
-			                 "the live object must be an object (a map)");
-			goto fail_named;
-		}
-		/* modified as kubectl reads it back from its JSON text */
-		ints_from_floats(mod, 0);
-		if (has_int_float(live, 0)) {
-			smp_value *lc = smpv_copy(a, live);
-			if (!lc) {
-				rc = oom(err);
-				goto out;
-			}
-			ints_from_floats(lc, 0);
-			live = lc;
-		}
-		lann = smpv_map_get(smpv_map_get(live, "metadata"), "annotations");
-		lav = lann && lann->type == SMP_MAP ? smpv_map_get(lann, LA) : NULL;
-		/* kubectl reads annotations as map[string]string: one value of
-		 * another type and it sees none at all. */
-		for (size_t i = 0; lav && i < lann->u.map.len; i++)
-			if (lann->u.map.items[i].val->type != SMP_STRING)
-				lav = NULL;
-		if (!lav) {
-			if ((rc = make_warning(res, live, o))) {
-				rc = oom(err);
-				goto out;
-			}
-		} else if (lav->u.s.len) {
-			smp_parse_options pp = SMP_PARSE_OPTIONS_INIT;
-			smp_error perr;
-			pp.format = SMP_FORMAT_JSON;
-			pp.filename = LA;
-			rc = smp_doc_parse(&odoc, lav->u.s.ptr, lav->u.s.len, &pp, &perr);
-			if (rc == SMP_ENOMEM) {
-				rc = oom(err);
-				goto out;
-			}
-			if (rc || smp_doc_count(odoc) != 1 ||
-			    (smp_doc_root(odoc, 0)->type != SMP_MAP &&
-			     smp_doc_root(odoc, 0)->type != SMP_NULL)) {
-				/* no position: it would be read as one in the configuration */
-				rc = smp_err_set(err, SMP_EINVALOBJ, NULL, 0, 0, NULL,
-				                 "the live object's " LA
-				                 " annotation is not a JSON object%s%s",
-				                 rc ? ": " : "", rc ? perr.message : "");
-				goto fail_named;
-			}
-			original = smp_doc_root(odoc, 0);
-			if (original->type == SMP_NULL)
-				original = NULL;
-		}
-		/* kubectl checks that apiVersion, kind and name stay only on its
-		 * JSON merge patch path: a strategic patch for a live object
-		 * served at another version (apps/v1beta2 for an apps/v1
-		 * configuration) carries the configuration's apiVersion. The
-		 * diff sees live at that version, so only kind and name are
-		 * checked, and the apiVersion goes into the patch after it. */
-		cur = live;
-		if (po.type == SMP_PATCH_STRATEGIC && str_at(mod, "apiVersion") &&
-		    (!str_at(live, "apiVersion") ||
-		     strcmp(str_at(live, "apiVersion"), str_at(mod, "apiVersion")) != 0)) {
-			avv = smpv_map_get(mod, "apiVersion");
-			if (!(cur = with_member(a, live, "apiVersion", avv))) {
-				rc = oom(err);
-				goto out;
-			}
-		}
-		if (po.type == SMP_PATCH_MERGE) {
-			const smp_value *fo = as_float64(a, original), *fm = as_float64(a, mod);
-			const smp_value *fc = as_float64(a, cur);
-
-			if ((original && !fo) || !fm || !fc) {
-				rc = oom(err);
-				goto out;
-			}
-			rounded = fm != mod;
-			rc = smp_diff_three_way(&res->pdoc, fo, fm, fc, &po, err);
-		} else {
-			rc = smp_diff_three_way(&res->pdoc, original, mod, cur, &po, err);
-		}
-		if (!rc && avv) {
-			smp_value *p = res->pdoc->nroots ? res->pdoc->roots[0] : NULL;
-
-			if (!p || p->type != SMP_MAP ||
-			    !(avv = smpv_copy(&res->pdoc->arena, avv)) ||
-			    !(p = with_member(&res->pdoc->arena, p, "apiVersion", avv))) {
-				rc = oom(err);
-				goto out;
-			}
-			res->pdoc->roots[0] = p;
-		}
-		if (rc == SMP_EPRECOND) {
-			char changed[SMP_ERROR_PATH_MAX];
-			snprintf(changed, sizeof(changed), "%s", err->path);
-			rc = smp_err_set(err, SMP_EPRECOND, NULL, 0, 0, changed,
-			                 "At least one of apiVersion, kind and name was changed");
-			goto fail_named;
-		}
-		if (rc)
-			goto fail_named;
-		res->patch = smp_doc_root(res->pdoc, 0);
-		if (!res->patch || smp_patch_is_empty(res->patch)) {
-			const smp_value *empty = smpv_map(a, 0);
-			if (!empty) {
-				rc = oom(err);
-				goto out;
-			}
-			res->patch = empty;
-			res->action = SMP_ACTION_UNCHANGED;
-			res->object = too_large ? live : smpv_copy(a, live);
-			if (!res->object) {
-				rc = oom(err);
-				goto out;
-			}
-		} else {
-			res->action = SMP_ACTION_CONFIGURE;
-			if (rounded && (rc = add_rounding_warnings(res, mod))) {
-				rc = oom(err);
-				goto out;
-			}
-			if (!too_large &&
-			    (rc = smp_patch_apply(&res->odoc, live, res->patch, &po, err)))
-				goto fail_named;
-			res->object = too_large ? NULL : smp_doc_root(res->odoc, 0);
-			/* the server reads the rounded numbers back as integers */
-			if (rounded && res->object)
-				ints_from_floats((smp_value *)res->object, 0);
-		}
-	}
-	if (too_large || annotations_size(res->object) > SMP_ANNOTATIONS_MAX_BYTES) {
+	if (!live || live->type == SMP_NULL)
+		rc = apply_create(res, a, mod, too_large, err);
+	else
+		rc = apply_configure(res, a, mod, live, o, &po, too_large, &odoc, err);
+	if (!rc && (too_large || annotations_size(res->object) > SMP_ANNOTATIONS_MAX_BYTES)) {
 		const char *kind = str_at(cfg, "kind");
 		const char *name = str_at(smpv_map_get(cfg, "metadata"), "name");
+
 		rc = smp_err_set(err, SMP_EINVALOBJ, NULL, config->line, config->col,
 		                 "metadata.annotations",
 		                 "The %s \"%s\" is invalid: metadata.annotations: Too long: must "
 		                 "have at most %d bytes", kind, name, SMP_ANNOTATIONS_MAX_BYTES);
-		goto fail_named;
 	}
-	rc = 0;
-	goto out;
-fail_named:
-	if (rc != SMP_ENOMEM)
-		prefix_ref(err, cfg ? cfg : config);
 out:
+	if (rc && rc != SMP_ENOMEM)
+		prefix_ref(err, cfg ? cfg : config);
 	smp_doc_free(odoc);
 	if (rc) {
 		smp_apply_result_free(res);
