@@ -306,6 +306,69 @@ static const char *key_intern(jr *r, const char *o, size_t n)
  * is dealt with. The text goes straight to the arena's free space (no copy
  * when it fits, as almost every string does).
  */
+/* One escape sequence of a JSON string (q at its backslash, two bytes at
+ * least before end): its text appended at o + n, q moved past it. NULL, or
+ * the message of a bad escape (go-yaml's where kubectl's YAML reader
+ * differs from JSON). */
+static inline const char *read_escape(jr *r, const unsigned char **qp, const unsigned char *end,
+                                      char *o, size_t *n)
+{
+	const unsigned char *q = *qp;
+
+	switch (q[1]) {
+	case '"':
+		/* JSON inside a string (the last-applied annotation) is full of
+		 * these. */
+		o[(*n)++] = '"';
+		break;
+	case '\\': o[(*n)++] = '\\'; break;
+	case '/':
+		/* go-yaml (kubectl's YAML reader) has no \/ escape. */
+		if (r->pc->yaml_compat)
+			return "no \\/ in YAML";
+		o[(*n)++] = '/';
+		break;
+	case 'b': o[(*n)++] = '\b'; break;
+	case 'f': o[(*n)++] = '\f'; break;
+	case 'n': o[(*n)++] = '\n'; break;
+	case 'r': o[(*n)++] = '\r'; break;
+	case 't': o[(*n)++] = '\t'; break;
+	case 'u': {
+		uint32_t cp, lo;
+
+		if (end - q < 6 || hex4((const char *)q + 2, &cp))
+			return "invalid JSON: bad \\u escape in string";
+		q += 6;
+		if (cp >= 0xd800 && cp <= 0xdfff && r->pc->yaml_compat)
+			return "no surrogates in YAML";
+		if (cp >= 0xd800 && cp <= 0xdbff) {
+			/* A high surrogate needs its low half; alone it is U+FFFD,
+			 * as Go decodes it. */
+			if (end - q >= 6 && q[0] == '\\' && q[1] == 'u' &&
+			    hex4((const char *)q + 2, &lo) == 0 && lo >= 0xdc00 && lo <= 0xdfff) {
+				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+				q += 6;
+			} else {
+				cp = 0xfffd;
+			}
+		} else if (cp >= 0xdc00 && cp <= 0xdfff) {
+			cp = 0xfffd;
+		}
+		*n += smp_utf8_put(o + *n, cp);
+		*qp = q;
+		return NULL;
+	}
+	default:
+		return "invalid JSON: bad escape in string";
+	}
+	*qp = q + 2;
+	return NULL;
+}
+
+/* A JSON string (r->p at its opening quote) into the document's arena,
+ * unescaped (keys of a few bytes shared with an earlier copy): the bytes
+ * copied a chunk at a time up to the next quote, backslash, control or
+ * non-ASCII byte; invalid UTF-8 becomes U+FFFD as Go decodes it. */
 static int read_string(jr *r, const char **out, size_t *outlen, bool key)
 {
 	const unsigned char *q = (const unsigned char *)r->p + 1;
@@ -366,61 +429,8 @@ static int read_string(jr *r, const char **out, size_t *outlen, bool key)
 		e = q;
 		if (end - q < 2)
 			return fail_at(r, r->p, SMP_EPARSE, "invalid JSON: unterminated string");
-		if (q[1] == '"') {
-			/* JSON inside a string (the last-applied annotation) is
-			 * full of these. */
-			o[n++] = '"';
-			q += 2;
-			continue;
-		}
-		switch (q[1]) {
-		case '"': o[n++] = '"'; break;
-		case '\\': o[n++] = '\\'; break;
-		case '/':
-			/* go-yaml (kubectl's YAML reader) has no \/ escape. */
-			if (r->pc->yaml_compat) {
-				emsg = "no \\/ in YAML";
-				goto bad;
-			}
-			o[n++] = '/';
-			break;
-		case 'b': o[n++] = '\b'; break;
-		case 'f': o[n++] = '\f'; break;
-		case 'n': o[n++] = '\n'; break;
-		case 'r': o[n++] = '\r'; break;
-		case 't': o[n++] = '\t'; break;
-		case 'u': {
-			uint32_t cp, lo;
-			if (end - q < 6 || hex4((const char *)q + 2, &cp)) {
-				emsg = "invalid JSON: bad \\u escape in string";
-				goto bad;
-			}
-			q += 6;
-			if (cp >= 0xd800 && cp <= 0xdfff && r->pc->yaml_compat) {
-				emsg = "no surrogates in YAML";
-				goto bad;
-			}
-			if (cp >= 0xd800 && cp <= 0xdbff) {
-				/* A high surrogate needs its low half; alone it is
-				 * U+FFFD, as Go decodes it. */
-				if (end - q >= 6 && q[0] == '\\' && q[1] == 'u' &&
-				    hex4((const char *)q + 2, &lo) == 0 && lo >= 0xdc00 && lo <= 0xdfff) {
-					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-					q += 6;
-				} else {
-					cp = 0xfffd;
-				}
-			} else if (cp >= 0xdc00 && cp <= 0xdfff) {
-				cp = 0xfffd;
-			}
-			n += smp_utf8_put(o + n, cp);
-			continue;
-		}
-		default:
-			emsg = "invalid JSON: bad escape in string";
+		if ((emsg = read_escape(r, &q, end, o, &n)))
 			goto bad;
-		}
-		q += 2;
 	}
 	if (mode == OUT_SCRATCH) {
 		char *s = smp_arena_alloc(a, n + 1);
