@@ -995,7 +995,30 @@ static int validate_set_order(sctx *c, const smp_value *plist, const smp_value *
 	return 0;
 }
 
-/* mergePatchIntoOriginal: each $setElementOrder list with its list. */
+/* The merge keys of a $setElementOrder list's items (NULL for an item
+ * without one), looked up once for the validation and fast_order's index;
+ * NULL when out of memory. */
+static const smp_value **order_keys(sctx *c, const smp_value *order, const char *mk)
+{
+	size_t on = order->u.list.len;
+	const smp_value **okk = sc_alloc(c, on * sizeof(*okk));
+
+	for (size_t k = 0; okk && k < on; k++) {
+		const smp_value *ahead = k + 4 < on ? order->u.list.items[k + 4] : NULL;
+
+		if (k + 8 < on)
+			PREFETCH(order->u.list.items[k + 8]);
+		if (ahead && ahead->type == SMP_MAP)
+			PREFETCH(ahead->u.map.items);
+		okk[k] = smp__mk_value(order->u.list.items[k], mk);
+		PREFETCH(okk[k]); /* compared below */
+	}
+	return okk;
+}
+
+/* mergePatchIntoOriginal: each $setElementOrder list with its list (the
+ * patch's, merged into the original's as mergeSlice does, then in the
+ * order the directive gives), the keys it settles marked in `done`. */
 static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, bool *done,
                                    const smp_stype *t)
 {
@@ -1070,23 +1093,10 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 		 * (where neither side need hold the list) lets it through. */
 		if (m.object_as_list && !olist && !plist && c->mpl)
 			return smp__sfail(c, SMP_EPATCH, "expected slice or array type, but got: struct");
-		/* The order list's merge keys, looked up once for the validation
-		 * and fast_order's index. */
 		const smp_value **okk = NULL;
 		size_t on = order->u.list.len;
-		if (*m.mk && plist && plist->u.list.len && on) {
-			if (!(okk = sc_alloc(c, on * sizeof(*okk))))
-				return smp__snomem(c);
-			for (size_t k = 0; k < on; k++) {
-				const smp_value *ahead = k + 4 < on ? order->u.list.items[k + 4] : NULL;
-				if (k + 8 < on)
-					PREFETCH(order->u.list.items[k + 8]);
-				if (ahead && ahead->type == SMP_MAP)
-					PREFETCH(ahead->u.map.items);
-				okk[k] = smp__mk_value(order->u.list.items[k], m.mk);
-				PREFETCH(okk[k]); /* compared below */
-			}
-		}
+		if (*m.mk && plist && plist->u.list.len && on && !(okk = order_keys(c, order, m.mk)))
+			return smp__snomem(c);
 		if ((rc = validate_set_order(c, plist, order, m.mk, okk)))
 			return rc;
 		if (olist && !plist) {
@@ -1148,6 +1158,137 @@ static int merge_set_element_order(sctx *c, wmap *w, const smp_value *patch, boo
 	return 0;
 }
 
+/* A map patch with `$patch` (at di): replace gives the patch without it,
+ * delete an empty map; anything else is the reference's error. */
+static int map_directive(sctx *c, smp_value **out, const smp_value *patch, ptrdiff_t di)
+{
+	const smp_value *d = patch->u.map.items[di].val;
+	smp_value *r;
+
+	if (smpv_is_str(d, "replace")) {
+		if (!(r = smpv_map(c->a, patch->u.map.len)))
+			return smp__snomem(c);
+		for (size_t i = 0; i < patch->u.map.len; i++) {
+			const smp_member *e = &patch->u.map.items[i];
+			smp_value *cv;
+
+			if ((ptrdiff_t)i == di)
+				continue;
+			cv = raw_copy(c, e->val);
+			if (!cv || smpv_map_add_copy(c->a, r, e->key, e->klen, cv))
+				return smp__snomem(c);
+		}
+		*out = r;
+		return 0;
+	}
+	if (smpv_is_str(d, "delete")) {
+		*out = smpv_map(c->a, 0);
+		return *out ? 0 : smp__snomem(c);
+	}
+	return smp__err_bad_patch_type(c, d, patch);
+}
+
+/* One key of a map patch merged into w (mergeMap's loop body): a
+ * $deleteFromPrimitiveList key names its list; null deletes (and, with
+ * ignoreUnchanged, is done); a new key or one of another type takes the
+ * patch's value (cleaned of directives); a map merges (or is replaced, as
+ * the schema says), a list goes to mergeSlice, a scalar is the patch's. */
+static int merge_key(sctx *c, wmap *w, const smp_member *e, const smp_stype *t, bool dollar)
+{
+	const smp_value *pv = e->val;
+	const char *k = e->key;
+	size_t klen = e->klen, pl;
+	bool is_delete_list = false;
+	smp_value *ov, *nv = NULL;
+	pmeta m;
+	long oi;
+	int rc = 0;
+
+	if (dollar && smp__has_prefix(k, klen, DELETE_FROM_PRIMITIVE_PREFIX)) {
+		const char *rest;
+		size_t rlen;
+
+		if (!c->mpl) {
+			smp_value *cv = raw_copy(c, pv);
+
+			return !cv || wm_set(c, w, k, klen, cv) ? SMP_ENOMEM : 0;
+		}
+		pl = smp__spush_key(c, k, klen);
+		if ((rc = extract_key(c, k, klen, DELETE_FROM_PRIMITIVE_PREFIX, &rest, &rlen)))
+			return rc;
+		smp__spop(c, pl);
+		if (rlen) {
+			k = rest;
+			klen = rlen;
+		}
+		is_delete_list = true;
+	}
+	pl = smp__spush_key(c, k, klen);
+	if (pv->type == SMP_NULL) {
+		wm_del(c, w, k, klen);
+		if (c->iun) {
+			smp__spop(c, pl);
+			return 0;
+		}
+	}
+	oi = wm_find(c, w, k, klen);
+	if (oi < 0 || w->m->u.map.items[oi].val->type != pv->type) {
+		if (!is_delete_list) {
+			bool keep;
+			smp_value *cv = copy_clean(c, pv, c->iun, true, &keep, c->depth);
+
+			if (!cv && keep)
+				return c->err ? c->err->code : SMP_ENOMEM;
+			if (keep)
+				rc = wm_set(c, w, k, klen, cv);
+			else
+				wm_del(c, w, k, klen);
+			if (rc)
+				return rc;
+		}
+		smp__spop(c, pl);
+		return 0;
+	}
+	ov = w->m->u.map.items[oi].val;
+	switch (pv->type) {
+	case SMP_MAP:
+		if ((rc = smp__lookup_struct(c, t, k, klen, &m)))
+			return rc;
+		if (m.replace) {
+			nv = raw_copy(c, pv);
+			rc = nv ? 0 : SMP_ENOMEM;
+		} else {
+			rc = smp_merge_map(c, &nv, ov, pv, m.sub);
+		}
+		break;
+	case SMP_LIST: {
+		smp_mmark lm = sc_mark(c);
+
+		if ((rc = smp__lookup_slice(c, t, k, klen, &m)))
+			return rc;
+		rc = merge_slice_handler(c, &nv, ov, pv, &m, is_delete_list, NULL);
+		sc_reset(c, lm);
+		break;
+	}
+	default: {
+		bool keep;
+
+		nv = copy_clean(c, pv, false, true, &keep, c->depth);
+		rc = nv ? 0 : SMP_ENOMEM;
+		break;
+	}
+	}
+	if (rc)
+		return rc;
+	w->m->u.map.items[oi].val = nv;
+	smp__spop(c, pl);
+	return 0;
+}
+
+/* mergeMap: a map patch merged into `orig` (NULL: an empty map) under the
+ * type `t`: the map's own `$patch`, then $retainKeys and the
+ * $setElementOrder lists (they mark the keys they settle in `done`), then
+ * every other key. */
 int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *patch,
                   const smp_stype *t)
 {
@@ -1163,33 +1304,9 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 		dollar = patch->u.map.items[i].klen && patch->u.map.items[i].key[0] == '$';
 	if (dollar)
 		di = smpv_map_find(patch, DIRECTIVE_MARKER, strlen(DIRECTIVE_MARKER));
-
 	*out = NULL;
-	if (di >= 0) {
-		const smp_value *d = patch->u.map.items[di].val;
-		smp_value *r;
-		if (smpv_is_str(d, "replace")) {
-			r = smpv_map(c->a, patch->u.map.len);
-			if (!r)
-				return smp__snomem(c);
-			for (size_t i = 0; i < patch->u.map.len; i++) {
-				const smp_member *e = &patch->u.map.items[i];
-				smp_value *cv;
-				if ((ptrdiff_t)i == di)
-					continue;
-				cv = raw_copy(c, e->val);
-				if (!cv || smpv_map_add_copy(c->a, r, e->key, e->klen, cv))
-					return smp__snomem(c);
-			}
-			*out = r;
-			return 0;
-		}
-		if (smpv_is_str(d, "delete")) {
-			*out = smpv_map(c->a, 0);
-			return *out ? 0 : smp__snomem(c);
-		}
-		return smp__err_bad_patch_type(c, d, patch);
-	}
+	if (di >= 0)
+		return map_directive(c, out, patch, di);
 	if (++c->depth > SMP_DEPTH_MERGE) {
 		c->depth--;
 		return smp__sfail(c, SMP_ELIMIT, "document nested too deeply");
@@ -1201,8 +1318,7 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 		rc = smp__snomem(c);
 		goto out;
 	}
-	done = sc_alloc(c, patch->u.map.len + 1);
-	if (!done) {
+	if (!(done = sc_alloc(c, patch->u.map.len + 1))) {
 		rc = smp__snomem(c);
 		goto out;
 	}
@@ -1211,97 +1327,11 @@ int smp_merge_map(sctx *c, smp_value **out, smp_value *orig, const smp_value *pa
 	if (dollar && ((rc = apply_retain_keys(c, &w, patch, done)) ||
 	               (rc = merge_set_element_order(c, &w, patch, done, t))))
 		goto out;
-	for (size_t i = 0; i < patch->u.map.len; i++) {
-		const smp_member *e = &patch->u.map.items[i];
-		const smp_value *pv = e->val;
-		const char *k = e->key;
-		size_t klen = e->klen, pl;
-		bool is_delete_list = false;
-		long oi;
-
-		if (done[i])
-			continue;
-		if (dollar && smp__has_prefix(k, klen, DELETE_FROM_PRIMITIVE_PREFIX)) {
-			if (!c->mpl) {
-				smp_value *cv = raw_copy(c, pv);
-				if (!cv || (rc = wm_set(c, &w, k, klen, cv))) {
-					rc = SMP_ENOMEM;
-					goto out;
-				}
-				continue;
-			}
-			pl = smp__spush_key(c, k, klen);
-			const char *rest;
-			size_t rlen;
-			if ((rc = extract_key(c, k, klen, DELETE_FROM_PRIMITIVE_PREFIX, &rest, &rlen)))
-				goto out;
-			smp__spop(c, pl);
-			if (rlen) {
-				k = rest;
-				klen = rlen;
-			}
-			is_delete_list = true;
-		}
-		pl = smp__spush_key(c, k, klen);
-		if (pv->type == SMP_NULL) {
-			wm_del(c, &w, k, klen);
-			if (c->iun) {
-				smp__spop(c, pl);
-				continue;
-			}
-		}
-		oi = wm_find(c, &w, k, klen);
-		if (oi < 0 || w.m->u.map.items[oi].val->type != pv->type) {
-			if (!is_delete_list) {
-				bool keep;
-				smp_value *cv = copy_clean(c, pv, c->iun, true, &keep, c->depth);
-				if (!cv && keep) {
-					rc = c->err ? c->err->code : SMP_ENOMEM;
-					goto out;
-				}
-				if (keep)
-					rc = wm_set(c, &w, k, klen, cv);
-				else
-					wm_del(c, &w, k, klen);
-				if (rc)
-					goto out;
-			}
-			smp__spop(c, pl);
-			continue;
-		}
-		smp_value *ov = w.m->u.map.items[oi].val, *nv = NULL;
-		pmeta m;
-		switch (pv->type) {
-		case SMP_MAP:
-			if ((rc = smp__lookup_struct(c, t, k, klen, &m)))
-				goto out;
-			if (m.replace) {
-				nv = raw_copy(c, pv);
-				rc = nv ? 0 : SMP_ENOMEM;
-			} else {
-				rc = smp_merge_map(c, &nv, ov, pv, m.sub);
-			}
-			break;
-		case SMP_LIST: {
-			smp_mmark lm = sc_mark(c);
-			if ((rc = smp__lookup_slice(c, t, k, klen, &m)))
-				goto out;
-			rc = merge_slice_handler(c, &nv, ov, pv, &m, is_delete_list, NULL);
-			sc_reset(c, lm);
-			break;
-		}
-		default: {
-			bool keep;
-			nv = copy_clean(c, pv, false, true, &keep, c->depth);
-			rc = nv ? 0 : SMP_ENOMEM;
-			break;
-		}
-		}
-		if (rc)
-			goto out;
-		w.m->u.map.items[oi].val = nv;
-		smp__spop(c, pl);
-	}
+	for (size_t i = 0; i < patch->u.map.len && !rc; i++)
+		if (!done[i])
+			rc = merge_key(c, &w, &patch->u.map.items[i], t, dollar);
+	if (rc)
+		goto out;
 	wm_compact(w.m);
 	*out = w.m;
 out:

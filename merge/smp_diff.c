@@ -553,6 +553,73 @@ static long lix_find(sctx *c, lazy_ix *l, const char *key, size_t klen)
 	return r;
 }
 
+/* updatePatchIfMissing and hasAdditionalNewField: each key of orig that
+ * mod lacks is a null in the patch (unless deletions are ignored);
+ * *additional when one of them held a value. seen[i]: a key of mod found
+ * orig's entry i (an index of orig that met duplicate keys asks an index
+ * of mod instead). */
+static int missing_keys(sctx *c, smp_value *patch, const smp_value *orig, const smp_value *mod,
+                        const bool *seen, const lazy_ix *oix, dopts o, bool *additional)
+{
+	smp_kindex mix;
+	bool mix_built = false;
+
+	for (size_t i = 0; i < orig->u.map.len; i++) {
+		const smp_member *e = &orig->u.map.items[i];
+
+		if (seen[i])
+			continue;
+		if (oix->mode == LIX_HASH && oix->ix.dup) {
+			if (!mix_built && smp_kindex_init(&mix, c->tmp, mod))
+				return smp__snomem(c);
+			mix_built = true;
+			if (smp_kindex_find(&mix, e->key, e->klen) >= 0)
+				continue;
+		}
+		if (e->val->type != SMP_NULL)
+			*additional = true;
+		if (!o.ignore_deletions) {
+			smp_value *n = smpv_null(c->a);
+
+			if (!n || smpv_map_add_copy(c->a, patch, e->key, e->klen, n))
+				return smp__snomem(c);
+		}
+	}
+	return 0;
+}
+
+/* $retainKeys: the non-null keys of modified, sorted (the patch says
+ * something, or original has more keys to clear). */
+static int add_retain_keys(sctx *c, smp_value *patch, const smp_value *mod)
+{
+	vlist retain = {0};
+	smp_value *l;
+	int rc;
+
+	for (size_t i = 0; i < mod->u.map.len; i++) {
+		const smp_member *e = &mod->u.map.items[i];
+		smp_value *k;
+
+		if (e->val->type == SMP_NULL)
+			continue;
+		k = smpv_str(c->a, e->key, e->klen);
+		if (!k || vl_push(c, &retain, k))
+			return smp__snomem(c);
+	}
+	if (retain.n == 0)
+		return 0;
+	if ((rc = smp__sort_scalars(c, retain.v, retain.n)))
+		return rc;
+	l = smp__vl_to_list(c, &retain);
+	if (!l || smpv_map_add(c->a, patch, RETAIN_KEYS_DIRECTIVE, strlen(RETAIN_KEYS_DIRECTIVE), l))
+		return smp__snomem(c);
+	return 0;
+}
+
+/* diffMaps: the patch that turns orig into mod under the type t, key by
+ * key (a nested map or list by its own diff, $patch compared as a value,
+ * a value of another type replaced whole), then the keys mod lacks
+ * (nulls) and $retainKeys where the schema asks for it. */
 static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_value *mod,
                      const smp_stype *t, dopts o)
 {
@@ -563,10 +630,7 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 	smp_value patch_v, *patch = &patch_v;
 	bool top = c->depth == 0;
 	lazy_ix oix;
-	smp_kindex mix;
-	bool mix_built = false;
 	bool *seen;      /* orig entries some key of mod found */
-	vlist retain = {0};
 	smp_mmark mark;
 	int rc = 0;
 
@@ -642,58 +706,12 @@ static int diff_maps(sctx *c, smp_value **out, const smp_value *orig, const smp_
 			goto out;
 		smp__spop(c, pl);
 	}
-	/* updatePatchIfMissing and hasAdditionalNewField */
+	/* updatePatchIfMissing and hasAdditionalNewField; $retainKeys */
 	bool additional = false;
-	for (size_t i = 0; i < orig->u.map.len; i++) {
-		const smp_member *e = &orig->u.map.items[i];
-		/* Keys are unique: orig's key is in mod iff a key of mod found it
-		 * (an index that found duplicates in orig: ask an index of mod). */
-		if (seen[i])
-			continue;
-		if (oix.mode == LIX_HASH && oix.ix.dup) {
-			if (!mix_built && smp_kindex_init(&mix, c->tmp, mod)) {
-				rc = smp__snomem(c);
-				goto out;
-			}
-			mix_built = true;
-			if (smp_kindex_find(&mix, e->key, e->klen) >= 0)
-				continue;
-		}
-		if (e->val->type != SMP_NULL)
-			additional = true;
-		if (!o.ignore_deletions) {
-			smp_value *n = smpv_null(c->a);
-			if (!n || smpv_map_add_copy(c->a, patch, e->key, e->klen, n)) {
-				rc = smp__snomem(c);
-				goto out;
-			}
-		}
-	}
-	/* $retainKeys: the non-null keys of modified, sorted, when the patch
-	 * says anything or original has more keys to clear. */
-	if (o.build_retain_keys && (patch->u.map.len > 0 || additional)) {
-		for (size_t i = 0; i < mod->u.map.len; i++) {
-			const smp_member *e = &mod->u.map.items[i];
-			smp_value *k;
-			if (e->val->type == SMP_NULL)
-				continue;
-			k = smpv_str(c->a, e->key, e->klen);
-			if (!k || (rc = vl_push(c, &retain, k))) {
-				rc = smp__snomem(c);
-				goto out;
-			}
-		}
-	}
-	if (retain.n > 0) {
-		if ((rc = smp__sort_scalars(c, retain.v, retain.n)))
-			goto out;
-		smp_value *l = smp__vl_to_list(c, &retain);
-		if (!l || smpv_map_add(c->a, patch, RETAIN_KEYS_DIRECTIVE,
-		                       strlen(RETAIN_KEYS_DIRECTIVE), l)) {
-			rc = smp__snomem(c);
-			goto out;
-		}
-	}
+	if ((rc = missing_keys(c, patch, orig, mod, seen, &oix, o, &additional)) ||
+	    (o.build_retain_keys && (patch->u.map.len > 0 || additional) &&
+	     (rc = add_retain_keys(c, patch, mod))))
+		goto out;
 	if (patch_v.u.map.len == 0 && !top) {
 		if (!c->empty_map && !(c->empty_map = smpv_map(c->a, 0))) {
 			rc = smp__snomem(c);
