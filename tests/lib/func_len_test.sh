@@ -1,12 +1,15 @@
 #!/bin/sh
 # func_len_test.sh SOURCE_DIR [MAX]
-# No function of the command line (cli/*.c) is longer than MAX lines (150):
-# the program is a reader of files and a printer of the library's results,
-# and a function that long is a job that wants its own name. A function
-# runs from its first line at column 0 to the `}` at column 0 that ends it.
+# No hand-written function of the library (codec/, schema/, merge/, ssa/,
+# apply/) or of the command line (cli/) is longer than MAX lines (150): a
+# function that long is several steps that want their own names (the
+# generated schema/builtin_tables.c aside). A function runs from its first
+# line at column 0 to the `}` at column 0 that ends it.
 src=$1 max=${2:-150}
 fail=0
-for f in "$src"/cli/*.c; do
+for f in "$src"/codec/*.c "$src"/schema/*.c "$src"/merge/*.c "$src"/ssa/*.c \
+	"$src"/apply/*.c "$src"/cli/*.c; do
+	case $f in */schema/builtin_tables.c) continue ;; esac
 	awk -v max="$max" -v file="$f" '
 		/^[a-z_][^;]*\(/ && !/;[ \t]*$/ && !/^static const/ { start = NR; name = $0; next }
 		/^\{/ && start { body = 1; next }
@@ -18,5 +21,5 @@ for f in "$src"/cli/*.c; do
 		END { exit bad }
 	' "$f" || fail=1
 done
-[ $fail = 0 ] && echo "ok: no function in cli/ over $max lines"
+[ $fail = 0 ] && echo "ok: no hand-written function over $max lines"
 exit $fail
