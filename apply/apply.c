@@ -638,6 +638,9 @@ static int check_config(const smp_value *cfg, smp_error *err)
 	return 0;
 }
 
+/* The namespace kubectl gives a configuration: -n (or default) for a
+ * namespaced kind that names none, an error for another one when -n is
+ * enforced, none for a cluster-scoped kind. */
 static int set_namespace(smp_arena *a, smp_value *cfg, const smp_apply_options *o,
                          smp_error *err)
 {

@@ -154,6 +154,9 @@ static size_t *sorted_keys(const smp_value *m)
 	return idx;
 }
 
+/* The changes between two maps, keys in sorted order: added, removed,
+ * and nested values compared (maps and lists by their rules, scalars by
+ * value). */
 static void diff_maps(cctx *c, const smp_value *b, const smp_value *a, const smp_stype *t,
                       int depth)
 {
@@ -288,6 +291,9 @@ static void push_item(cctx *c, const char *mk, const smp_value *k)
 	smp_buf_putc(&c->path, ']');
 }
 
+/* The changes between two lists: items addressed by merge key when the
+ * schema merges them by one, by value for merged scalars (sets), by index
+ * otherwise. */
 static void diff_lists(cctx *c, const smp_value *b, const smp_value *a, const smp_stype *t,
                        const smp_sfield *f, int depth)
 {

@@ -479,6 +479,10 @@ static int service_port(dctx *c, smp_value *p)
 	return SMP_OK;
 }
 
+/* A Service's defaults as the server fills them: type ClusterIP,
+ * sessionAffinity None (ClientIP's timeout), ports' protocol and
+ * targetPort, internalTrafficPolicy, and what NodePort and LoadBalancer
+ * imply (externalTrafficPolicy, allocateLoadBalancerNodePorts). */
 static int service(dctx *c, smp_value *obj)
 {
 	smp_value *spec = get(obj, "spec"), *t, *sa;

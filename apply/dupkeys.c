@@ -62,6 +62,8 @@ static const smp_value *key_of(const smp_value *it, const char *mk)
 static void walk(dkctx *c, const smp_value *v, const smp_stype *t, const smp_sfield *f,
                  int depth);
 
+/* Items of a list merged by key that repeat a key (which client-side
+ * apply cannot tell apart): each reported once with both items. */
 static void check_list(dkctx *c, const smp_value *l, const smp_stype *t, const smp_sfield *f,
                        int depth)
 {

@@ -93,6 +93,8 @@ typedef struct port_seen {
 	char list[600];       /* the plan's own path of the container's ports */
 } port_seen;
 
+/* The server's warnings about a container's ports defined twice (the
+ * same port, protocol and host IP), in its words. */
 static int port_warnings(smp_plan_entry *e, smp_buf *hidden, port_seen *ps, size_t *n,
                          size_t max, const smp_value *c, const char *cpath, const char *cname,
                          const char *group)

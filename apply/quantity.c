@@ -280,6 +280,9 @@ typedef struct qscan {
 	size_t nsuffix;
 } qscan;
 
+/* resource.ParseQuantity's scanner: sign, digits, fraction, and the
+ * suffix (binary, decimal SI or exponent); false when the text is not a
+ * quantity. */
 static bool scan(qscan *q, const char *s, size_t end)
 {
 	size_t pos = 0, i;

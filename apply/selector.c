@@ -362,6 +362,8 @@ static int add_val(parser *p, str v, unsigned col)
 	return 0;
 }
 
+/* The value set of an in/notin requirement: (a, b, ...) as labels.Parse
+ * reads it. */
 static int parse_values(parser *p)
 {
 	tok t;
@@ -410,6 +412,8 @@ static int parse_values(parser *p)
 	return 0;
 }
 
+/* One requirement of a label selector: key, !key, key op value(s), with
+ * labels.Parse's errors and positions. */
 static int parse_requirement(parser *p)
 {
 	tok t;
@@ -566,6 +570,8 @@ static int obj_err(smp_error *err, const smp_value *at, const char *path, const 
 	                   fmt, arg);
 }
 
+/* A requirement of a LabelSelector object (matchLabels or a
+ * matchExpressions item) checked as metav1 validates it and added. */
 static int add_obj_req(smp_selector *sel, const char *key, size_t klen, op o,
                        const smp_value *values, const char *path, smp_error *err)
 {

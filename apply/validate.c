@@ -232,6 +232,9 @@ static bool special_format(const smp_stype *t, const char *f)
 	return t && t->format && strcmp(t->format, f) == 0;
 }
 
+/* The fields of an object against its struct type, in sorted order as
+ * the server reports them: unknown ones (strict decoding) and each value
+ * by check(). */
 static int check_object(vctx *c, const smp_value *v, const smp_stype *t, int depth)
 {
 	size_t *idx = NULL;
@@ -276,6 +279,9 @@ static int check_object(vctx *c, const smp_value *v, const smp_stype *t, int dep
 	return rc;
 }
 
+/* One value against its type as the server's decoding sees it: the
+ * wrong type is an error in every mode; objects, maps and lists checked
+ * within. */
 static int check(vctx *c, const smp_value *v, const smp_stype *t, const char *owner,
                  int depth)
 {

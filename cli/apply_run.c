@@ -454,9 +454,6 @@ static void put_head(cli_buf *b, const smp_plan_entry *e)
 	cli_json_string(b, action_name(smp_plan_entry_action(e)));
 }
 
-/* -o patch: one JSON line, the request kubectl sends, with the number of
- * fields it changes (as -o changes lists them); a prune line carries the
- * DeleteOptions to delete safely, a failed object's the server's Status. */
 /* An entry of several requests (server-side apply migrating an object
  * from client-side apply: kubectl's follow-up requests): all of them, in
  * order, as "requests": [{"method", "patchType", "fieldManager", "force",
@@ -484,6 +481,10 @@ static int put_requests(cli_buf *b, const smp_plan_entry *e, smp_error *err)
 	return 0;
 }
 
+/* -o patch: one JSON line, the request kubectl sends, with the number of
+ * fields it changes (as -o changes lists them); a prune line carries the
+ * DeleteOptions to delete safely, a failed object's the server's Status,
+ * an ApplySet parent's its role. */
 static int put_patch_line(apply_out *o, const smp_plan_entry *e, size_t nchanges,
                           smp_error *err)
 {

@@ -199,6 +199,8 @@ int cli_list_items(const smp_value *v, const smp_value **items)
 	return smp_value_type(it) == SMP_LIST ? 1 : -1;
 }
 
+/* One root or List item of an input into the command's objects (Lists
+ * expanded when asked), checked as kubectl decodes it. */
 static int add_value(cli_inputs *in, const smp_value *v, const char *file, bool expand,
                      unsigned depth, smp_error *err)
 {

@@ -186,6 +186,9 @@ static int ns_mismatch(smp_error *err, const char *ref, const char *own, const c
 	return err->code;
 }
 
+/* kubectl apply set-last-applied for one object: the patch that sets
+ * its annotation to the configuration, and what it prints (the object or
+ * the status line). */
 static int set_one(cli_buf *out, cli_buf *status, const cli_obj *c, const smp_value *target,
                    const smp_apply_options *ao, bool json, bool first, unsigned dflags,
                    smp_error *err)

@@ -483,6 +483,9 @@ static inline smp_value *mk(jr *r, smp_type t, uint32_t line, uint32_t col)
 	return v;
 }
 
+/* A JSON number (r->p at it) as kubectl's decoding gives it: an integer
+ * that fits int64 stays one, anything else a float64 (exact text kept for
+ * printing); an invalid number is a parse error at its position. */
 static int read_number(jr *r, smp_value **out)
 {
 	const char *s = r->p, *p = s;

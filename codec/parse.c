@@ -119,6 +119,12 @@ int smp_doc_parse(smp_doc **out, const char *buf, size_t len,
 	return parse(out, buf, len, opts, err, NULL);
 }
 
+/* smp_doc_parse's work, as kubectl reads a file: the options and the
+ * size limit checked, UTF-16 with a byte-order mark turned into UTF-8,
+ * the format sniffed (unless forced), then the reader; JSON is read as it
+ * is first and, only when it meets invalid UTF-8, again cleaned (invalid
+ * bytes as U+FFFD, as for YAML). `map` (may be NULL) is the file mapping
+ * the text lives in, released with the document. */
 static int parse(smp_doc **out, const char *buf, size_t len, const smp_parse_options *opts,
                  smp_error *err, mapping *map)
 {

@@ -289,6 +289,10 @@ static void newline_indent(smp_buf *b, pout *po, size_t depth)
 	put(b, nl + 1, n);
 }
 
+/* JSON of root without recursion (a stack of frames): compact or
+ * indented as encoding/json's MarshalIndent, keys sorted when asked,
+ * strings escaped as Go escapes them (<, >, & and U+2028/9) with
+ * go_escape; numbers as Go prints float64 and int64. */
 static int print_json(pout *po, const smp_value *root, bool indent, bool sort,
                       bool go_escape, smp_error *err)
 {

@@ -610,6 +610,9 @@ uint64_t smpv_hash(const smp_value *v)
 
 /* ---- equality ---- */
 
+/* Two maps hold the same keys with equal values, whatever their order:
+ * pairwise when the keys are in the same order (the usual case), else
+ * through an index of b's keys. */
 static bool map_equal(const smp_value *a, const smp_value *b)
 {
 	size_t n = a->u.map.len;

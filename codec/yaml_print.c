@@ -154,6 +154,9 @@ static bool plain_ok(const char *s, size_t n, const sinfo *si)
 	return !base60_float(s, n);
 }
 
+/* s as a double-quoted YAML scalar, the escapes go-yaml writes (\\, \",
+ * control characters as \xXX or their short forms, invalid UTF-8 and
+ * non-printable code points as \x, \u or \U). */
 static void put_double_quoted(smp_buf *b, const char *s, size_t n)
 {
 	static const char hexd[] = "0123456789ABCDEF";
@@ -304,6 +307,9 @@ static void put_literal(smp_buf *b, const char *s, size_t n, size_t ind)
 		smp_buf_putc(b, '\n');
 }
 
+/* One scalar as go-yaml prints it: null, bools, numbers (floats as
+ * kubectl's YAML gives them), strings plain when they read back as the
+ * same string, else quoted or as a literal block. */
 static int put_scalar(yp *p, const smp_value *v, size_t ind)
 {
 	char num[40];

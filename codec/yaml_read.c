@@ -156,6 +156,8 @@ static void offset_pos(const yr *r, size_t off, uint32_t *line, uint32_t *col)
 	*col = c;
 }
 
+/* libyaml's error as a parse error: the problem in go-yaml's words and
+ * the place (file:line:col) where libyaml saw it. */
 static int libyaml_error(yr *r)
 {
 	yaml_parser_t *p = &r->parser;
@@ -408,6 +410,8 @@ static int ratio_check(yr *r, uint32_t line, uint32_t col)
 
 /* ---- scalars ---- */
 
+/* A YAML scalar's value as kubectl reads it (smp_resolve: go-yaml's
+ * resolution, then the JSON round trip), at line:col for errors. */
 static int scalar_value(yr *r, const char *s, size_t n, const char *tag, bool plain,
                         uint32_t line, uint32_t col, smp_value **out)
 {
@@ -600,6 +604,9 @@ static int on_scalar(yr *r, yaml_event_t *ev)
 
 /* ---- aliases ---- */
 
+/* An alias: the anchored value again (shared, not copied), counted
+ * against the alias-node limit (billion laughs); an unknown anchor is
+ * go-yaml's error. */
 static int on_alias(yr *r, yaml_event_t *ev)
 {
 	const char *name = (const char *)ev->data.alias.anchor;
@@ -650,6 +657,9 @@ static int on_alias(yr *r, yaml_event_t *ev)
 
 /* ---- collections ---- */
 
+/* The start of a mapping or sequence: a new container pushed on the
+ * reader's stack (its anchor recorded), checked against the depth
+ * limit. */
 static int on_start(yr *r, yaml_event_t *ev, bool map)
 {
 	uint32_t line = r->base_line + (uint32_t)ev->start_mark.line + 1;

@@ -39,6 +39,10 @@ static int cmp_member_keys(const void *x, const void *y)
 	return a->klen < b->klen ? -1 : a->klen > b->klen;
 }
 
+/* v as Go's fmt prints the interface{} values of an unstructured object
+ * with %v (verb 'v') or %s: maps as map[k:v ...] with sorted keys, lists
+ * as [a b], floats as %v formats float64; reference error messages embed
+ * this. */
 static void gofmt(smp_buf *b, const smp_value *v, char verb, unsigned depth)
 {
 	if (depth > SMP_DEPTH_GO_FORMAT) {

@@ -232,6 +232,9 @@ static void p_reverse(psort *d, size_t a, size_t b)
 		p_swap(d, i++, j--);
 }
 
+/* Go's sort.Sort (pattern-defeating quicksort, as in Go 1.19+) over
+ * [a, b): the same element order as the reference's sort, also for
+ * elements that compare equal. */
 static void pdqsort(psort *d, size_t a, size_t b, unsigned limit)
 {
 	bool balanced = true, partitioned = true;
@@ -340,6 +343,7 @@ static void ss_rotate(ssort *s, size_t a, size_t m, size_t b)
 	ss_swap_range(s, m - i, m, i);
 }
 
+/* Go's sort.Stable merge step (SymMerge) of [a, m) and [m, b). */
 static void ss_symmerge(ssort *s, size_t a, size_t m, size_t b)
 {
 	if (m - a == 1) {

@@ -96,6 +96,9 @@ static smp_value *merge_value(jctx *c, const smp_value *cur, const smp_value *pa
 	return merge_docs(c, cur, patch);
 }
 
+/* RFC 7386 merge of patch into cur, as jsonpatch.MergePatch does it:
+ * null deletes, maps merge key by key, anything else replaces. NULL on
+ * failure (c holds why). */
 static smp_value *merge_docs(jctx *c, const smp_value *cur, const smp_value *patch)
 {
 	smp_kindex pix, cix;
@@ -186,6 +189,8 @@ static bool same_go_type(const smp_value *x, const smp_value *y)
 	return x->type == y->type || (is_num(x) && is_num(y));
 }
 
+/* jsonpatch's getDiff: the merge patch from map a to map b (changed and
+ * new keys, nulls for removed ones, nested maps diffed). */
 static int get_diff(jctx *c, smp_value **out, const smp_value *a, const smp_value *b)
 {
 	smp_kindex aix, bix;

@@ -152,6 +152,8 @@ static int get_lenient(jp *c, smp_value *root, const tok *t, size_t n, const cha
 	return walk(c, parent, &t[n - 1], 1, path, out);
 }
 
+/* RFC 6902 add at the pointer t[0..n): into a map (set), into a list at
+ * an index or at "-" (insert), or the whole document. */
 static int do_add(jp *c, smp_value **root, const tok *t, size_t n, const char *path,
                   smp_value *val)
 {

@@ -331,6 +331,9 @@ static const smp_value *mk_scan(const smp_value *item, const char *mk, bool *dir
  */
 enum { FO_GENERAL, FO_ORDERED, FO_ANY_ORDER };
 
+/* The merged list put in the order $setElementOrder gives without the
+ * general normalizeElementOrder, when every element can be placed by its
+ * merge key (see the comment above). */
 static int fast_order(sctx *c, smp_value **out, const vlist *merged, const smp_vindex *ix,
                       const smp_value *const *mkeys, const bool *mdir, const char *mk,
                       const sorder *so, size_t nserver, bool plain, int *rc)
@@ -858,6 +861,9 @@ static int extract_key(sctx *c, const char *key, size_t klen, const char *prefix
 	return 0;
 }
 
+/* $retainKeys: keys of the original map the list does not name are
+ * dropped (a list that is not one of strings, or that differs from
+ * another patch's, is the reference's error). */
 static int apply_retain_keys(sctx *c, wmap *w, const smp_value *patch, bool *done)
 {
 	ptrdiff_t ri = smpv_map_find(patch, RETAIN_KEYS_DIRECTIVE, strlen(RETAIN_KEYS_DIRECTIVE));

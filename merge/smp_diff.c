@@ -738,6 +738,9 @@ out:
 static int field_conflicts(sctx *c, bool *res, const smp_value *l, const smp_value *r,
                            const smp_stype *t, bool replace, bool merge, const char *mk);
 
+/* mergingMapsHaveConflicts for two maps: a key both set differently
+ * (directives compared as values, nested maps and lists by their own
+ * rules). */
 static int maps_conflict(sctx *c, bool *res, const smp_value *l, const smp_value *r,
                          const smp_stype *t)
 {
@@ -818,6 +821,8 @@ static int slice_to_map(sctx *c, smp_value **out, const smp_value *l, const char
 	return 0;
 }
 
+/* mergingMapsHaveConflicts for two lists: merged lists of maps by merge
+ * key, merged scalars as sets, others element by element. */
 static int slices_conflict(sctx *c, bool *res, const smp_value *l, const smp_value *r,
                            const smp_stype *t, bool merge, const char *mk)
 {
@@ -885,6 +890,8 @@ static int slices_conflict(sctx *c, bool *res, const smp_value *l, const smp_val
 	return 0;
 }
 
+/* Whether one field's two values conflict: different types, different
+ * scalars, or (recursively) maps and lists that do. */
 static int field_conflicts(sctx *c, bool *res, const smp_value *l, const smp_value *r,
                            const smp_stype *t, bool replace, bool merge, const char *mk)
 {
@@ -1039,6 +1046,10 @@ int smp_conflict_error(smp_error *err, const smp_value *patch, const smp_value *
 	return rc;
 }
 
+/* CreateThreeWayMergePatch: the deletions (original to modified) and the
+ * changes (current to modified) merged into one patch; with overwrite
+ * false, refused when it conflicts with what changed in current since
+ * original. */
 static int sm_diff3(smp_value **out, smp_arena *a, const smp_value *original,
                     const smp_value *modified, const smp_value *current,
                     const smp_stype *root, bool overwrite, bool general, smp_error *err)
@@ -1133,6 +1144,8 @@ int smp_sm_diff3_test(smp_value **out, smp_arena *a, const smp_value *original,
 
 static int sort_map(sctx *c, smp_value **out, const smp_value *m, const smp_stype *t);
 
+/* A list in the reference's sorted order (sortMergeListsByName): maps
+ * by merge key, scalars by value, each element sorted within. */
 static int sort_array(sctx *c, smp_value **out, const smp_value *l, const smp_stype *t,
                       const char *mk)
 {
@@ -1180,6 +1193,8 @@ static int sort_array(sctx *c, smp_value **out, const smp_value *l, const smp_st
 	return 0;
 }
 
+/* A map with its lists sorted as sortMergeListsByName sorts them (the
+ * order the conflict check compares in). */
 static int sort_map(sctx *c, smp_value **out, const smp_value *m, const smp_stype *t)
 {
 	smp_value *r = smpv_map(c->a, m->u.map.len);

@@ -606,6 +606,9 @@ static int mark_scheme(gen *g)
 	return 0;
 }
 
+/* Writes builtin_tables.c: the types, their fields and the kinds of the
+ * loaded document (with each kind's scope, resource and whether kubectl's
+ * scheme has it) as static initialisers, and the header naming `source`. */
 static int emit(gen *g, FILE *f, const char *source)
 {
 	const smp_schema *s = g->s;

@@ -227,6 +227,10 @@ static int get_bool(loader *L, const smp_value *node, const char *key, int *out)
 
 /* ---- overlays: type-level extensions ---- */
 
+/* The Kubernetes extensions of one schema node (x-kubernetes-list-type,
+ * -list-map-keys, -map-type, -patch-strategy, -patch-merge-key,
+ * -preserve-unknown-fields, -int-or-string, -embedded-resource, nullable,
+ * default) into *ov, each checked for its type. */
 static int read_overlay(loader *L, const smp_value *n, ld_overlay *ov)
 {
 	const smp_value *keys = mget(n, "x-kubernetes-list-map-keys");
@@ -1177,6 +1181,9 @@ static int crd_version(loader *L, const char *group, const char *kind, int names
 	return add_kind(L, group, version, kind, t, namespaced);
 }
 
+/* A CustomResourceDefinition: its group, kind, scope and plural, and
+ * for each version its openAPIV3Schema (or the CRD-wide one of v1beta1)
+ * loaded as a kind. */
 static int load_crd(loader *L, const smp_value *crd)
 {
 	const smp_value *spec = mget(crd, "spec"), *versions, *names, *schema = NULL;
@@ -1262,6 +1269,8 @@ static bool is_kind(const smp_value *root, const char *kind)
 	return k && smpv_is_str(k, kind);
 }
 
+/* One document of a schema input: an OpenAPI v2 (definitions) or v3
+ * (components.schemas) document, a CRD, or a List of CRDs. */
 static int load_doc(loader *L, const smp_doc *doc)
 {
 	const smp_value *root = doc->nroots ? doc->roots[0] : NULL;

@@ -395,6 +395,9 @@ static int strip(ssa_ctx *c, ssa_managers *ms, const char *id)
 
 /* ---------------------------------------------------------------- result */
 
+/* A deep copy of v into the result's arena without the null map values
+ * (the server does not store them); *rc set on failure (SMP_ELIMIT when
+ * nested too deeply). */
 static smp_value *copy_drop_nulls(smp_arena *a, const smp_value *v, size_t depth, int *rc)
 {
 	smp_value *o;
@@ -621,6 +624,9 @@ static void put_manager(smp_buf *b, const ssa_manager *m)
 		smp_buf_printf(b, " using %s", m->api_version);
 }
 
+/* The conflicts of an apply as the server reports them: one per field
+ * (managers sorted, paths in the server's order) and its message ("Apply
+ * failed with N conflicts: conflicts with ..."). */
 static int build_conflicts(ssa_ctx *c, smp_ssa_result *res, const ssa_conflicts *cf)
 {
 	smp_arena *a = &res->doc->arena;

@@ -852,6 +852,8 @@ static int read_number(jin *j, smp_value **out)
 	return 0;
 }
 
+/* One JSON value of a path element's payload (jsoniter's reading:
+ * numbers as floats) into the call's arena. */
 static int read_value(jin *j, smp_value **out, size_t depth)
 {
 	int rc;

@@ -381,6 +381,9 @@ static int scalar_check(walk *w, uint8_t sc, const smp_value *v, const char *pre
 	return 0;
 }
 
+/* SMD's validation of a value against its type: scalars of the right
+ * kind, maps and lists where declared, associative lists with their key
+ * fields and no duplicate keys; the first error with its path. */
 static int validate(walk *w, const smp_value *v, ssa_type *t)
 {
 	ssa_ctx *c = w->c;
@@ -463,6 +466,9 @@ int ssa_validate(ssa_ctx *c, const smp_value *v, ssa_type *t, const char *what)
 
 /* ---------------------------------------------------------------- to set */
 
+/* SMD's ToFieldSet of one node (with `named`, EnsureNamedFieldsAreMembers
+ * too): the paths below it into *out, and in *self whether the node
+ * itself is a leaf path (a scalar, an atomic map or list). */
 static int to_set(walk *w, const smp_value *v, ssa_type *t, ssa_set **out, bool *self,
                   bool named)
 {
@@ -685,6 +691,8 @@ static void leaf(mwalk *mw, const smp_value *lhs, const smp_value *rhs, mres *re
 		res->self[R_MODIFIED] = true;
 }
 
+/* SMD's merge (or comparison) of two maps: every key of either side
+ * through mnode, the result built only when something differs. */
 static int merge_map(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_type *t,
                      mres *res, bool *is_leaf)
 {
@@ -770,6 +778,9 @@ static int merge_map(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_
 	return 0;
 }
 
+/* SMD's merge (or comparison) of two lists: associative ones item by
+ * key (lhs order, then rhs's new items), sets by value, atomic ones
+ * whole. */
 static int merge_list(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_type *t,
                       mres *res, bool *is_leaf)
 {
@@ -893,6 +904,9 @@ static int handle(mwalk *mw, int atom, const smp_value *lhs, const smp_value *rh
 	}
 }
 
+/* One node of SMD's merge or comparison: by the deduced kinds of both
+ * sides, a map, a list or a leaf (rhs wins; compared for the sets of
+ * removed, modified and added paths). */
 static int mnode(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_type *t,
                  mres *res)
 {
@@ -987,6 +1001,9 @@ int ssa_compare(ssa_ctx *c, ssa_cmp *out, const smp_value *lhs, const smp_value 
 
 /* ---------------------------------------------------------------- remove */
 
+/* SMD's RemoveItems: v without the paths that are members of `items`
+ * (containers along the paths rebuilt; one left empty is NULL, stored as
+ * null by its parent). */
 static int remove_items(walk *w, const smp_value **out, const smp_value *v, ssa_type *t,
                         const ssa_set *items)
 {
@@ -1329,6 +1346,8 @@ static int collapse(rwalk *r)
 	return c->rc;
 }
 
+/* ReconcileFieldSetWithSchema: paths below what the schema now makes
+ * atomic are folded into it. */
 static int reconcile(rwalk *r, const ssa_set *s, ssa_type *t, bool is_atomic)
 {
 	ssa_ctx *c = r->w.c;
