@@ -924,8 +924,8 @@ static int apply_configure(smp_apply_result *res, smp_arena *a, smp_value *mod,
  * last-applied annotation it is given (GetModifiedConfiguration); then a
  * create, or the three-way patch of the live object; then the size of the
  * annotations. Errors name the object (unless out of memory). */
-int smp_apply_object(smp_apply_result **out, const smp_value *config,
-                     const smp_value *live, const smp_apply_options *opts,
+int smp_apply_object(smp_apply_result **out, const smp_value *live,
+                     const smp_value *config, const smp_apply_options *opts,
                      smp_error *err)
 {
 	smp_apply_options def = SMP_APPLY_OPTIONS_INIT;

@@ -147,7 +147,7 @@ static int conflict_detail(smp_plan_entry *e, const smp_plan *p, const smp_value
 	int rc = 0;
 
 	force.overwrite = true;
-	if (smp_apply_object(&res, e->config, live, &force, &e2))
+	if (smp_apply_object(&res, live, e->config, &force, &e2))
 		return e2.code == SMP_ENOMEM ? SMP_ENOMEM : 0;
 	la = str_at(smp_value_at(live, "metadata.annotations"), SMP_LAST_APPLIED_ANNOTATION);
 	po.type = smp_apply_result_patch_type(res);
@@ -192,7 +192,7 @@ static int validate(smp_plan_entry *e, const smp_plan *p)
 	smp_error err;
 	int rc;
 
-	if ((rc = smp_validate_object(&v, e->object, p->o.schema, &err)))
+	if ((rc = smp_object_validate(&v, e->object, p->o.schema, &err)))
 		return rc == SMP_ENOMEM ? rc : 0;
 	rc = smp_validation_error(v, p->o.validate, &err);
 	if (rc == SMP_ENOMEM) {
@@ -282,7 +282,7 @@ int smp__plan_client_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 		return SMP_ENOMEM;
 	if (!match)
 		return 1;
-	rc = smp_apply_object(&e->ares, cfg, s->live, &p->ao, &err);
+	rc = smp_apply_object(&e->ares, s->live, cfg, &p->ao, &err);
 	if (rc == SMP_ENOMEM)
 		return rc;
 	if (rc) {

@@ -399,7 +399,7 @@ void smp_validation_free(smp_validation *v)
 	free(v);
 }
 
-int smp_validate_object(smp_validation **out, const smp_value *obj, const smp_schema *schema,
+int smp_object_validate(smp_validation **out, const smp_value *obj, const smp_schema *schema,
                         smp_error *err)
 {
 	const char *av, *kind, *group, *version;
@@ -413,7 +413,7 @@ int smp_validate_object(smp_validation **out, const smp_value *obj, const smp_sc
 		*out = NULL;
 	if (!out || smp_value_type(obj) != SMP_MAP)
 		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
-		                   "smp_validate_object: the object must be a map");
+		                   "smp_object_validate: the object must be a map");
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");

@@ -19,7 +19,7 @@
  *   diff3   smp_diff_three_way(last, new, live) (for a List: per item)
  *   ratio   diff3 / (parse3 + print3)   (issue 7 target: at most 2)
  *   patch   smp_patch_apply(live, patch) (for a List: to every item)
- *   apply   smp_apply_object(new, live) (for a List: every config object)
+ *   apply   smp_apply_object(live, new) (for a List: every config object)
  *   status  "ok", or "refused" when smp_apply_object refused the object
  *           because its annotations would exceed 262,144 bytes (as the API
  *           server would); it still encodes the annotation and computes the
@@ -384,7 +384,7 @@ int main(int argc, char **argv)
 			const smp_value *cfg = is_list ? smp_list_get(ni, i) : new.root;
 			const smp_value *cur = is_list ? find(live_ix, live_n, item_name(cfg))
 			                               : live.root;
-			int e = smp_apply_object(&res, cfg, cur, NULL, &err);
+			int e = smp_apply_object(&res, cur, cfg, NULL, &err);
 			if (e == SMP_EINVALOBJ && !is_list) {
 				/* A config over the 262,144-byte annotation limit: the
 				 * API server would refuse it, and so does smpatch (after

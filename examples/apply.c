@@ -62,7 +62,7 @@ int main(void)
 	for (int pass = 0; pass < 2; pass++) {
 		const smp_value *l = pass ? smp_doc_root(obj, 0) : NULL;
 
-		rc = smp_apply_object(&res, smp_doc_root(cfg, 0), l, &opts, &err);
+		rc = smp_apply_object(&res, l, smp_doc_root(cfg, 0), &opts, &err);
 		if (rc)
 			goto out;
 		printf("configmap/settings %s (%s)\n",

@@ -41,10 +41,10 @@ extern "C" {
 #define SMP_API
 #endif
 
-#define SMP_VERSION_MAJOR 0
-#define SMP_VERSION_MINOR 1
+#define SMP_VERSION_MAJOR 1
+#define SMP_VERSION_MINOR 0
 #define SMP_VERSION_PATCH 0
-#define SMP_VERSION_STRING "0.1.0"
+#define SMP_VERSION_STRING "1.0.0"
 
 /* Library version string, e.g. "0.1.0". Static storage; never NULL. */
 SMP_API const char *smp_version(void);
@@ -745,7 +745,7 @@ typedef enum smp_validate_mode {
 	SMP_VALIDATE_IGNORE      /* unknown fields are dropped silently */
 } smp_validate_mode;
 
-/* What smp_validate_object() found. Owns its strings. */
+/* What smp_object_validate() found. Owns its strings. */
 typedef struct smp_validation smp_validation;
 
 /* Checks `obj` as the API server decodes it with strict field validation:
@@ -762,7 +762,7 @@ typedef struct smp_validation smp_validation;
  * else in the built-in tables; a kind neither has gives no problems.
  * `*out` (free with smp_validation_free) may hold no problems. SMP_EINVAL
  * when `obj` is not a map, SMP_ENOMEM. Only reads; thread-safe. */
-SMP_API int smp_validate_object(smp_validation **out, const smp_value *obj,
+SMP_API int smp_object_validate(smp_validation **out, const smp_value *obj,
                                 const smp_schema *schema, smp_error *err);
 
 /* Number of problems; 0 for NULL. */
@@ -935,7 +935,10 @@ typedef struct smp_apply_options {
 typedef struct smp_apply_result smp_apply_result;
 
 /* Computes what client-side `kubectl apply` does with `config` given the
- * live object `live` (NULL = it does not exist), without any server:
+ * live object `live` (NULL = it does not exist), without any server. The
+ * live object comes first, as in smp_ssa_apply and smp_patch_apply (the
+ * existing object, then what is sent; until version 1 the order was
+ * config, live: CHANGELOG.md):
  *
  * 1. `config` must be a map with kind, apiVersion and metadata.name
  *    (SMP_EINVALOBJ otherwise). A namespaced kind (smp_apply_kind_scope;
@@ -971,9 +974,9 @@ typedef struct smp_apply_result smp_apply_result;
  * Error messages start with the object ("deployment.apps/nginx: ...").
  * `config` and `live` are only read; the result holds copies.
  * Needs the codec, schema and merge modules; thread-safe. */
-SMP_API int smp_apply_object(smp_apply_result **out, const smp_value *config,
-                     const smp_value *live, const smp_apply_options *opts,
-                     smp_error *err);
+SMP_API int smp_apply_object(smp_apply_result **out, const smp_value *live,
+                             const smp_value *config, const smp_apply_options *opts,
+                             smp_error *err);
 
 /* Frees a result and every value it returned. NULL is fine. */
 SMP_API void smp_apply_result_free(smp_apply_result *res);
@@ -1308,7 +1311,7 @@ typedef struct smp_plan_options {
 	 * or patch leaves: STRICT (kubectl's default) makes an unknown field an
 	 * ERROR entry with the server's message and Status, WARN a warning,
 	 * IGNORE nothing; a value of the wrong type fails in every mode
-	 * (smp_validate_object; the schema, then the built-in tables). */
+	 * (smp_object_validate; the schema, then the built-in tables). */
 	smp_validate_mode validate;
 	/* Ignore rules (as GitOps tools declare them): fields left out of each
 	 * entry's diff, changes and unchanged/configured decision, never out

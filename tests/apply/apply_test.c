@@ -72,7 +72,7 @@ static void test_create(void)
 
 	if (!d)
 		return;
-	rc = smp_apply_object(&res, smp_doc_root(d, 0), NULL, NULL, &err);
+	rc = smp_apply_object(&res, NULL, smp_doc_root(d, 0), NULL, &err);
 	CHECK(rc == 0, "create: %s", err.message);
 	if (!rc) {
 		const smp_value *obj = smp_apply_result_object(res);
@@ -112,13 +112,13 @@ static void test_namespaces(void)
 	      "unknown kinds count as namespaced");
 	ao.default_namespace = "staging";
 	CHECK(strcmp(smp_apply_namespace(smp_doc_root(u, 0), &ao), "staging") == 0, "-n");
-	rc = smp_apply_object(&res, smp_doc_root(d, 0), NULL, &ao, &err);
+	rc = smp_apply_object(&res, NULL, smp_doc_root(d, 0), &ao, &err);
 	CHECK(rc == 0 && !smp_value_at(smp_apply_result_object(res), "metadata.namespace"),
 	      "namespace added to a cluster-scoped object");
 	smp_apply_result_free(res);
 	res = NULL;
 	ao.enforce_namespace = true;
-	rc = smp_apply_object(&res, smp_doc_root(c, 0), NULL, &ao, &err);
+	rc = smp_apply_object(&res, NULL, smp_doc_root(c, 0), &ao, &err);
 	CHECK(rc == SMP_EINVALOBJ && strstr(err.message, "the namespace from the provided object "
 	                                    "\"prod\" does not match the namespace \"staging\""),
 	      "enforced namespace: %d %s", rc, err.message);
@@ -153,7 +153,7 @@ static void test_rejects(void)
 
 		if (!d)
 			continue;
-		rc = smp_apply_object(&res, smp_doc_root(d, 0), NULL, NULL, &err);
+		rc = smp_apply_object(&res, NULL, smp_doc_root(d, 0), NULL, &err);
 		CHECK(rc == cases[i].rc && !res, "reject %zu: rc %d", i, rc);
 		CHECK(rc == 0 || strstr(err.message, cases[i].msg), "reject %zu: %s", i, err.message);
 		smp_apply_result_free(res);
@@ -192,7 +192,7 @@ static void test_limit(void)
 		d = parse_json(json);
 		if (!d)
 			continue;
-		rc = smp_apply_object(&res, smp_doc_root(d, 0), NULL, NULL, &err);
+		rc = smp_apply_object(&res, NULL, smp_doc_root(d, 0), NULL, &err);
 		if (round == 0)
 			CHECK(rc == 0, "at the limit (%zu spare): %s", extra, err.message);
 		else
@@ -224,12 +224,12 @@ static void test_three_way(void)
 
 	if (!cfg || !cfg2 || !bare)
 		goto out;
-	if (smp_apply_object(&created, smp_doc_root(cfg, 0), NULL, NULL, &err)) {
+	if (smp_apply_object(&created, NULL, smp_doc_root(cfg, 0), NULL, &err)) {
 		CHECK(0, "create: %s", err.message);
 		goto out;
 	}
 	/* live = what was created: re-applying is a no-op */
-	rc = smp_apply_object(&res, smp_doc_root(cfg, 0), smp_apply_result_object(created), NULL, &err);
+	rc = smp_apply_object(&res, smp_apply_result_object(created), smp_doc_root(cfg, 0), NULL, &err);
 	CHECK(rc == 0 && smp_apply_result_action(res) == SMP_ACTION_UNCHANGED, "unchanged: %d %s",
 	      rc, rc ? err.message : "");
 	if (!rc) {
@@ -240,7 +240,7 @@ static void test_three_way(void)
 	smp_apply_result_free(res);
 	res = NULL;
 	/* a changed key: a is deleted (in the annotation), b added */
-	rc = smp_apply_object(&res, smp_doc_root(cfg2, 0), smp_apply_result_object(created), NULL, &err);
+	rc = smp_apply_object(&res, smp_apply_result_object(created), smp_doc_root(cfg2, 0), NULL, &err);
 	CHECK(rc == 0 && smp_apply_result_action(res) == SMP_ACTION_CONFIGURE, "configure: %d %s",
 	      rc, rc ? err.message : "");
 	if (!rc) {
@@ -255,17 +255,17 @@ static void test_three_way(void)
 	res = NULL;
 	/* --overwrite=false: the annotation itself conflicts */
 	ao.overwrite = false;
-	rc = smp_apply_object(&res, smp_doc_root(cfg2, 0), smp_apply_result_object(created), &ao, &err);
+	rc = smp_apply_object(&res, smp_apply_result_object(created), smp_doc_root(cfg2, 0), &ao, &err);
 	CHECK(rc == SMP_ECONFLICT, "overwrite=false conflict: %d", rc);
 	smp_apply_result_free(res);
 	res = NULL;
-	rc = smp_apply_object(&res, smp_doc_root(cfg, 0), smp_apply_result_object(created), &ao, &err);
+	rc = smp_apply_object(&res, smp_apply_result_object(created), smp_doc_root(cfg, 0), &ao, &err);
 	CHECK(rc == 0 && smp_apply_result_action(res) == SMP_ACTION_UNCHANGED,
 	      "overwrite=false unchanged: %d", rc);
 	smp_apply_result_free(res);
 	res = NULL;
 	/* no annotation: the warning, nothing deleted (z stays) */
-	rc = smp_apply_object(&res, smp_doc_root(cfg2, 0), smp_doc_root(bare, 0), NULL, &err);
+	rc = smp_apply_object(&res, smp_doc_root(bare, 0), smp_doc_root(cfg2, 0), NULL, &err);
 	CHECK(rc == 0, "missing annotation: %s", rc ? err.message : "");
 	if (!rc) {
 		const char *w = smp_apply_result_warning(res);
@@ -371,7 +371,7 @@ static void test_limit_early(void)
 		smp_doc_free(live);
 		live = round ? parse_json(live_json) : NULL;
 		ao.overwrite = round != 4;
-		rc = smp_apply_object(&res, smp_doc_root(cfg, 0), live ? smp_doc_root(live, 0) : NULL,
+		rc = smp_apply_object(&res, live ? smp_doc_root(live, 0) : NULL, smp_doc_root(cfg, 0),
 		                      &ao, &err);
 		if (round == 3)
 			CHECK(rc == SMP_EPRECOND, "round 3: %d %s", rc, err.message);
@@ -443,7 +443,7 @@ static void test_kinds(void)
 			smp_doc_free(live);
 			continue;
 		}
-		rc = smp_apply_object(&res, smp_doc_root(cfg, 0), smp_doc_root(live, 0), NULL, &err);
+		rc = smp_apply_object(&res, smp_doc_root(live, 0), smp_doc_root(cfg, 0), NULL, &err);
 		CHECK(rc == 0, "%s %s: %s", cases[i].av, cases[i].kind, err.message);
 		if (!rc) {
 			CHECK(smp_apply_result_patch_type(res) == cases[i].want, "%s %s: patch type %d",
@@ -630,7 +630,7 @@ static void test_scopes(void)
 
 	if (!cr || !dep || !psp || !g || !glive || !gns || !t || smp_scopes_new(&sc))
 		goto out;
-	rc = smp_apply_object(&res, smp_doc_root(cr, 0), NULL, &ao, &err);
+	rc = smp_apply_object(&res, NULL, smp_doc_root(cr, 0), &ao, &err);
 	la = smp_value_string(smp_map_get(smp_value_at(smp_apply_result_object(res),
 	                                               "metadata.annotations"),
 	                                  SMP_LAST_APPLIED_ANNOTATION), NULL);
@@ -661,7 +661,7 @@ static void test_scopes(void)
 	CHECK(smp_scopes_get(sc, "v1", "Thing") == 0, "any group, core");
 	CHECK(smp_scopes_declare(sc, "Thing.other.io", true, &err) == 0 &&
 	      smp_apply_kind_scope(smp_doc_root(t, 0), &ao) == 1, "the group's declaration first");
-	rc = smp_apply_object(&res, smp_doc_root(g, 0), NULL, &ao, &err);
+	rc = smp_apply_object(&res, NULL, smp_doc_root(g, 0), &ao, &err);
 	CHECK(rc == 0 && !smp_value_at(smp_apply_result_object(res), "metadata.namespace"),
 	      "declared cluster-scoped: namespace dropped");
 	smp_apply_result_free(res);

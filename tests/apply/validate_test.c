@@ -142,7 +142,7 @@ static void test_cases(void)
 
 		if (!d)
 			continue;
-		rc = smp_validate_object(&v, smp_doc_root(d, 0), NULL, &err);
+		rc = smp_object_validate(&v, smp_doc_root(d, 0), NULL, &err);
 		CHECK(rc == 0, "%s: rc %d", cases[i].name, rc);
 		err.message[0] = '\0';
 		err.path[0] = '\0';
@@ -186,7 +186,7 @@ static void test_details(void)
 
 	po.format = SMP_FORMAT_YAML;
 	if (smp_doc_parse(&doc, y, strlen(y), &po, &err) == 0 &&
-	    smp_validate_object(&v, smp_doc_root(doc, 0), NULL, &err) == 0) {
+	    smp_object_validate(&v, smp_doc_root(doc, 0), NULL, &err) == 0) {
 		CHECK(smp_validation_count(v) == 1, "count %zu", smp_validation_count(v));
 		CHECK(strcmp(smp_validation_text(v, 0), "unknown field \"spec.contianers\"") == 0,
 		      "text %s", smp_validation_text(v, 0));
@@ -208,7 +208,7 @@ static void test_details(void)
 		w = parse_json("{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":"
 		               "{\"name\":\"w\"},\"spec\":{\"size\":\"big\",\"color\":\"red\","
 		               "\"extra\":{\"any\":1}}}");
-		if (w && smp_validate_object(&v, smp_doc_root(w, 0), schema, &err) == 0) {
+		if (w && smp_object_validate(&v, smp_doc_root(w, 0), schema, &err) == 0) {
 			/* Unknown fields only: a custom resource is not decoded
 			 * into Go types (its schema's own checks are not done). */
 			CHECK(smp_validation_count(v) == 1, "crd count %zu", smp_validation_count(v));
@@ -221,7 +221,7 @@ static void test_details(void)
 	} else {
 		CHECK(0, "crd: %s", err.message);
 	}
-	CHECK(smp_validate_object(&v, NULL, NULL, NULL) == SMP_EINVAL, "NULL");
+	CHECK(smp_object_validate(&v, NULL, NULL, NULL) == SMP_EINVAL, "NULL");
 }
 
 int main(void)

@@ -264,7 +264,7 @@ static int workload(output *o, smp_error *err)
 	rc = smp_patch_apply(&res, smp_doc_root(cur, 0), smp_doc_root(patch, 0), NULL, err);
 	if (rc || (rc = print_rec(o, "result", smp_doc_root(res, 0), SMP_OUT_YAML, err)))
 		goto out;
-	rc = smp_apply_object(&ar, smp_doc_root(mod, 0), smp_doc_root(cur, 0), NULL, err);
+	rc = smp_apply_object(&ar, smp_doc_root(cur, 0), smp_doc_root(mod, 0), NULL, err);
 	if (rc || (rc = print_rec(o, "apply.patch", smp_apply_result_patch(ar), SMP_OUT_JSON, err)) ||
 	    (rc = print_rec(o, "apply.object", smp_apply_result_object(ar), SMP_OUT_JSON_INDENT, err)))
 		goto out;

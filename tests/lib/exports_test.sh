@@ -2,7 +2,7 @@
 # exports_test.sh LIBSMPATCH.so HEADER
 # The shared library exports exactly the functions smpatch.h declares with
 # SMP_API (internal helpers are named smp_* / smpv_* too, but must stay
-# hidden), each with the version SMPATCH_0, and its SONAME is libsmpatch.so.0.
+# hidden), each with the version SMPATCH_1, and its SONAME is libsmpatch.so.1.
 lib=$1 hdr=$2
 for t in nm readelf; do
 	command -v $t >/dev/null 2>&1 || { echo "SKIP: $t not found"; exit 77; }
@@ -39,15 +39,15 @@ if ! cmp -s "$tmp/declared" "$tmp/exported"; then
 	fail=1
 fi
 # Every export carries the version node of smpatch.map.
-if grep -v '@@SMPATCH_0$' "$tmp/raw" >"$tmp/unversioned"; then
-	echo "FAIL: exported symbols without version SMPATCH_0:"
+if grep -v '@@SMPATCH_1$' "$tmp/raw" >"$tmp/unversioned"; then
+	echo "FAIL: exported symbols without version SMPATCH_1:"
 	sed 's/^/    /' "$tmp/unversioned"
 	fail=1
 fi
 soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\].*/\1/p')
-if [ "$soname" != "libsmpatch.so.0" ]; then
-	echo "FAIL: SONAME is '$soname', want libsmpatch.so.0"
+if [ "$soname" != "libsmpatch.so.1" ]; then
+	echo "FAIL: SONAME is '$soname', want libsmpatch.so.1"
 	fail=1
 fi
-[ $fail = 0 ] && echo "ok: $ndecl SMP_API functions exported, versioned SMPATCH_0, SONAME $soname"
+[ $fail = 0 ] && echo "ok: $ndecl SMP_API functions exported, versioned SMPATCH_1, SONAME $soname"
 exit $fail

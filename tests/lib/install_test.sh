@@ -20,7 +20,7 @@ DESTDIR=$tmp/dest cmake --install "$build" --prefix /opt/smpatch >"$tmp/install.
 p=$tmp/dest/opt/smpatch
 [ -d "$p" ] || { bad "DESTDIR/prefix tree $p not created"; exit 1; }
 
-for f in include/smpatch.h "$libdir/libsmpatch.a" "$libdir/libsmpatch.so.0" \
+for f in include/smpatch.h "$libdir/libsmpatch.a" "$libdir/libsmpatch.so.1" \
 	"$libdir/libsmpatch.so" "$libdir/pkgconfig/smpatch.pc" \
 	"$libdir/cmake/smpatch/smpatchConfig.cmake" \
 	"$libdir/cmake/smpatch/smpatchConfigVersion.cmake" \
@@ -30,8 +30,8 @@ for f in include/smpatch.h "$libdir/libsmpatch.a" "$libdir/libsmpatch.so.0" \
 done
 [ "$(readlink "$p/bin/kubectl-smpatch")" = smpatch ] ||
 	bad "bin/kubectl-smpatch is not a link to smpatch"
-[ "$(readlink "$p/$libdir/libsmpatch.so.0")" = libsmpatch.so.0.1.0 ] ||
-	bad "$libdir/libsmpatch.so.0 does not point at libsmpatch.so.0.1.0"
+[ "$(readlink "$p/$libdir/libsmpatch.so.1")" = libsmpatch.so.1.0.0 ] ||
+	bad "$libdir/libsmpatch.so.1 does not point at libsmpatch.so.1.0.0"
 cmp -s "$src/include/smpatch.h" "$p/include/smpatch.h" || bad "installed header differs"
 # Nothing from the build tree may leak into the installed package files.
 if grep -rl "$build" "$p/$libdir/pkgconfig" "$p/$libdir/cmake" >/dev/null 2>&1; then
@@ -99,8 +99,8 @@ for kind in shared static; do
 	fi
 	for ex in $examples; do
 		if [ $kind = shared ]; then
-			readelf -d "$d/bin/$ex" | grep -q 'NEEDED.*\[libsmpatch.so.0\]' ||
-				bad "$ex (pkg-config) does not need libsmpatch.so.0"
+			readelf -d "$d/bin/$ex" | grep -q 'NEEDED.*\[libsmpatch.so.1\]' ||
+				bad "$ex (pkg-config) does not need libsmpatch.so.1"
 		else
 			readelf -d "$d/bin/$ex" | grep -q 'libsmpatch' &&
 				bad "$ex (pkg-config, static) links libsmpatch dynamically"

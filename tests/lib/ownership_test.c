@@ -90,7 +90,7 @@ int main(void)
 	    smp_diff_two_way(&two, smp_doc_root(t, 0), smp_doc_root(c, 0), NULL, &err) ||
 	    smp_diff_three_way(&three, smp_doc_root(t, 0), smp_doc_root(c, 0),
 	                       smp_doc_root(applied, 0), NULL, &err) ||
-	    smp_apply_object(&ar, smp_doc_root(c, 0), smp_doc_root(applied, 0), NULL, &err) ||
+	    smp_apply_object(&ar, smp_doc_root(applied, 0), smp_doc_root(c, 0), NULL, &err) ||
 	    smp_doc_new(&copy, &err) ||
 	    smp_doc_add_copy(&copied, copy, smp_doc_root(t, 0), &err)) {
 		fprintf(stderr, "ownership_test: %s\n", err.message);

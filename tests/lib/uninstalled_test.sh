@@ -39,8 +39,8 @@ for kind in shared static; do
 	fi
 	for ex in $examples; do
 		if [ $kind = shared ]; then
-			readelf -d "$d/bin/$ex" | grep -q 'NEEDED.*\[libsmpatch.so.0\]' ||
-				bad "$ex ($kind) does not need libsmpatch.so.0"
+			readelf -d "$d/bin/$ex" | grep -q 'NEEDED.*\[libsmpatch.so.1\]' ||
+				bad "$ex ($kind) does not need libsmpatch.so.1"
 			readelf -d "$d/bin/$ex" | grep -E 'R(UN)?PATH' | grep -qF "[$build]" ||
 				bad "$ex ($kind) has no run path to $build"
 		else

@@ -24,10 +24,10 @@ import os, smpatch, smpatch._native as n
 print(os.path.realpath(n._installed_library()))
 print(smpatch.patch({"a": {"b": 1}}, {"a": {"c": 2}}, type="merge"))
 ') || { echo "FAIL: the installed package does not work"; exit 1; }
-want="$(realpath "$p/$libdir/libsmpatch.so.0")
+want="$(realpath "$p/$libdir/libsmpatch.so.1")
 {'a': {'b': 1, 'c': 2}}"
 if [ "$out" != "$want" ]; then
 	printf 'FAIL: the installed package printed\n%s\nwant\n%s\n' "$out" "$want"
 	exit 1
 fi
-echo "ok: the package installed in $pydir finds $libdir/libsmpatch.so.0 beside it"
+echo "ok: the package installed in $pydir finds $libdir/libsmpatch.so.1 beside it"

@@ -41,11 +41,11 @@ class Loading(unittest.TestCase):
         self.assertEqual(smpatch._native.lib._name, os.environ["SMPATCH_LIBRARY"])
 
     def test_bad_library_path_is_an_import_error(self):
-        env = dict(os.environ, SMPATCH_LIBRARY="/nonexistent/libsmpatch.so.0")
+        env = dict(os.environ, SMPATCH_LIBRARY="/nonexistent/libsmpatch.so.1")
         r = subprocess.run([sys.executable, "-c", "import smpatch"], env=env,
                            capture_output=True, text=True)
         self.assertNotEqual(r.returncode, 0)
-        self.assertIn("SMPATCH_LIBRARY=/nonexistent/libsmpatch.so.0 cannot be loaded", r.stderr)
+        self.assertIn("SMPATCH_LIBRARY=/nonexistent/libsmpatch.so.1 cannot be loaded", r.stderr)
         self.assertIn("\nImportError: ", r.stderr)
 
     def test_loader_path(self):

@@ -9,7 +9,7 @@ PATCH_TYPES = {"strategic": 0, "merge": 1, "json": 2}
 
 
 def version():
-    """The C library's version ("0.1.0")."""
+    """The C library's version ("1.0.0")."""
     return n.smp_version().decode()
 
 
