@@ -982,8 +982,8 @@ int smp_apply_object(smp_apply_result **out, const smp_value *live,
 
 		rc = smp_err_set(err, SMP_EINVALOBJ, NULL, config->line, config->col,
 		                 "metadata.annotations",
-		                 "The %s \"%s\" is invalid: metadata.annotations: Too long: must "
-		                 "have at most %d bytes", kind, name, SMP_ANNOTATIONS_MAX_BYTES);
+		                 "The %s \"%s\" is invalid: metadata.annotations: Too long: may "
+		                 "not be more than %d bytes", kind, name, SMP_ANNOTATIONS_MAX_BYTES);
 	}
 out:
 	if (rc && rc != SMP_ENOMEM)

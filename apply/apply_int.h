@@ -21,6 +21,16 @@ int smp_label_value_problems(smp_buf *b, const char *value, size_t n);
  * the value's line and column, as the server words it. */
 int smp__validate_labels(const smp_value *obj, smp_error *err);
 
+/* smp_stored_form's flag for the object as the server decodes it, before
+ * its registry changes it (a Namespace's finalizer, a Service's IP
+ * families): what the field manager records an update of. Internal. */
+#define SMP_STORED__DECODED (1u << 30)
+
+/* smp_changes' flag that leaves metadata.managedFields out (the ownership
+ * a client-side apply's stored form predicts is bookkeeping, not a change
+ * of the object). Internal. */
+#define SMP_CHANGES__NO_MANAGED_FIELDS (1u << 30)
+
 /* Appends s as a Go %q-like quoted string (for messages). */
 void smp_quote_go(smp_buf *b, const char *s, size_t n);
 

@@ -18,6 +18,7 @@ typedef struct cctx {
 	smp_value *list;   /* the result */
 	smp_buf path;
 	bool mask;         /* a Secret: mask data and stringData */
+	bool no_mf;        /* leave metadata.managedFields out */
 	int rc;
 } cctx;
 
@@ -182,6 +183,14 @@ static void diff_maps(cctx *c, const smp_value *b, const smp_value *a, const smp
 			cmp = memcmp(ma->key, mb->key, l);
 			if (cmp == 0)
 				cmp = ma->klen < mb->klen ? -1 : ma->klen > mb->klen;
+		}
+		if (c->no_mf && depth == 1 && c->path.len == 8 &&
+		    memcmp(c->path.ptr, "metadata", 8) == 0 &&
+		    ((cmp <= 0 && ma->klen == 13 && memcmp(ma->key, "managedFields", 13) == 0) ||
+		     (cmp >= 0 && mb->klen == 13 && memcmp(mb->key, "managedFields", 13) == 0))) {
+			i += cmp <= 0;
+			j += cmp >= 0;
+			continue;
 		}
 		if (cmp < 0) {
 			push_key(c, ma->key, ma->klen);
@@ -422,13 +431,23 @@ int smp_changes(smp_doc **out, const smp_value *before, const smp_value *after,
 	}
 	c.mask = !(o.flags & SMP_CHANGES_NO_MASK) && kind && strcmp(kind, "Secret") == 0 && av &&
 	         strcmp(av, "v1") == 0;
+	c.no_mf = (o.flags & SMP_CHANGES__NO_MANAGED_FIELDS) != 0;
 	if (!c.list) {
 		c.rc = SMP_ENOMEM;
 	} else if (!before && after) {
 		/* A new object is one entry; a Secret's data masked. */
-		smp_value *v = c.mask ? NULL : (smp_value *)after;
-		if (c.mask) {
+		smp_value *v = c.mask || c.no_mf ? NULL : (smp_value *)after;
+		if (c.mask || c.no_mf) {
+			smp_value *md;
+			ptrdiff_t at;
+
 			v = smpv_copy(c.a, after);
+			md = v ? smpv_map_get(v, "metadata") : NULL;
+			if (c.no_mf && smp_value_type(md) == SMP_MAP &&
+			    (at = smpv_map_find(md, "managedFields", 13)) >= 0)
+				smpv_map_remove(md, (size_t)at);
+		}
+		if (c.mask) {
 			for (int k = 0; v && k < 2; k++) {
 				const char *key = k ? "stringData" : "data";
 				ptrdiff_t i = smpv_map_find(v, key, strlen(key));

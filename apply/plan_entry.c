@@ -386,6 +386,9 @@ int smp_plan_entry_changes(smp_doc **out, const smp_plan_entry *e, unsigned flag
 		return smp__err(err, SMP_EINVAL, "a failed entry has no changes");
 	co.schema = e->plan->o.schema;
 	co.flags = flags;
+	if (e->plan->o.mode == SMP_PLAN_CLIENT_SIDE && e->action != SMP_ACTION_PRUNE &&
+	    !e->applyset_parent)
+		co.flags |= SMP_CHANGES__NO_MANAGED_FIELDS;
 	if (!e->ignoring && e->object && e->object == e->live_stored) {
 		/* one tree on both sides (an unchanged object): no change */
 		smp_value *list;

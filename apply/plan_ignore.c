@@ -310,6 +310,15 @@ static int stripped(smp_doc **doc, const smp_value **out, const smp_value *v,
 	if (!(*doc = smp_doc_alloc()) || !(c = smpv_copy(&(*doc)->arena, v)) ||
 	    smp_doc_push_root(*doc, c))
 		return SMP_ENOMEM;
+	if (p->o.mode == SMP_PLAN_CLIENT_SIDE) {
+		/* the ownership a client-side apply records is bookkeeping */
+		smp_value *md = smpv_map_get(c, "metadata");
+		ptrdiff_t at = smp_value_type(md) == SMP_MAP ? smpv_map_find(md, "managedFields", 13)
+		                                             : -1;
+
+		if (at >= 0)
+			smpv_map_remove(md, (size_t)at);
+	}
 	for (size_t i = 0; i < p->o.ignore_fields_len && !rc; i++) {
 		seg segs[MAX_SEGS];
 		size_t n = 0;

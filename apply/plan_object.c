@@ -819,9 +819,83 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 
 /* ------------------------------------------------------------ stored form */
 
+/* The object a create is compared with by the server's field manager: the
+ * zero value of the kind's Go type as the server writes it ({"metadata":
+ * {}, "spec": {...}, "status": {}}, no defaults), so that the structs
+ * every object has are not counted as added. */
+static int zero_object(smp_doc **out, const smp_value *obj)
+{
+	smp_stored_options so = SMP_STORED_OPTIONS_INIT;
+	smp_doc *d = NULL;
+	smp_value *root;
+	smp_error err;
+	int rc;
+
+	if (!(root = new_map_doc(&d)) ||
+	    put(&d->arena, root, "apiVersion", smpv_copy(&d->arena, smp_map_get(obj, "apiVersion"))) ||
+	    put(&d->arena, root, "kind", smpv_copy(&d->arena, smp_map_get(obj, "kind")))) {
+		smp_doc_free(d);
+		return SMP_ENOMEM;
+	}
+	so.flags = SMP_STORED_NO_DEFAULTS | SMP_STORED__DECODED;
+	rc = smp_stored_form(out, root, &so, &err);
+	smp_doc_free(d);
+	return rc;
+}
+
+/* The managedFields the server records for a client-side apply, put into
+ * the stored object e->object: an Update by kubectl-client-side-apply (or
+ * --field-manager) of the object as the server decodes `pre` (defaults
+ * included, the registry's own changes not), against the live object, or
+ * for a create against the kind's zero value. Only where the live object's
+ * ownership is known (a create, or a live object that carries its
+ * managedFields); a field manager's failure leaves the object as it is, as
+ * the server's UpdateNoErrors does. */
+static int client_side_fields(smp_plan_entry *e, smp_plan *p, const smp_value *pre)
+{
+	smp_stored_options sto = SMP_STORED_OPTIONS_INIT;
+	smp_ssa_options so = p->so;
+	smp_doc *zero = NULL, *decoded = NULL;
+	smp_ssa_result *res = NULL;
+	smp_value *md;
+	smp_error err;
+	int rc;
+
+	if (e->sres || e->applyset_parent || !e->object || !pre || !e->object_stored_doc ||
+	    (e->action != SMP_ACTION_CREATE && e->action != SMP_ACTION_CONFIGURE) ||
+	    (e->live_stored && !smp_value_at(e->live_stored, "metadata.managedFields")))
+		return 0;
+	sto.schema = p->o.schema;
+	sto.flags = SMP_STORED__DECODED;
+	so.manager = p->o.field_manager && *p->o.field_manager ? p->o.field_manager
+	                                                       : "kubectl-client-side-apply";
+	if (!(rc = smp_stored_form(&decoded, pre, &sto, &err)) &&
+	    !(rc = e->live_stored ? 0 : zero_object(&zero, pre)))
+		rc = smp_ssa_update(&res, zero ? smp_doc_root(zero, 0) : e->live_stored,
+		                    smp_doc_root(decoded, 0), &so, &err);
+	md = smpv_map_get(smp_doc_root(e->object_stored_doc, 0), "metadata");
+	if (!rc && smp_ssa_result_managed_fields(res) && smp_value_type(md) == SMP_MAP) {
+		smp_value *mf = smpv_copy(&e->object_stored_doc->arena,
+		                          smp_ssa_result_managed_fields(res));
+		ptrdiff_t i = smpv_map_find(md, "managedFields", 13);
+
+		if (!mf)
+			rc = SMP_ENOMEM;
+		else if (i >= 0)
+			md->u.map.items[i].val = mf;
+		else
+			rc = smpv_map_add(&e->object_stored_doc->arena, md, "managedFields", 13, mf);
+	}
+	smp_ssa_result_free(res);
+	smp_doc_free(zero);
+	smp_doc_free(decoded);
+	return rc == SMP_ENOMEM ? rc : 0;
+}
+
 int smp__plan_stored(smp_plan_entry *e, smp_plan *p)
 {
 	smp_stored_options so = SMP_STORED_OPTIONS_INIT;
+	const smp_value *pre;
 	smp_error err;
 	int rc = 0;
 
@@ -833,10 +907,11 @@ int smp__plan_stored(smp_plan_entry *e, smp_plan *p)
 		e->object = e->live_stored;
 		return 0;
 	}
+	pre = e->object;
 	if (!rc && e->object && (rc = smp_stored_form(&e->object_stored_doc, e->object, &so, &err)) == 0)
 		e->object = smp_doc_root(e->object_stored_doc, 0);
 	if (!rc)
-		return 0;
+		return p->o.mode == SMP_PLAN_CLIENT_SIDE ? client_side_fields(e, p, pre) : 0;
 	if (rc == SMP_ENOMEM)
 		return rc;
 	/* the server refuses what it cannot decode: the entry fails */

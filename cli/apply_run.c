@@ -350,8 +350,7 @@ static int make_plan(smp_plan **plan, plan_refs *r, const apply_cli_args *a)
 	int code;
 
 	o.mode = a->mode;
-	if ((a->mode != SMP_PLAN_CLIENT_SIDE || a->applyset) &&
-	    (code = now_from_env(&o.now)) != CLI_OK)
+	if ((code = now_from_env(&o.now)) != CLI_OK)
 		return code;
 	if (a->selector && smp_selector_parse(&r->lsel, a->selector, &err))
 		return cli_selector_error(a->cmd, "-l", a->selector, &err);

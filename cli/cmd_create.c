@@ -58,7 +58,7 @@ static const char help_text[] =
 	"$SMPATCH_NOW (RFC 3339) when set.\n"
 	"\n"
 	"Exit codes: 0 success; 2 usage; 3 invalid input or a request the server\n"
-	"rejects (a value of the wrong type, duplicate list keys); 4 the object\n"
+	"rejects (a value of the wrong type, a missing key field); 4 the object\n"
 	"exists (AlreadyExists); 5 internal error. Each failing object is\n"
 	"reported and left out; the others are still shown.\n";
 

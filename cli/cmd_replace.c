@@ -65,7 +65,7 @@ static const char help_text[] =
 	"\n"
 	"Exit codes: 0 success; 1 differences found (-o diff); 2 usage; 3 invalid\n"
 	"input or a request the server rejects (no such live object: NotFound; a\n"
-	"value of the wrong type, duplicate list keys); 4 a resourceVersion in the\n"
+	"value of the wrong type, a missing key field); 4 a resourceVersion in the\n"
 	"configuration other than the live one (Conflict: the object has been\n"
 	"modified); 5 internal error. Each failing object is reported and left\n"
 	"out; the others are still shown.\n";

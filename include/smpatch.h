@@ -1172,8 +1172,14 @@ SMP_API int smp_ssa_apply(smp_ssa_result **out, const smp_value *live,
  * (updates never conflict). A non-empty metadata.managedFields in `object`
  * replaces live's ownership, an empty one ([]) resets it; ownership that
  * cannot be decoded makes the object stored untracked (no managedFields,
- * and smp_ssa_result_warning says why). Errors as smp_ssa_apply's, except
- * SMP_ECONFLICT. */
+ * and smp_ssa_result_warning says why). Duplicate keys in an
+ * associative list (of `object` or live) are accepted, as the API server
+ * since Kubernetes 1.27 accepts them: the repeated items are stored as sent
+ * and owned as a whole (their element alone in fieldsV1). For a built-in
+ * kind the status is nobody's (the registry resets it on writes to the
+ * main resource), nor a CertificateSigningRequest's spec; the same holds
+ * for smp_ssa_apply. Errors as smp_ssa_apply's, except SMP_ECONFLICT and
+ * duplicate list keys. */
 SMP_API int smp_ssa_update(smp_ssa_result **out, const smp_value *live,
                            const smp_value *object, const smp_ssa_options *opts,
                            smp_error *err);

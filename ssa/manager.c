@@ -348,6 +348,7 @@ static int decode_managed(ssa_ctx *c, ssa_managers *ms, const smp_value *raw, ch
 static ssa_set *strip_set(ssa_ctx *c)
 {
 	static const char *const top[] = {"apiVersion", "kind", "metadata"};
+	size_t ntop = 3;
 	static const char *const meta[] = {"name", "namespace", "creationTimestamp", "selfLink",
 	                                   "uid", "clusterName", "generation", "managedFields",
 	                                   "resourceVersion"};
@@ -365,27 +366,39 @@ static ssa_set *strip_set(ssa_ctx *c)
 	}
 	if (!(ms = ssa_set_build(c, m, 9)))
 		return NULL;
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < ntop; i++) {
 		t[i].pe.kind = SSA_PE_FIELD;
 		t[i].pe.u.name = top[i];
 		t[i].pe.n = (uint32_t)strlen(top[i]);
 		t[i].member = true;
 		t[i].child = i == 2 ? ms : NULL;
 	}
-	return ssa_set_build(c, t, 3);
+	return ssa_set_build(c, t, ntop);
 }
 
-/* stripFields: the manager's set without the meta fields; gone if empty. */
-static int strip(ssa_ctx *c, ssa_managers *ms, const char *id)
+/* stripFields: the manager's set without the meta fields and, with
+ * `status` (`spec`), without the status (spec) and everything below it
+ * (the registry's reset fields, removed as the server's exclude filter
+ * does: RecursiveDifference); gone if empty. */
+static int strip(ssa_ctx *c, ssa_managers *ms, const char *id, bool status, bool spec)
 {
+	static const ssa_pe st = {.kind = SSA_PE_FIELD, .u.name = "status", .n = 6};
+	static const ssa_pe sp = {.kind = SSA_PE_FIELD, .u.name = "spec", .n = 4};
 	ssa_manager *m = ssa_managers_get(ms, id);
-	ssa_set *s;
+	ssa_set *s, *r;
 
 	if (!m)
 		return 0;
 	if (!(s = strip_set(c)))
 		return SMP_ENOMEM;
 	m->set = ssa_set_difference(c, m->set, s);
+	for (int i = 0; i < 2 && !c->rc; i++) {
+		if (!(i ? spec : status))
+			continue;
+		if (!(r = ssa_set_from_path(c, i ? &sp : &st, 1)))
+			return c->rc ? c->rc : SMP_ENOMEM;
+		m->set = ssa_set_recursive_difference(c, m->set, r);
+	}
 	if (c->rc)
 		return c->rc;
 	if (ssa_set_empty(m->set))
@@ -789,6 +802,8 @@ typedef struct call {
 	ssa_type *t;
 	const smp_value *live_obj, *live_mf;
 	const char *manager, *av, *now;
+	bool reset_status; /* a built-in kind with a status: reset on writes */
+	bool reset_spec;   /* a CertificateSigningRequest: its spec too */
 	char msg[768];
 } call;
 
@@ -882,7 +897,9 @@ static void apply_config(call *k, const smp_value *config, bool force)
 			     "failed to decode managed fields: %s", k->msg);
 		return;
 	}
-	if (ssa_validate(c, cfg, k->t, "failed to create typed patch object") ||
+	/* duplicates in an applied configuration are errors (the server types
+	 * it without typed.AllowDuplicates) */
+	if (ssa_validate(c, cfg, k->t, "failed to create typed patch object", false) ||
 	    !(id = make_id(c, k->manager, "Apply", "", "")))
 		return;
 	rc = ssa_updater_apply(c, &result, &changed, k->live_obj, cfg, k->t, k->av, &k->ms, id,
@@ -901,7 +918,7 @@ static void apply_config(call *k, const smp_value *config, bool force)
 		m->operation = "Apply";
 		m->subresource = "";
 	}
-	if (strip(c, &k->ms, id))
+	if (strip(c, &k->ms, id, k->reset_status, k->reset_spec))
 		return;
 	if (changed) {
 		if ((m = ssa_managers_get(&k->ms, id)))
@@ -970,7 +987,7 @@ static void update_object(call *k, const smp_value *config)
 	if (c->rc || untracked)
 		return;
 	if (!(obj = without_managed(c, config)) ||
-	    ssa_validate(c, obj, k->t, "failed to convert new object to smd typed") ||
+	    ssa_validate(c, obj, k->t, "failed to convert new object to smd typed", true) ||
 	    !(id = make_id(c, k->manager, "Update", k->av, "")))
 		return;
 	if ((rc = ssa_updater_update(c, &cmp, k->live_obj, obj, k->t, k->av, &k->ms,
@@ -979,7 +996,7 @@ static void update_object(call *k, const smp_value *config)
 			c->rc = rc;
 		return;
 	}
-	if (strip(c, &k->ms, "current-operation"))
+	if (strip(c, &k->ms, "current-operation", k->reset_status, k->reset_spec))
 		return;
 	if ((cur = ssa_managers_get(&k->ms, "current-operation"))) {
 		ssa_manager *prev = ssa_managers_get(&k->ms, id);
@@ -1024,6 +1041,16 @@ static int run(smp_ssa_result **out, const smp_value *live, const smp_value *con
 	memset(&k, 0, sizeof(k));
 	if ((rc = check_request(&live, config, o, apply, &k.manager, &k.av, &schema, &ge, err)))
 		return rc;
+	{
+		/* The registries of built-in kinds with a status reset it on
+		 * writes to the main resource (GetResetFields): nobody owns it
+		 * there. */
+		const smp_gvk_entry *b = smp_schema_find_kind(smp_schema_builtin(), k.av,
+		                                              ge->kind, true);
+		k.reset_status = b && smp_stype_field(b->type, "status", 6);
+		k.reset_spec = b && strcmp(b->group, "certificates.k8s.io") == 0 &&
+		               strcmp(b->kind, "CertificateSigningRequest") == 0;
+	}
 	ssa_ctx_init(&k.c, err);
 	if (k.c.rc)
 		goto done;
@@ -1053,7 +1080,7 @@ static int run(smp_ssa_result **out, const smp_value *live, const smp_value *con
 		ssa_oom(&k.c);
 		goto done;
 	}
-	if (ssa_validate(&k.c, k.live_obj, k.t, "failed to create typed live object") ||
+	if (ssa_validate(&k.c, k.live_obj, k.t, "failed to create typed live object", true) ||
 	    !(k.now = o->now ? o->now : wall_clock(&k.c)))
 		goto done;
 	if (apply)

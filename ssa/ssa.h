@@ -2,7 +2,10 @@
  * ssa.h - server-side apply internals (field ownership).
  *
  * The room follows structured-merge-diff (SMD) v4.1.2, the library the API
- * server drives, one concern per file:
+ * server drives, and v4.4.2 (Kubernetes 1.27 to 1.32) where duplicate
+ * keys in associative lists are concerned (accepted in an update's object
+ * and in live objects, recorded by their element alone), one concern per
+ * file:
  *
  *   types.c     SSA's view of a schema type (kube-openapi schemaconv rules)
  *   pathelem.c  path elements: order, equality, hashing, printing, FieldsV1 keys
@@ -186,14 +189,23 @@ typedef struct ssa_cmp {
 } ssa_cmp;
 
 /* SMD AsTyped / Validate: 0 or SMP_EINVALOBJ with the first error (path
- * and message, prefixed by `what`). */
-int ssa_validate(ssa_ctx *c, const smp_value *v, ssa_type *t, const char *what);
+ * and message, prefixed by `what`). With allow_dups (SMD v4.4.2's
+ * typed.AllowDuplicates: the server types an update's new object and
+ * every live object so), items of an associative list may share a key. */
+int ssa_validate(ssa_ctx *c, const smp_value *v, ssa_type *t, const char *what,
+                 bool allow_dups);
 /* ToFieldSet of a validated value; with `named`, also what
- * EnsureNamedFieldsAreMembers adds (struct fields that have children). */
+ * EnsureNamedFieldsAreMembers adds (struct fields that have children).
+ * A list element several items share is in the set alone, with nothing
+ * below it (SMD v4.4.2). */
 int ssa_to_set(ssa_ctx *c, ssa_set **out, const smp_value *v, ssa_type *t, bool named);
-/* Merge (rhs wins at leaves): *out may be NULL (nothing). */
+/* Merge (rhs wins at leaves): *out may be NULL (nothing). lhs (the live
+ * object) may repeat list elements, rhs may not. */
 int ssa_merge(ssa_ctx *c, const smp_value **out, const smp_value *lhs,
               const smp_value *rhs, ssa_type *t);
+/* Compare: what rhs removed, modified and added; list elements repeated
+ * on either side are compared as SMD v4.4.2 does (typed.c,
+ * compare_items). */
 int ssa_compare(ssa_ctx *c, ssa_cmp *out, const smp_value *lhs, const smp_value *rhs,
                 ssa_type *t);
 /* RemoveItems: never NULL on success (a null value for "nothing"). */

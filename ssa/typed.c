@@ -1,14 +1,17 @@
 /*
  * typed.c - walks of a value and its SSA type together, as SMD's typed
- * package does them (v4.1.2 semantics, quirks included):
+ * package does them (v4.1.2 semantics, quirks included; duplicate list
+ * keys as v4.4.2 takes them, see lgroups):
  *
  *   validate     AsTyped: scalar kinds, undeclared fields, list keys,
- *                duplicates
+ *                duplicates (unless allowed)
  *   to_set       ToFieldSet: every leaf, list item, null or empty map,
- *                and undeclared key, atomic lists/maps as one leaf
+ *                and undeclared key, atomic lists/maps as one leaf; a
+ *                repeated list element alone
  *   merge        Merge: the right side wins at leaves; list order: left
  *                items (merged), then new right items
- *   compare      Compare: removed / modified / added sets
+ *   compare      Compare: removed / modified / added sets; repeated list
+ *                elements by their element path
  *   remove       RemoveItems: emptied maps and lists become null
  *   reconcile    ReconcileFieldSetWithSchema (atomic types collapse sets)
  *
@@ -85,6 +88,7 @@ typedef struct walk {
 	const char *what;       /* error prefix */
 	ssa_pe *path;           /* SSA_MAX_DEPTH + 1 elements */
 	size_t depth;
+	bool dups;              /* validate: duplicate list keys are allowed */
 } walk;
 
 static int walk_init(walk *w, ssa_ctx *c, const char *what)
@@ -92,6 +96,7 @@ static int walk_init(walk *w, ssa_ctx *c, const char *what)
 	w->c = c;
 	w->what = what;
 	w->depth = 0;
+	w->dups = false;
 	w->path = malloc((SSA_MAX_DEPTH + 2) * sizeof(*w->path));
 	return w->path ? 0 : ssa_oom(c);
 }
@@ -348,6 +353,86 @@ static int item_pe(ssa_ctx *c, ssa_pe *pe, const ssa_type *t, size_t i, const sm
 	}
 }
 
+/* The items of a list grouped by path element, as SMD v4.4.2 indexes them
+ * where duplicates are allowed (typed.AllowDuplicates): x holds each
+ * distinct element once (x.val: its first item); per item, el[i] is its
+ * element (LG_NONE: it has none) and nxt[i] the next item with the same
+ * element (LG_NONE: the last); per element, cnt[e] its items and head[e]
+ * the first of them. */
+#define LG_NONE UINT32_MAX
+
+typedef struct lgroups {
+	pidx x;
+	uint32_t *el, *nxt, *cnt, *head;
+	size_t bad; /* the first item without an element, or SIZE_MAX */
+	size_t dup; /* the first item that repeats an element, or SIZE_MAX */
+} lgroups;
+
+/* Groups the items of list v (NULL: none) of type t. Items without a path
+ * element are left out (g->bad says which came first; item_pe tells why).
+ * 0 or SMP_ENOMEM. */
+static int lgroups_build(ssa_ctx *c, lgroups *g, const ssa_type *t, const smp_value *v)
+{
+	size_t n = v ? v->u.list.len : 0;
+	uint32_t *tail;
+
+	g->bad = g->dup = SIZE_MAX;
+	if (pidx_init(c, &g->x, n))
+		return SMP_ENOMEM;
+	g->el = ssa_alloc(c, (n ? n : 1) * sizeof(*g->el));
+	g->nxt = ssa_alloc(c, (n ? n : 1) * sizeof(*g->nxt));
+	g->cnt = ssa_alloc(c, (n ? n : 1) * sizeof(*g->cnt));
+	g->head = ssa_alloc(c, (n ? n : 1) * sizeof(*g->head));
+	tail = ssa_alloc(c, (n ? n : 1) * sizeof(*tail));
+	if (!g->el || !g->nxt || !g->cnt || !g->head || !tail)
+		return SMP_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const smp_value *item = v->u.list.items[i];
+		const char *msg = NULL;
+		char buf[256];
+		ptrdiff_t e;
+		ssa_pe pe;
+		int rc;
+
+		g->el[i] = g->nxt[i] = LG_NONE;
+		if ((rc = item_pe(c, &pe, t, i, item, &msg, buf, sizeof(buf)))) {
+			if (rc < 0)
+				return rc;
+			if (g->bad == SIZE_MAX)
+				g->bad = i;
+			continue;
+		}
+		if ((e = pidx_find(&g->x, &pe, item, true)) < 0) {
+			e = (ptrdiff_t)g->x.n - 1;
+			g->cnt[e] = 0;
+			g->head[e] = (uint32_t)i;
+		} else {
+			g->nxt[tail[e]] = (uint32_t)i;
+			if (g->dup == SIZE_MAX)
+				g->dup = i;
+		}
+		g->el[i] = (uint32_t)e;
+		g->cnt[e]++;
+		tail[e] = (uint32_t)i;
+	}
+	return 0;
+}
+
+/* Whether the items of element le in l and of element re in r are equal
+ * one to one, in order (SMD compares lists of duplicates so). */
+static bool lgroups_same(const lgroups *lg, const smp_value *l, uint32_t le, const lgroups *rg,
+                         const smp_value *r, uint32_t re)
+{
+	uint32_t i = lg->head[le], j = rg->head[re];
+
+	if (lg->cnt[le] != rg->cnt[re])
+		return false;
+	for (; i != LG_NONE && j != LG_NONE; i = lg->nxt[i], j = rg->nxt[j])
+		if (!ssa_value_eq(l->u.list.items[i], r->u.list.items[j]))
+			return false;
+	return i == LG_NONE && j == LG_NONE;
+}
+
 static void pe_text(char *buf, size_t size, const ssa_pe *pe)
 {
 	smp_buf b;
@@ -383,7 +468,8 @@ static int scalar_check(walk *w, uint8_t sc, const smp_value *v, const char *pre
 
 /* SMD's validation of a value against its type: scalars of the right
  * kind, maps and lists where declared, associative lists with their key
- * fields and no duplicate keys; the first error with its path. */
+ * fields and (unless w->dups) no duplicate keys; the first error with its
+ * path. */
 static int validate(walk *w, const smp_value *v, ssa_type *t)
 {
 	ssa_ctx *c = w->c;
@@ -424,7 +510,9 @@ static int validate(walk *w, const smp_value *v, ssa_type *t)
 			return fail(w, "expected list, got %s", type_word(v));
 		if (!(et = ssa_type_elem(c, t)))
 			return ssa_oom(c);
-		if (t->list_rel == SSA_REL_ASSOCIATIVE && pidx_init(c, &seen, v->u.list.len))
+		bool check = t->list_rel == SSA_REL_ASSOCIATIVE && !w->dups;
+
+		if (check && pidx_init(c, &seen, v->u.list.len))
 			return ssa_oom(c);
 		for (size_t i = 0; i < v->u.list.len; i++) {
 			const smp_value *item = v->u.list.items[i];
@@ -437,7 +525,7 @@ static int validate(walk *w, const smp_value *v, ssa_type *t)
 					return ssa_oom(c);
 				return fail(w, "element %zu: %s", i, msg);
 			}
-			if (t->list_rel == SSA_REL_ASSOCIATIVE && pidx_find(&seen, &pe, item, true) >= 0) {
+			if (check && pidx_find(&seen, &pe, item, true) >= 0) {
 				pe_text(buf, sizeof(buf), &pe);
 				return fail(w, "duplicate entries for key %s", buf);
 			}
@@ -452,13 +540,15 @@ static int validate(walk *w, const smp_value *v, ssa_type *t)
 	}
 }
 
-int ssa_validate(ssa_ctx *c, const smp_value *v, ssa_type *t, const char *what)
+int ssa_validate(ssa_ctx *c, const smp_value *v, ssa_type *t, const char *what,
+                 bool allow_dups)
 {
 	walk w;
 	int rc;
 
 	if ((rc = walk_init(&w, c, what)))
 		return rc;
+	w.dups = allow_dups;
 	rc = validate(&w, v, t);
 	walk_done(&w);
 	return rc;
@@ -523,6 +613,7 @@ static int to_set(walk *w, const smp_value *v, ssa_type *t, ssa_set **out, bool 
 		return 0;
 	case A_LIST: {
 		ssa_type *et;
+		lgroups g;
 
 		if (t->list_rel == SSA_REL_ATOMIC) {
 			*self = true;
@@ -533,20 +624,24 @@ static int to_set(walk *w, const smp_value *v, ssa_type *t, ssa_set **out, bool 
 		if (!(et = ssa_type_elem(c, t)) ||
 		    !(e = ssa_alloc(c, v->u.list.len * sizeof(*e))))
 			return SMP_ENOMEM;
+		if ((rc = lgroups_build(c, &g, t, v)))
+			return rc;
 		w->depth++;
 		for (size_t i = 0; i < v->u.list.len; i++) {
-			const char *msg;
-			char buf[160];
+			uint32_t el = g.el[i];
 			bool member;
-			ssa_set *child;
+			ssa_set *child = NULL;
 
-			if ((rc = item_pe(c, &e[n].pe, t, i, v->u.list.items[i], &msg, buf, sizeof(buf)))) {
-				if (rc < 0)
-					return rc;
+			if (el == LG_NONE)
 				continue; /* validated values have none */
-			}
-			if ((rc = to_set(w, v->u.list.items[i], et, &child, &member, named)))
+			/* SMD v4.4.2: an element several items share is in the set
+			 * once, without anything below it */
+			if (g.cnt[el] > 1 && g.head[el] != i)
+				continue;
+			if (g.cnt[el] == 1 &&
+			    (rc = to_set(w, v->u.list.items[i], et, &child, &member, named)))
 				return rc;
+			e[n].pe = g.x.pe[el];
 			e[n].member = true;
 			e[n].child = child;
 			n++;
@@ -778,9 +873,127 @@ static int merge_map(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_
 	return 0;
 }
 
+/* A list's items grouped by path element (lgroups_build) for a merge or a
+ * comparison, failing as SMD does on the first item without an element
+ * and, where duplicates are not allowed (a merge's right side: the
+ * applied configuration), on the first repeated one. */
+static int list_index(mwalk *mw, lgroups *g, const ssa_type *t, const smp_value *v,
+                      const char *side, bool dups_ok)
+{
+	ssa_ctx *c = mw->w.c;
+	const char *msg = NULL;
+	char buf[256];
+	ssa_pe pe;
+
+	if (lgroups_build(c, g, t, v))
+		return ssa_oom(c);
+	if (g->bad != SIZE_MAX && (dups_ok || g->bad < g->dup)) {
+		if (item_pe(c, &pe, t, g->bad, v->u.list.items[g->bad], &msg, buf, sizeof(buf)) < 0)
+			return ssa_oom(c);
+		return fail(&mw->w, "%selement %zu: %s", side, g->bad, msg ? msg : "");
+	}
+	if (!dups_ok && g->dup != SIZE_MAX) {
+		pe_text(buf, sizeof(buf), &g->x.pe[g->el[g->dup]]);
+		return fail(&mw->w, "%sduplicate entries for key %s", side, buf);
+	}
+	return 0;
+}
+
+/* SMD v4.4.2's comparison of two lists' items (compareWalker.
+ * visitListItems), element by element: one to one where neither side
+ * repeats the element; else the element's own path alone: modified when
+ * both sides repeat it and their items differ (in order), removed when
+ * only the old side does (the one new item, if any, compared with
+ * nothing), added when only the new side does (the one old item, if any,
+ * compared with nothing). The entries go on the compare stacks. */
+static int compare_items(mwalk *mw, lgroups *lg, const smp_value *l, lgroups *rg,
+                         const smp_value *r, ssa_type *et)
+{
+	size_t nl = lg->x.n, nr = rg->x.n;
+	int rc;
+
+	for (size_t k = 0; k < nl + nr; k++) {
+		ptrdiff_t le = k < nl ? (ptrdiff_t)k : -1, re = k < nl ? -1 : (ptrdiff_t)(k - nl);
+		const ssa_pe *pe = le >= 0 ? &lg->x.pe[le] : &rg->x.pe[re];
+		uint32_t lc, rc1;
+		mres cr;
+
+		if (le >= 0)
+			re = pidx_find(&rg->x, pe, NULL, false);
+		else if (pidx_find(&lg->x, pe, NULL, false) >= 0)
+			continue; /* compared with the left's elements */
+		lc = le >= 0 ? lg->cnt[le] : 0;
+		rc1 = re >= 0 ? rg->cnt[re] : 0;
+		memset(&cr, 0, sizeof(cr));
+		if (!(lc > 1 && rc1 > 1) && (lc == 1 || rc1 == 1)) {
+			if ((rc = push(&mw->w, pe)) ||
+			    (rc = mnode(mw, lc == 1 ? lg->x.val[le] : NULL, rc1 == 1 ? rg->x.val[re] : NULL,
+			                et, &cr)))
+				return rc;
+			pop(&mw->w);
+		}
+		if (lc > 1 && rc1 > 1)
+			cr.self[R_MODIFIED] = !lgroups_same(lg, l, (uint32_t)le, rg, r, (uint32_t)re);
+		else if (lc > 1)
+			cr.self[R_REMOVED] = true;
+		else if (rc1 > 1)
+			cr.self[R_ADDED] = true;
+		if ((rc = ments_add(mw, pe, &cr)))
+			return rc;
+	}
+	return 0;
+}
+
+/* The merged items of two lists, on the kids stack: the left items in
+ * their order (merged with the right's item of their element), then the
+ * right's new items (v4.1.2's order). An element the left side repeats
+ * (SMD v4.4.2 allows that in the live object) is not merged item by item:
+ * where the right side has it, its item replaces all of them at the first
+ * one's place; else they all stay. */
+static int merge_items(mwalk *mw, lgroups *lg, const smp_value *l, lgroups *rg, ssa_type *et)
+{
+	size_t ln = l ? l->u.list.len : 0;
+	int rc;
+
+	for (size_t i = 0; i < ln + rg->x.n; i++) {
+		const smp_value *lv, *rv;
+		const ssa_pe *pe;
+		mres cr;
+
+		if (i < ln) {
+			uint32_t e = lg->el[i];
+			ptrdiff_t j;
+
+			if (e == LG_NONE)
+				continue; /* list_index refused those */
+			pe = &lg->x.pe[e];
+			j = pidx_find(&rg->x, pe, NULL, false);
+			lv = l->u.list.items[i];
+			rv = j >= 0 ? rg->x.val[j] : NULL;
+			if (lg->cnt[e] > 1 && rv) {
+				if (lg->head[e] != i)
+					continue;
+				lv = NULL;
+			}
+		} else {
+			pe = &rg->x.pe[i - ln];
+			if (pidx_find(&lg->x, pe, NULL, false) >= 0)
+				continue;
+			lv = NULL;
+			rv = rg->x.val[i - ln];
+		}
+		if ((rc = push(&mw->w, pe)) || (rc = mnode(mw, lv, rv, et, &cr)))
+			return rc;
+		pop(&mw->w);
+		if (cr.out && (rc = kid_push(mw, NULL, 0, cr.out)))
+			return rc;
+	}
+	return 0;
+}
+
 /* SMD's merge (or comparison) of two lists: associative ones item by
- * key (lhs order, then rhs's new items), sets by value, atomic ones
- * whole. */
+ * key, sets by value (duplicates as SMD v4.4.2 takes them: compare_items,
+ * merge_items), atomic ones whole. */
 static int merge_list(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_type *t,
                       mres *res, bool *is_leaf)
 {
@@ -789,12 +1002,10 @@ static int merge_list(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa
 	const smp_value *r = rhs && rhs->type == SMP_LIST ? rhs : NULL;
 	size_t ln = l ? l->u.list.len : 0, rn = r ? r->u.list.len : 0;
 	smp_value *out = NULL;
-	pidx rx, lx;
+	lgroups lg, rg;
 	ments me;
 	ssa_type *et;
 	int rc;
-	char buf[256];
-	const char *msg;
 
 	if (t->list_rel == SSA_REL_ATOMIC || (ln == 0 && rn == 0)) {
 		*is_leaf = true;
@@ -803,60 +1014,24 @@ static int merge_list(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa
 	}
 	size_t mark = mw->nkids;
 
-	if (!(et = ssa_type_elem(c, t)) || pidx_init(c, &rx, rn) || pidx_init(c, &lx, ln))
+	if (!(et = ssa_type_elem(c, t)))
 		return ssa_oom(c);
-	ments_init(mw, &me);
-	for (size_t i = 0; i < rn; i++) {
-		ssa_pe pe;
-
-		if ((rc = item_pe(c, &pe, t, i, r->u.list.items[i], &msg, buf, sizeof(buf)))) {
-			if (rc < 0)
-				return ssa_oom(c);
-			return fail(&mw->w, "rhs: element %zu: %s", i, msg);
-		}
-		if (pidx_find(&rx, &pe, r->u.list.items[i], true) >= 0) {
-			pe_text(buf, sizeof(buf), &pe);
-			return fail(&mw->w, "rhs: duplicate entries for key %s", buf);
-		}
-	}
-	for (size_t i = 0; i < ln + rx.n; i++) {
-		const smp_value *lv, *rv;
-		ssa_pe pe;
-		ptrdiff_t j;
-		mres cr;
-
-		if (i < ln) {
-			lv = l->u.list.items[i];
-			if ((rc = item_pe(c, &pe, t, i, lv, &msg, buf, sizeof(buf)))) {
-				if (rc < 0)
-					return ssa_oom(c);
-				return fail(&mw->w, "lhs: element %zu: %s", i, msg);
-			}
-			if (pidx_find(&lx, &pe, lv, true) >= 0) {
-				pe_text(buf, sizeof(buf), &pe);
-				return fail(&mw->w, "lhs: duplicate entries for key %s", buf);
-			}
-			j = pidx_find(&rx, &pe, NULL, false);
-			rv = j >= 0 ? rx.val[j] : NULL;
-		} else {
-			pe = rx.pe[i - ln];
-			if (pidx_find(&lx, &pe, NULL, false) >= 0)
-				continue;
-			lv = NULL;
-			rv = rx.val[i - ln];
-		}
-		if ((rc = push(&mw->w, &pe)) || (rc = mnode(mw, lv, rv, et, &cr)))
-			return rc;
-		pop(&mw->w);
-		if (mw->compare) {
-			if ((rc = ments_add(mw, &pe, &cr)))
-				return rc;
-		} else if (cr.out && (rc = kid_push(mw, NULL, 0, cr.out))) {
-			return rc;
-		}
-	}
+	/* A comparison takes duplicates on both sides (the server types both
+	 * objects with AllowDuplicates), a merge on the live side only. */
 	if (mw->compare)
+		rc = list_index(mw, &lg, t, l, "lhs: ", true) || list_index(mw, &rg, t, r, "rhs: ", true);
+	else
+		rc = list_index(mw, &rg, t, r, "rhs: ", false) || list_index(mw, &lg, t, l, "lhs: ", true);
+	if (rc)
+		return c->rc ? c->rc : SMP_ENOMEM;
+	ments_init(mw, &me);
+	if (mw->compare) {
+		if ((rc = compare_items(mw, &lg, l, &rg, r, et)))
+			return rc;
 		return ments_finish(mw, &me, res);
+	}
+	if ((rc = merge_items(mw, &lg, l, &rg, et)))
+		return rc;
 	if (mw->nkids > mark) {
 		size_t n = mw->nkids - mark;
 		bool same_l = n == ln, same_r = n == rn;
@@ -1215,28 +1390,32 @@ static int prune_below(pwalk *pw, ssa_set **out, const smp_value *v, ssa_type *t
 		break;
 	case A_LIST: {
 		ssa_type *et;
+		lgroups g;
 
 		if (t->list_rel == SSA_REL_ATOMIC || v->type != SMP_LIST || !v->u.list.len)
 			break;
 		if (!(et = ssa_type_elem(c, t)))
 			return ssa_oom(c);
+		if ((rc = lgroups_build(c, &g, t, v)))
+			return rc;
 		for (size_t i = 0; i < v->u.list.len; i++) {
-			const char *msg;
-			char buf[160];
-			ssa_pe pe;
+			uint32_t el = g.el[i];
+			const ssa_pe *pe;
 			ptrdiff_t j;
 			bool gone;
 
-			if ((rc = item_pe(c, &pe, t, i, v->u.list.items[i], &msg, buf, sizeof(buf)))) {
-				if (rc < 0)
-					return rc;
+			if (el == LG_NONE)
 				continue; /* not in any set */
-			}
-			j = lsub ? ssa_set_find(lsub, &pe) : -1;
+			/* an element several items share (from a live object) is a
+			 * leaf of the field sets (to_set): one node, nothing below */
+			if (g.cnt[el] > 1 && g.head[el] != i)
+				continue;
+			pe = &g.x.pe[el];
+			j = lsub ? ssa_set_find(lsub, pe) : -1;
 			if (!under_l && j < 0)
 				continue;
-			if ((rc = prune_node(pw, v->u.list.items[i], et, &pe, false, true,
-			                     j >= 0 ? &lsub->e[j] : NULL, under_l, under_u, &gone)))
+			if ((rc = prune_node(pw, v->u.list.items[i], g.cnt[el] > 1 ? NULL : et, pe, false,
+			                     true, j >= 0 ? &lsub->e[j] : NULL, under_l, under_u, &gone)))
 				return rc;
 		}
 		break;

@@ -197,7 +197,7 @@ static void test_limit(void)
 			CHECK(rc == 0, "at the limit (%zu spare): %s", extra, err.message);
 		else
 			CHECK(rc == SMP_EINVALOBJ && strstr(err.message, "configmap/x: The ConfigMap \"x\" "
-			      "is invalid: metadata.annotations: Too long: must have at most 262144 bytes"),
+			      "is invalid: metadata.annotations: Too long: may not be more than 262144 bytes"),
 			      "over the limit: %d %s", rc, err.message);
 		smp_apply_result_free(res);
 		smp_doc_free(d);
@@ -378,7 +378,7 @@ static void test_limit_early(void)
 		else if (round == 4)
 			CHECK(rc == SMP_ECONFLICT, "round 4: %d", rc);
 		else
-			CHECK(rc == SMP_EINVALOBJ && strstr(err.message, "Too long: must have at most"),
+			CHECK(rc == SMP_EINVALOBJ && strstr(err.message, "Too long: may not be more than"),
 			      "round %d: %d %s", round, rc, err.message);
 		CHECK(!res, "round %d: a result", round);
 		smp_apply_result_free(res);

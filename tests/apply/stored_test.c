@@ -2,7 +2,9 @@
  * stored_test.c - smp_stored_form: the defaults of the API server's
  * defaulting functions (pkg/apis/<group>/v1/defaults.go) and the stored
  * text of quantities, one table case per rule; expectations written from
- * the defaulting code (docs/STORED.md cites each rule).
+ * the defaulting code (docs/STORED.md cites each rule), with what Go's
+ * encoding writes and the registry adds as the real API server showed it
+ * (realserver.stored judges the same rules on real objects).
  */
 #include "tutil.h"
 
@@ -17,22 +19,24 @@ static const struct {
 	 "\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"web\"}},\"template\":{\"metadata\":"
 	 "{\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":"
 	 "\"nginx:1.25\",\"ports\":[{\"containerPort\":80}]}]}}}}",
-	 "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},"
-	 "\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"web\"}},\"replicas\":1,"
-	 "\"strategy\":{\"type\":\"RollingUpdate\",\"rollingUpdate\":{\"maxUnavailable\":\"25%\","
-	 "\"maxSurge\":\"25%\"}},\"revisionHistoryLimit\":10,\"progressDeadlineSeconds\":600,"
-	 "\"template\":{\"metadata\":{\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":[{"
-	 "\"name\":\"web\",\"image\":\"nginx:1.25\",\"ports\":[{\"containerPort\":80,\"protocol\":"
-	 "\"TCP\"}],\"imagePullPolicy\":\"IfNotPresent\",\"terminationMessagePath\":"
-	 "\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\",\"resources\":{}}],"
-	 "\"dnsPolicy\":\"ClusterFirst\",\"restartPolicy\":\"Always\",\"securityContext\":{},"
-	 "\"terminationGracePeriodSeconds\":30,\"schedulerName\":\"default-scheduler\"}}}}"},
+	 "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},\""
+	 "spec\":{\"selector\":{\"matchLabels\":{\"app\":\"web\"}},\"template\":{\"metadata\":{"
+	 "\"labels\":{\"app\":\"web\"},\"creationTimestamp\":null},\"spec\":{\"containers\":[{\""
+	 "name\":\"web\",\"image\":\"nginx:1.25\",\"ports\":[{\"containerPort\":80,\"protocol\":"
+	 "\"TCP\"}],\"imagePullPolicy\":\"IfNotPresent\",\"terminationMessagePath\":\"/dev/termi"
+	 "nation-log\",\"terminationMessagePolicy\":\"File\",\"resources\":{}}],\"dnsPolicy\":\""
+	 "ClusterFirst\",\"restartPolicy\":\"Always\",\"securityContext\":{},\"terminationGraceP"
+	 "eriodSeconds\":30,\"schedulerName\":\"default-scheduler\"}},\"replicas\":1,\"strategy"
+	 "\":{\"type\":\"RollingUpdate\",\"rollingUpdate\":{\"maxUnavailable\":\"25%\",\"maxSurg"
+	 "e\":\"25%\"}},\"revisionHistoryLimit\":10,\"progressDeadlineSeconds\":600},\"status\":"
+	 "{}}"},
 	{"deployment: Recreate has no rollingUpdate; set values stay",
 	 "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"w\"},"
 	 "\"spec\":{\"replicas\":0,\"strategy\":{\"type\":\"Recreate\"},\"revisionHistoryLimit\":2}}",
-	 "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"w\"},"
-	 "\"spec\":{\"replicas\":0,\"strategy\":{\"type\":\"Recreate\"},\"revisionHistoryLimit\":2,"
-	 "\"progressDeadlineSeconds\":600}}"},
+	 "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"w\"},\"sp"
+	 "ec\":{\"replicas\":0,\"strategy\":{\"type\":\"Recreate\"},\"revisionHistoryLimit\":2,"
+	 "\"progressDeadlineSeconds\":600,\"selector\":null,\"template\":{\"metadata\":{\"creati"
+	 "onTimestamp\":null},\"spec\":{\"containers\":null}}},\"status\":{}}"},
 	{"pull policy by tag",
 	 "{\"apiVersion\":\"v1\",\"kind\":\"PodTemplate\",\"metadata\":{\"name\":\"t\"},\"template\":"
 	 "{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":["
@@ -41,54 +45,72 @@ static const struct {
 	 "{\"name\":\"d\",\"image\":\"localhost:5000/app\"},{\"name\":\"e\",\"image\":\"localhost:5000/app:v1\"},"
 	 "{\"name\":\"f\",\"image\":\"Nginx\"},{\"name\":\"g\",\"image\":\"nginx\",\"imagePullPolicy\":\"Never\"},"
 	 "{\"name\":\"h\",\"image\":\"registry.example.com/team/app:latest\"}]}}}",
-	 "{\"apiVersion\":\"v1\",\"kind\":\"PodTemplate\",\"metadata\":{\"name\":\"t\"},\"template\":"
-	 "{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":["
-	 "{\"name\":\"a\",\"image\":\"nginx\",\"imagePullPolicy\":\"Always\",\"terminationMessagePath\":\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\",\"resources\":{}},"
-	 "{\"name\":\"b\",\"image\":\"nginx:latest\",\"imagePullPolicy\":\"Always\",\"terminationMessagePath\":\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\",\"resources\":{}},"
-	 "{\"name\":\"c\",\"image\":\"nginx@sha256:0123456789012345678901234567890123456789012345678901234567890123\",\"imagePullPolicy\":\"IfNotPresent\",\"terminationMessagePath\":\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\",\"resources\":{}},"
-	 "{\"name\":\"d\",\"image\":\"localhost:5000/app\",\"imagePullPolicy\":\"Always\",\"terminationMessagePath\":\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\",\"resources\":{}},"
-	 "{\"name\":\"e\",\"image\":\"localhost:5000/app:v1\",\"imagePullPolicy\":\"IfNotPresent\",\"terminationMessagePath\":\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\",\"resources\":{}},"
-	 "{\"name\":\"f\",\"image\":\"Nginx\",\"imagePullPolicy\":\"IfNotPresent\",\"terminationMessagePath\":\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\",\"resources\":{}},"
-	 "{\"name\":\"g\",\"image\":\"nginx\",\"imagePullPolicy\":\"Never\",\"terminationMessagePath\":\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\",\"resources\":{}},"
-	 "{\"name\":\"h\",\"image\":\"registry.example.com/team/app:latest\",\"imagePullPolicy\":\"Always\",\"terminationMessagePath\":\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\",\"resources\":{}}],"
-	 "\"dnsPolicy\":\"ClusterFirst\",\"securityContext\":{},\"terminationGracePeriodSeconds\":30,"
-	 "\"schedulerName\":\"default-scheduler\"}}}"},
+	 "{\"apiVersion\":\"v1\",\"kind\":\"PodTemplate\",\"metadata\":{\"name\":\"t\"},\"templa"
+	 "te\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"a\",\"image\":"
+	 "\"nginx\",\"imagePullPolicy\":\"Always\",\"terminationMessagePath\":\"/dev/termination"
+	 "-log\",\"terminationMessagePolicy\":\"File\",\"resources\":{}},{\"name\":\"b\",\"image"
+	 "\":\"nginx:latest\",\"imagePullPolicy\":\"Always\",\"terminationMessagePath\":\"/dev/t"
+	 "ermination-log\",\"terminationMessagePolicy\":\"File\",\"resources\":{}},{\"name\":\"c"
+	 "\",\"image\":\"nginx@sha256:0123456789012345678901234567890123456789012345678901234567"
+	 "890123\",\"imagePullPolicy\":\"IfNotPresent\",\"terminationMessagePath\":\"/dev/termin"
+	 "ation-log\",\"terminationMessagePolicy\":\"File\",\"resources\":{}},{\"name\":\"d\",\""
+	 "image\":\"localhost:5000/app\",\"imagePullPolicy\":\"Always\",\"terminationMessagePath"
+	 "\":\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\",\"resources\":{}},{"
+	 "\"name\":\"e\",\"image\":\"localhost:5000/app:v1\",\"imagePullPolicy\":\"IfNotPresent"
+	 "\",\"terminationMessagePath\":\"/dev/termination-log\",\"terminationMessagePolicy\":\""
+	 "File\",\"resources\":{}},{\"name\":\"f\",\"image\":\"Nginx\",\"imagePullPolicy\":\"IfN"
+	 "otPresent\",\"terminationMessagePath\":\"/dev/termination-log\",\"terminationMessagePo"
+	 "licy\":\"File\",\"resources\":{}},{\"name\":\"g\",\"image\":\"nginx\",\"imagePullPolic"
+	 "y\":\"Never\",\"terminationMessagePath\":\"/dev/termination-log\",\"terminationMessage"
+	 "Policy\":\"File\",\"resources\":{}},{\"name\":\"h\",\"image\":\"registry.example.com/t"
+	 "eam/app:latest\",\"imagePullPolicy\":\"Always\",\"terminationMessagePath\":\"/dev/term"
+	 "ination-log\",\"terminationMessagePolicy\":\"File\",\"resources\":{}}],\"dnsPolicy\":"
+	 "\"ClusterFirst\",\"securityContext\":{},\"terminationGracePeriodSeconds\":30,\"schedul"
+	 "erName\":\"default-scheduler\"},\"metadata\":{\"creationTimestamp\":null}}}"},
 	{"service: ports, type, affinity, traffic policies",
 	 "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"s\"},\"spec\":{"
 	 "\"ports\":[{\"port\":80},{\"port\":53,\"protocol\":\"UDP\",\"targetPort\":\"dns\"},"
 	 "{\"port\":443,\"targetPort\":0}]}}",
-	 "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"s\"},\"spec\":{"
-	 "\"ports\":[{\"port\":80,\"protocol\":\"TCP\",\"targetPort\":80},{\"port\":53,\"protocol\":"
-	 "\"UDP\",\"targetPort\":\"dns\"},{\"port\":443,\"targetPort\":443,\"protocol\":\"TCP\"}],"
-	 "\"sessionAffinity\":\"None\",\"type\":\"ClusterIP\",\"internalTrafficPolicy\":\"Cluster\"}}"},
+	 "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"s\"},\"spec\":{\""
+	 "ports\":[{\"port\":80,\"protocol\":\"TCP\",\"targetPort\":80},{\"port\":53,\"protocol"
+	 "\":\"UDP\",\"targetPort\":\"dns\"},{\"port\":443,\"targetPort\":443,\"protocol\":\"TCP"
+	 "\"}],\"sessionAffinity\":\"None\",\"type\":\"ClusterIP\",\"internalTrafficPolicy\":\"C"
+	 "luster\",\"ipFamilyPolicy\":\"SingleStack\",\"ipFamilies\":[\"IPv4\"]},\"status\":{\"l"
+	 "oadBalancer\":{}}}"},
 	{"service: LoadBalancer and ClientIP",
 	 "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"s\"},\"spec\":{"
 	 "\"type\":\"LoadBalancer\",\"sessionAffinity\":\"ClientIP\"}}",
-	 "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"s\"},\"spec\":{"
-	 "\"type\":\"LoadBalancer\",\"sessionAffinity\":\"ClientIP\",\"sessionAffinityConfig\":"
-	 "{\"clientIP\":{\"timeoutSeconds\":10800}},\"externalTrafficPolicy\":\"Cluster\","
-	 "\"internalTrafficPolicy\":\"Cluster\",\"allocateLoadBalancerNodePorts\":true}}"},
+	 "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"s\"},\"spec\":{\""
+	 "type\":\"LoadBalancer\",\"sessionAffinity\":\"ClientIP\",\"sessionAffinityConfig\":{\""
+	 "clientIP\":{\"timeoutSeconds\":10800}},\"externalTrafficPolicy\":\"Cluster\",\"interna"
+	 "lTrafficPolicy\":\"Cluster\",\"allocateLoadBalancerNodePorts\":true,\"ipFamilyPolicy\""
+	 ":\"SingleStack\",\"ipFamilies\":[\"IPv4\"]},\"status\":{\"loadBalancer\":{}}}"},
 	{"service: None drops sessionAffinityConfig; ExternalName gets no traffic policy",
 	 "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"s\"},\"spec\":{"
 	 "\"type\":\"ExternalName\",\"externalName\":\"x.example.com\",\"sessionAffinityConfig\":"
 	 "{\"clientIP\":{\"timeoutSeconds\":5}}}}",
-	 "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"s\"},\"spec\":{"
-	 "\"type\":\"ExternalName\",\"externalName\":\"x.example.com\",\"sessionAffinity\":\"None\"}}"},
+	 "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"s\"},\"spec\":{\""
+	 "type\":\"ExternalName\",\"externalName\":\"x.example.com\",\"sessionAffinity\":\"None"
+	 "\"},\"status\":{\"loadBalancer\":{}}}"},
 	{"quantities: stored text, ResourceLists rounded to milli, sizeLimit not",
 	 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{"
 	 "\"enableServiceLinks\":false,\"containers\":[{\"name\":\"c\",\"image\":\"x:1\","
 	 "\"resources\":{\"limits\":{\"cpu\":0.5,\"memory\":\"1024Mi\"},\"requests\":{\"cpu\":"
 	 "\"1.2345\",\"memory\":\"1.5Gi\",\"ephemeral-storage\":\"5n\"}}}],\"volumes\":[{\"name\":"
 	 "\"v\",\"emptyDir\":{\"sizeLimit\":\"0.1m\"}}]}}",
-	 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{"
-	 "\"enableServiceLinks\":false,\"containers\":[{\"name\":\"c\",\"image\":\"x:1\","
-	 "\"resources\":{\"limits\":{\"cpu\":\"500m\",\"memory\":\"1Gi\"},\"requests\":{\"cpu\":"
-	 "\"1235m\",\"memory\":\"1536Mi\",\"ephemeral-storage\":\"1m\"}},\"imagePullPolicy\":"
-	 "\"IfNotPresent\",\"terminationMessagePath\":\"/dev/termination-log\","
-	 "\"terminationMessagePolicy\":\"File\"}],\"volumes\":[{\"name\":\"v\",\"emptyDir\":"
-	 "{\"sizeLimit\":\"100u\"}}],\"dnsPolicy\":\"ClusterFirst\",\"restartPolicy\":\"Always\","
-	 "\"securityContext\":{},\"terminationGracePeriodSeconds\":30,\"schedulerName\":"
-	 "\"default-scheduler\"}}"},
+	 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"enab"
+	 "leServiceLinks\":false,\"containers\":[{\"name\":\"c\",\"image\":\"x:1\",\"resources\""
+	 ":{\"limits\":{\"cpu\":\"500m\",\"memory\":\"1Gi\"},\"requests\":{\"cpu\":\"1235m\",\"m"
+	 "emory\":\"1536Mi\",\"ephemeral-storage\":\"1m\"}},\"imagePullPolicy\":\"IfNotPresent\""
+	 ",\"terminationMessagePath\":\"/dev/termination-log\",\"terminationMessagePolicy\":\"Fi"
+	 "le\"}],\"volumes\":[{\"name\":\"v\",\"emptyDir\":{\"sizeLimit\":\"100u\"}}],\"dnsPolic"
+	 "y\":\"ClusterFirst\",\"restartPolicy\":\"Always\",\"securityContext\":{},\"termination"
+	 "GracePeriodSeconds\":30,\"schedulerName\":\"default-scheduler\",\"priority\":0,\"preem"
+	 "ptionPolicy\":\"PreemptLowerPriority\",\"tolerations\":[{\"effect\":\"NoExecute\",\"ke"
+	 "y\":\"node.kubernetes.io/not-ready\",\"operator\":\"Exists\",\"tolerationSeconds\":300"
+	 "},{\"effect\":\"NoExecute\",\"key\":\"node.kubernetes.io/unreachable\",\"operator\":\""
+	 "Exists\",\"tolerationSeconds\":300}]},\"status\":{\"phase\":\"Pending\",\"qosClass\":"
+	 "\"Burstable\"}}"},
 	{"pod: requests from limits, host ports, probes, volumes",
 	 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{"
 	 "\"hostNetwork\":true,\"containers\":[{\"name\":\"c\",\"image\":\"x:1\",\"ports\":[{"
@@ -99,29 +121,34 @@ static const struct {
 	 "\"configMap\":{\"name\":\"m\",\"defaultMode\":256}},{\"name\":\"d\",\"hostPath\":{"
 	 "\"path\":\"/x\"}},{\"name\":\"e\",\"projected\":{\"sources\":[{\"serviceAccountToken\":"
 	 "{\"path\":\"t\"}}]}}]}}",
-	 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{"
-	 "\"hostNetwork\":true,\"containers\":[{\"name\":\"c\",\"image\":\"x:1\",\"ports\":[{"
-	 "\"containerPort\":8080,\"hostPort\":8080,\"protocol\":\"TCP\"}],\"resources\":{\"limits\":"
-	 "{\"cpu\":\"1\"},\"requests\":{\"memory\":\"1G\",\"cpu\":\"1\"}},\"livenessProbe\":{"
-	 "\"httpGet\":{\"port\":8080,\"path\":\"/\",\"scheme\":\"HTTP\"},\"timeoutSeconds\":1,"
-	 "\"periodSeconds\":10,\"successThreshold\":1,\"failureThreshold\":3},\"env\":[{\"name\":"
-	 "\"N\",\"valueFrom\":{\"fieldRef\":{\"fieldPath\":\"metadata.name\",\"apiVersion\":"
-	 "\"v1\"}}}],\"imagePullPolicy\":\"IfNotPresent\",\"terminationMessagePath\":"
-	 "\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\"}],\"volumes\":["
-	 "{\"name\":\"a\",\"emptyDir\":{}},{\"name\":\"b\",\"secret\":{\"secretName\":\"s\","
-	 "\"defaultMode\":420}},{\"name\":\"c\",\"configMap\":{\"name\":\"m\",\"defaultMode\":256}},"
-	 "{\"name\":\"d\",\"hostPath\":{\"path\":\"/x\",\"type\":\"\"}},{\"name\":\"e\",\"projected\":"
-	 "{\"sources\":[{\"serviceAccountToken\":{\"path\":\"t\",\"expirationSeconds\":3600}}],"
-	 "\"defaultMode\":420}}],\"enableServiceLinks\":true,\"dnsPolicy\":\"ClusterFirst\","
-	 "\"restartPolicy\":\"Always\",\"securityContext\":{},\"terminationGracePeriodSeconds\":30,"
-	 "\"schedulerName\":\"default-scheduler\"}}"},
+	 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"},\"spec\":{\"host"
+	 "Network\":true,\"containers\":[{\"name\":\"c\",\"image\":\"x:1\",\"ports\":[{\"contain"
+	 "erPort\":8080,\"hostPort\":8080,\"protocol\":\"TCP\"}],\"resources\":{\"limits\":{\"cp"
+	 "u\":\"1\"},\"requests\":{\"memory\":\"1G\",\"cpu\":\"1\"}},\"livenessProbe\":{\"httpGe"
+	 "t\":{\"port\":8080,\"path\":\"/\",\"scheme\":\"HTTP\"},\"timeoutSeconds\":1,\"periodSe"
+	 "conds\":10,\"successThreshold\":1,\"failureThreshold\":3},\"env\":[{\"name\":\"N\",\"v"
+	 "alueFrom\":{\"fieldRef\":{\"fieldPath\":\"metadata.name\",\"apiVersion\":\"v1\"}}}],\""
+	 "imagePullPolicy\":\"IfNotPresent\",\"terminationMessagePath\":\"/dev/termination-log\""
+	 ",\"terminationMessagePolicy\":\"File\"}],\"volumes\":[{\"name\":\"a\",\"emptyDir\":{}}"
+	 ",{\"name\":\"b\",\"secret\":{\"secretName\":\"s\",\"defaultMode\":420}},{\"name\":\"c"
+	 "\",\"configMap\":{\"name\":\"m\",\"defaultMode\":256}},{\"name\":\"d\",\"hostPath\":{"
+	 "\"path\":\"/x\",\"type\":\"\"}},{\"name\":\"e\",\"projected\":{\"sources\":[{\"service"
+	 "AccountToken\":{\"path\":\"t\",\"expirationSeconds\":3600}}],\"defaultMode\":420}}],\""
+	 "enableServiceLinks\":true,\"dnsPolicy\":\"ClusterFirst\",\"restartPolicy\":\"Always\","
+	 "\"securityContext\":{},\"terminationGracePeriodSeconds\":30,\"schedulerName\":\"defaul"
+	 "t-scheduler\",\"priority\":0,\"preemptionPolicy\":\"PreemptLowerPriority\",\"toleratio"
+	 "ns\":[{\"effect\":\"NoExecute\",\"key\":\"node.kubernetes.io/not-ready\",\"operator\":"
+	 "\"Exists\",\"tolerationSeconds\":300},{\"effect\":\"NoExecute\",\"key\":\"node.kuberne"
+	 "tes.io/unreachable\",\"operator\":\"Exists\",\"tolerationSeconds\":300}]},\"status\":{"
+	 "\"phase\":\"Pending\",\"qosClass\":\"Burstable\"}}"},
 	{"pvc: volumeMode, storage, status",
 	 "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"d\"},"
 	 "\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"resources\":{\"requests\":{\"storage\":"
 	 "\"10240Mi\"}}}}",
-	 "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"d\"},"
-	 "\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"resources\":{\"requests\":{\"storage\":"
-	 "\"10Gi\"}},\"volumeMode\":\"Filesystem\"},\"status\":{\"phase\":\"Pending\"}}"},
+	 "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":{\"name\":\"d\""
+	 ",\"finalizers\":[\"kubernetes.io/pvc-protection\"]},\"spec\":{\"accessModes\":[\"ReadW"
+	 "riteOnce\"],\"resources\":{\"requests\":{\"storage\":\"10Gi\"}},\"volumeMode\":\"Files"
+	 "ystem\"},\"status\":{\"phase\":\"Pending\"}}"},
 	{"networkpolicy: policyTypes and port protocols",
 	 "{\"apiVersion\":\"networking.k8s.io/v1\",\"kind\":\"NetworkPolicy\",\"metadata\":{\"name\":"
 	 "\"n\"},\"spec\":{\"podSelector\":{},\"ingress\":[{\"ports\":[{\"port\":80}]}],\"egress\":"
@@ -134,46 +161,55 @@ static const struct {
 	 "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"j\"},\"spec\":{"
 	 "\"template\":{\"metadata\":{\"labels\":{\"a\":\"b\"}},\"spec\":{\"restartPolicy\":"
 	 "\"Never\",\"containers\":[]}}}}",
-	 "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"j\",\"labels\":{"
-	 "\"a\":\"b\"}},\"spec\":{\"template\":{\"metadata\":{\"labels\":{\"a\":\"b\"}},\"spec\":{"
-	 "\"restartPolicy\":\"Never\",\"containers\":[],\"dnsPolicy\":\"ClusterFirst\","
-	 "\"securityContext\":{},\"terminationGracePeriodSeconds\":30,\"schedulerName\":"
-	 "\"default-scheduler\"}},\"completions\":1,\"parallelism\":1,\"backoffLimit\":6,"
-	 "\"completionMode\":\"NonIndexed\",\"suspend\":false,\"podReplacementPolicy\":"
-	 "\"TerminatingOrFailed\",\"manualSelector\":false}}"},
+	 "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"j\",\"labels\":"
+	 "{\"a\":\"b\"}},\"spec\":{\"template\":{\"metadata\":{\"labels\":{\"a\":\"b\",\"job-nam"
+	 "e\":\"j\",\"batch.kubernetes.io/job-name\":\"j\"},\"creationTimestamp\":null},\"spec\""
+	 ":{\"restartPolicy\":\"Never\",\"containers\":[],\"dnsPolicy\":\"ClusterFirst\",\"secur"
+	 "ityContext\":{},\"terminationGracePeriodSeconds\":30,\"schedulerName\":\"default-sched"
+	 "uler\"}},\"completions\":1,\"parallelism\":1,\"backoffLimit\":6,\"completionMode\":\"N"
+	 "onIndexed\",\"suspend\":false,\"podReplacementPolicy\":\"TerminatingOrFailed\",\"manua"
+	 "lSelector\":false},\"status\":{}}"},
 	{"cronjob: only its own defaults and the pod template's",
 	 "{\"apiVersion\":\"batch/v1\",\"kind\":\"CronJob\",\"metadata\":{\"name\":\"c\"},\"spec\":{"
 	 "\"schedule\":\"* * * * *\",\"jobTemplate\":{\"spec\":{\"template\":{\"spec\":{"
 	 "\"restartPolicy\":\"OnFailure\"}}}}}}",
-	 "{\"apiVersion\":\"batch/v1\",\"kind\":\"CronJob\",\"metadata\":{\"name\":\"c\"},\"spec\":{"
-	 "\"schedule\":\"* * * * *\",\"jobTemplate\":{\"spec\":{\"template\":{\"spec\":{"
-	 "\"restartPolicy\":\"OnFailure\",\"dnsPolicy\":\"ClusterFirst\",\"securityContext\":{},"
-	 "\"terminationGracePeriodSeconds\":30,\"schedulerName\":\"default-scheduler\"}}}},"
-	 "\"concurrencyPolicy\":\"Allow\",\"suspend\":false,\"successfulJobsHistoryLimit\":3,"
-	 "\"failedJobsHistoryLimit\":1}}"},
+	 "{\"apiVersion\":\"batch/v1\",\"kind\":\"CronJob\",\"metadata\":{\"name\":\"c\"},\"spec"
+	 "\":{\"schedule\":\"* * * * *\",\"jobTemplate\":{\"spec\":{\"template\":{\"spec\":{\"re"
+	 "startPolicy\":\"OnFailure\",\"dnsPolicy\":\"ClusterFirst\",\"securityContext\":{},\"te"
+	 "rminationGracePeriodSeconds\":30,\"schedulerName\":\"default-scheduler\",\"containers"
+	 "\":null},\"metadata\":{\"creationTimestamp\":null}}},\"metadata\":{\"creationTimestamp"
+	 "\":null}},\"concurrencyPolicy\":\"Allow\",\"suspend\":false,\"successfulJobsHistoryLim"
+	 "it\":3,\"failedJobsHistoryLimit\":1},\"status\":{}}"},
 	{"statefulset with claim templates",
 	 "{\"apiVersion\":\"apps/v1\",\"kind\":\"StatefulSet\",\"metadata\":{\"name\":\"s\"},\"spec\":"
 	 "{\"volumeClaimTemplates\":[{\"metadata\":{\"name\":\"data\"},\"spec\":{\"resources\":{"
 	 "\"requests\":{\"storage\":\"1.0Gi\"}}}}]}}",
-	 "{\"apiVersion\":\"apps/v1\",\"kind\":\"StatefulSet\",\"metadata\":{\"name\":\"s\"},\"spec\":"
-	 "{\"volumeClaimTemplates\":[{\"metadata\":{\"name\":\"data\"},\"spec\":{\"resources\":{"
-	 "\"requests\":{\"storage\":\"1Gi\"}},\"volumeMode\":\"Filesystem\"},\"status\":{\"phase\":"
-	 "\"Pending\"}}],\"podManagementPolicy\":\"OrderedReady\",\"updateStrategy\":{\"type\":"
-	 "\"RollingUpdate\",\"rollingUpdate\":{\"partition\":0}},"
-	 "\"persistentVolumeClaimRetentionPolicy\":{\"whenDeleted\":\"Retain\",\"whenScaled\":"
-	 "\"Retain\"},\"replicas\":1,\"revisionHistoryLimit\":10}}"},
+	 "{\"apiVersion\":\"apps/v1\",\"kind\":\"StatefulSet\",\"metadata\":{\"name\":\"s\"},\"s"
+	 "pec\":{\"volumeClaimTemplates\":[{\"metadata\":{\"name\":\"data\",\"creationTimestamp"
+	 "\":null},\"spec\":{\"resources\":{\"requests\":{\"storage\":\"1Gi\"}},\"volumeMode\":"
+	 "\"Filesystem\"},\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"status\":{"
+	 "\"phase\":\"Pending\"}}],\"podManagementPolicy\":\"OrderedReady\",\"updateStrategy\":{"
+	 "\"type\":\"RollingUpdate\",\"rollingUpdate\":{\"partition\":0}},\"persistentVolumeClai"
+	 "mRetentionPolicy\":{\"whenDeleted\":\"Retain\",\"whenScaled\":\"Retain\"},\"replicas\""
+	 ":1,\"revisionHistoryLimit\":10,\"selector\":null,\"serviceName\":\"\",\"template\":{\""
+	 "metadata\":{\"creationTimestamp\":null},\"spec\":{\"containers\":null}}},\"status\":{"
+	 "\"availableReplicas\":0,\"replicas\":0}}"},
 	{"daemonset",
 	 "{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"metadata\":{\"name\":\"d\"},\"spec\":{}}",
-	 "{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"metadata\":{\"name\":\"d\"},\"spec\":{"
-	 "\"updateStrategy\":{\"type\":\"RollingUpdate\",\"rollingUpdate\":{\"maxUnavailable\":1,"
-	 "\"maxSurge\":0}},\"revisionHistoryLimit\":10}}"},
+	 "{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"metadata\":{\"name\":\"d\",\"anno"
+	 "tations\":{\"deprecated.daemonset.template.generation\":\"1\"}},\"spec\":{\"updateStra"
+	 "tegy\":{\"type\":\"RollingUpdate\",\"rollingUpdate\":{\"maxUnavailable\":1,\"maxSurge"
+	 "\":0}},\"revisionHistoryLimit\":10,\"selector\":null,\"template\":{\"metadata\":{\"cre"
+	 "ationTimestamp\":null},\"spec\":{\"containers\":null}}},\"status\":{\"currentNumberSch"
+	 "eduled\":0,\"desiredNumberScheduled\":0,\"numberMisscheduled\":0,\"numberReady\":0}}"},
 	{"secret, namespace, rolebinding",
 	 "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"s\"}}",
 	 "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"s\"},\"type\":\"Opaque\"}"},
 	{"namespace",
 	 "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"team\"}}",
-	 "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"team\",\"labels\":{"
-	 "\"kubernetes.io/metadata.name\":\"team\"}},\"status\":{\"phase\":\"Active\"}}"},
+	 "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"team\",\"labels"
+	 "\":{\"kubernetes.io/metadata.name\":\"team\"}},\"spec\":{\"finalizers\":[\"kubernetes"
+	 "\"]},\"status\":{\"phase\":\"Active\"}}"},
 	{"rolebinding",
 	 "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"RoleBinding\",\"metadata\":{"
 	 "\"name\":\"r\"},\"roleRef\":{\"kind\":\"Role\",\"name\":\"x\"},\"subjects\":[{\"kind\":"
@@ -195,18 +231,19 @@ static const struct {
 	 "\"name\":\"h\"},\"spec\":{\"maxReplicas\":5,\"behavior\":{\"scaleDown\":{"
 	 "\"stabilizationWindowSeconds\":60}}}}",
 	 "{\"apiVersion\":\"autoscaling/v2\",\"kind\":\"HorizontalPodAutoscaler\",\"metadata\":{"
-	 "\"name\":\"h\"},\"spec\":{\"maxReplicas\":5,\"minReplicas\":1,\"metrics\":[{\"type\":"
-	 "\"Resource\",\"resource\":{\"name\":\"cpu\",\"target\":{\"type\":\"Utilization\","
-	 "\"averageUtilization\":80}}}],\"behavior\":{\"scaleDown\":{\"stabilizationWindowSeconds\":"
-	 "60,\"selectPolicy\":\"Max\",\"policies\":[{\"type\":\"Percent\",\"value\":100,"
-	 "\"periodSeconds\":15}]},\"scaleUp\":{\"stabilizationWindowSeconds\":0,\"selectPolicy\":"
-	 "\"Max\",\"policies\":[{\"type\":\"Pods\",\"value\":4,\"periodSeconds\":15},{\"type\":"
-	 "\"Percent\",\"value\":100,\"periodSeconds\":15}]}}}}"},
+	 "\"name\":\"h\"},\"spec\":{\"maxReplicas\":5,\"behavior\":{\"scaleDown\":{\"stabilizati"
+	 "onWindowSeconds\":60,\"selectPolicy\":\"Max\",\"policies\":[{\"type\":\"Percent\",\"va"
+	 "lue\":100,\"periodSeconds\":15}]},\"scaleUp\":{\"stabilizationWindowSeconds\":0,\"sele"
+	 "ctPolicy\":\"Max\",\"policies\":[{\"type\":\"Pods\",\"value\":4,\"periodSeconds\":15},"
+	 "{\"type\":\"Percent\",\"value\":100,\"periodSeconds\":15}]}},\"minReplicas\":1,\"metri"
+	 "cs\":[{\"type\":\"Resource\",\"resource\":{\"name\":\"cpu\",\"target\":{\"type\":\"Uti"
+	 "lization\",\"averageUtilization\":80}}}],\"scaleTargetRef\":{\"kind\":\"\",\"name\":\""
+	 "\"}},\"status\":{\"currentMetrics\":null,\"desiredReplicas\":0}}"},
 	{"resourcequota hard rounded",
 	 "{\"apiVersion\":\"v1\",\"kind\":\"ResourceQuota\",\"metadata\":{\"name\":\"q\"},\"spec\":{"
 	 "\"hard\":{\"requests.cpu\":\"0.0001\",\"pods\":\"10\"}}}",
-	 "{\"apiVersion\":\"v1\",\"kind\":\"ResourceQuota\",\"metadata\":{\"name\":\"q\"},\"spec\":{"
-	 "\"hard\":{\"requests.cpu\":\"1m\",\"pods\":\"10\"}}}"},
+	 "{\"apiVersion\":\"v1\",\"kind\":\"ResourceQuota\",\"metadata\":{\"name\":\"q\"},\"spec"
+	 "\":{\"hard\":{\"requests.cpu\":\"1m\",\"pods\":\"10\"}},\"status\":{}}"},
 	{"unknown fields are dropped, at any depth",
 	 "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"s\","
 	 "\"nmae\":\"x\"},\"type\":\"Opaque\",\"extra\":1}",

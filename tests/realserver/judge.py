@@ -22,19 +22,30 @@ import urllib.request
 
 # What the API server invents and smpatch cannot know offline; these paths
 # are removed from both sides before a comparison, and nothing else is.
-# A path is a list of keys; "*" is every item of a list or every value of a
-# map. docs/TESTING.md lists the same, and docs/DIFFERENCES.md says why.
+# Each entry is (kinds, path): kinds a tuple of kinds it applies to (None:
+# every kind), path a list of keys ("*": every item of a list or value of a
+# map). docs/TESTING.md lists the same, and docs/DIFFERENCES.md says why.
+CONTROLLER_UID = ("batch.kubernetes.io/controller-uid", "controller-uid")
 MASK = [
-    ["metadata", "uid"],
-    ["metadata", "resourceVersion"],
-    ["metadata", "creationTimestamp"],
-    ["metadata", "generation"],
-    ["metadata", "managedFields", "*", "time"],
+    (None, ["metadata", "uid"]),
+    (None, ["metadata", "resourceVersion"]),
+    (None, ["metadata", "creationTimestamp"]),
+    (None, ["metadata", "generation"]),
+    (None, ["metadata", "managedFields", "*", "time"]),
     # allocated at random from the service ranges
-    ["spec", "clusterIP"],
-    ["spec", "clusterIPs"],
-    ["spec", "ports", "*", "nodePort"],
-    ["spec", "healthCheckNodePort"],
+    (("Service",), ["spec", "clusterIP"]),
+    (("Service",), ["spec", "clusterIPs"]),
+    (("Service",), ["spec", "ports", "*", "nodePort"]),
+    (("Service",), ["spec", "healthCheckNodePort"]),
+    # a new Job's selector and labels name its uid
+    (("Job",), ["spec", "selector"]),
+] + [(("Job",), p + [k]) for k in CONTROLLER_UID
+     for p in (["metadata", "labels"], ["spec", "template", "metadata", "labels"])] + [
+    # the requesting user's name, uid and groups
+    (("CertificateSigningRequest",), ["spec", f]) for f in ("username", "uid", "groups", "extra")
+] + [
+    # the time of the write
+    (("PersistentVolume",), ["status", "lastPhaseTransitionTime"]),
 ]
 
 
@@ -48,10 +59,12 @@ def skip_or_fail(msg):
 
 
 def masked(obj, mask=MASK):
-    """A deep copy of obj without the masked paths."""
+    """A deep copy of obj without the masked paths of its kind."""
     obj = copy.deepcopy(obj)
-    for path in mask:
-        _drop(obj, path)
+    kind = obj.get("kind") if isinstance(obj, dict) else None
+    for kinds, path in mask:
+        if kinds is None or kind in kinds:
+            _drop(obj, path)
     return obj
 
 

@@ -148,6 +148,12 @@ func apiserverArgs(dir, etcdURL string, port int) []string {
 		"--token-auth-file=" + filepath.Join(pki, "tokens.csv"),
 		"--authorization-mode=RBAC",
 		"--allow-privileged=true",
+		// The ServiceAccount plugin gives every Pod a token volume with a
+		// random name (kube-api-access-xxxxx), which nothing offline can
+		// know, and needs a controller to create each namespace's default
+		// account: off, as docs/DIFFERENCES.md says. Every other default
+		// plugin stays on.
+		"--disable-admission-plugins=ServiceAccount",
 		"--enable-priority-and-fairness=false",
 		"--profiling=false",
 		"--v=0",

@@ -1,6 +1,8 @@
 /*
  * ssa_test.c - unit tests of the server-side apply engine: field sets and
- * FieldsV1, path printing, the public apply/update API and its errors.
+ * FieldsV1, path printing, the public apply/update API and its errors, and
+ * duplicate keys in associative lists as SMD v4.4.2 (Kubernetes 1.32)
+ * takes them (test_dup_*: what a real kube-apiserver v1.32.4 recorded).
  * (Whole-object behaviour against the reference is covered by the golden
  * cases and the differential test over ssa_driver.)
  */
@@ -301,6 +303,440 @@ static void test_errors(void)
 	             SMP_EINVALOBJ, ".data.a");
 }
 
+/* ---------------------------------------------------------------- duplicates
+ * SMD v4.4.2 (Kubernetes 1.27 to 1.32): an update's object and a live
+ * object may repeat a key of an associative list; the repeated element is
+ * recorded alone (its path, nothing below it). An applied configuration
+ * still may not. */
+
+/* The Deployment kubectl create (client-side apply) POSTed to a real
+ * kube-apiserver v1.32.4, as stored (defaulted): its container repeats
+ * env MODE and PATH2 and port 80/TCP. ENV and PORTS replace the lists. */
+static char *dup_deploy(const char *env, const char *ports)
+{
+	const char *fmt =
+		"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\","
+		"\"namespace\":\"default\"},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"web\"}},"
+		"\"template\":{\"metadata\":{\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":[{"
+		"\"name\":\"web\",\"image\":\"nginx:1\",\"imagePullPolicy\":\"IfNotPresent\","
+		"\"resources\":{},\"terminationMessagePath\":\"/dev/termination-log\","
+		"\"terminationMessagePolicy\":\"File\",\"env\":%s,\"ports\":%s}]}}}}";
+	size_t n = strlen(fmt) + strlen(env) + strlen(ports) + 1;
+	char *s = malloc(n);
+
+	if (s)
+		snprintf(s, n, fmt, env, ports);
+	return s;
+}
+
+static const char *DUP_ENV =
+	"[{\"name\":\"MODE\",\"value\":\"a\"},{\"name\":\"MODE\",\"value\":\"b\"},"
+	"{\"name\":\"PATH2\",\"value\":\"x\"},{\"name\":\"PATH2\",\"value\":\"$(PATH2):y\"}]";
+static const char *DUP_PORTS =
+	"[{\"containerPort\":80,\"protocol\":\"TCP\"},{\"containerPort\":80,\"protocol\":\"TCP\"},"
+	"{\"containerPort\":53,\"protocol\":\"UDP\"},{\"containerPort\":53,\"protocol\":\"TCP\"}]";
+
+/* The fieldsV1 of manager m's entry in a result (NULL: no entry). */
+static const smp_value *fields_of(const smp_ssa_result *r, const char *m)
+{
+	const smp_value *mf = smp_ssa_result_managed_fields(r);
+
+	for (size_t i = 0; mf && mf->type == SMP_LIST && i < mf->u.list.len; i++) {
+		const smp_value *e = mf->u.list.items[i];
+		const char *name = smp_value_string(smp_map_get(e, "manager"), NULL);
+
+		if (name && strcmp(name, m) == 0)
+			return smp_map_get(e, "fieldsV1");
+	}
+	return NULL;
+}
+
+/* The fieldsV1 below container web (f:spec.f:template.f:spec.f:containers). */
+static const smp_value *web_fields(const smp_value *f)
+{
+	static const char *const path[] = {"f:spec", "f:template", "f:spec", "f:containers",
+	                                   "k:{\"name\":\"web\"}"};
+
+	for (size_t i = 0; f && i < sizeof(path) / sizeof(path[0]); i++)
+		f = smp_map_get(f, path[i]);
+	return f;
+}
+
+/* Container web of a Deployment (the first container). */
+static const smp_value *web(const smp_value *d)
+{
+	static const char *const path[] = {"spec", "template", "spec", "containers"};
+
+	for (size_t i = 0; d && i < sizeof(path) / sizeof(path[0]); i++)
+		d = smp_map_get(d, path[i]);
+	return smp_list_get(d, 0);
+}
+
+/* Whether v equals the JSON text want (printed both on failure). */
+static bool equals_json(const smp_value *v, const char *want)
+{
+	smp_doc *d = parse(want);
+	bool ok = v && smp_value_equal(v, smp_doc_root(d, 0));
+
+	if (!ok) {
+		char *g = v ? to_json(v) : NULL, *w = to_json(smp_doc_root(d, 0));
+
+		fprintf(stderr, "got  %s\nwant %s\n", g ? g : "(none)", w ? w : "?");
+		free(g);
+		free(w);
+	}
+	smp_doc_free(d);
+	return ok;
+}
+
+/* kube-apiserver v1.32.4's managedFields for the container of dup_deploy
+ * (DUP_ENV, DUP_PORTS) on its create by kubectl-client-side-apply. */
+static const char *WEB_FIELDS_1_32 =
+	"{\".\":{},\"f:env\":{\".\":{},\"k:{\\\"name\\\":\\\"MODE\\\"}\":{},"
+	"\"k:{\\\"name\\\":\\\"PATH2\\\"}\":{}},\"f:image\":{},\"f:imagePullPolicy\":{},"
+	"\"f:name\":{},\"f:ports\":{\".\":{},"
+	"\"k:{\\\"containerPort\\\":53,\\\"protocol\\\":\\\"TCP\\\"}\":{\".\":{},"
+	"\"f:containerPort\":{},\"f:protocol\":{}},"
+	"\"k:{\\\"containerPort\\\":53,\\\"protocol\\\":\\\"UDP\\\"}\":{\".\":{},"
+	"\"f:containerPort\":{},\"f:protocol\":{}},"
+	"\"k:{\\\"containerPort\\\":80,\\\"protocol\\\":\\\"TCP\\\"}\":{}},\"f:resources\":{},"
+	"\"f:terminationMessagePath\":{},\"f:terminationMessagePolicy\":{}}";
+
+/* A create (an update of nothing, or of the kind's zero value) keeps the
+ * repeated items and records them as the real server does. */
+static void test_dup_create(void)
+{
+	char *text = dup_deploy(DUP_ENV, DUP_PORTS);
+	smp_doc *obj = parse(text), *zero = parse("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\"}");
+	smp_ssa_options o = SMP_SSA_OPTIONS_INIT;
+	smp_error err;
+
+	o.manager = "kubectl-client-side-apply";
+	o.now = "2025-05-01T10:00:00Z";
+	for (int k = 0; k < 2; k++) {
+		smp_ssa_result *r = NULL;
+		const smp_value *f, *got;
+		int rc;
+
+		rc = smp_ssa_update(&r, k ? smp_doc_root(zero, 0) : NULL, smp_doc_root(obj, 0), &o, &err);
+		CHECK(rc == 0 && r, "create with duplicates (live %s): rc %d: %s", k ? "zero" : "NULL",
+		      rc, rc ? err.message : "");
+		if (rc) {
+			smp_ssa_result_free(r);
+			continue;
+		}
+		CHECK(smp_ssa_result_changed(r));
+		/* stored as sent: every repeated item kept, in order */
+		got = smp_ssa_result_object(r);
+		CHECK(web(got) && smp_value_equal(web(got), web(smp_doc_root(obj, 0))));
+		f = fields_of(r, "kubectl-client-side-apply");
+		CHECK(f != NULL);
+		CHECK(equals_json(web_fields(f), WEB_FIELDS_1_32));
+		smp_ssa_result_free(r);
+	}
+	smp_doc_free(obj);
+	smp_doc_free(zero);
+	free(text);
+}
+
+/* The compare sets as FieldsV1 below container web's env: `want` is the
+ * env's text, "" for an empty set. */
+static bool env_set_is(const ssa_set *s, const char *want)
+{
+	char buf[1024];
+
+	if (!*want) {
+		if (!ssa_set_empty(s))
+			check_set(s, "(empty)");
+		return ssa_set_empty(s);
+	}
+	snprintf(buf, sizeof(buf), "{\"f:spec\":{\"f:template\":{\"f:spec\":{\"f:containers\":"
+	                           "{\"k:{\\\"name\\\":\\\"web\\\"}\":{\"f:env\":%s}}}}}}", want);
+	return check_set(s, buf);
+}
+
+/* ssa_compare of two Deployments that differ in env only (both typed with
+ * duplicates allowed): the removed, modified and added sets. */
+static void check_env_compare(const char *before, const char *after, const char *removed,
+                              const char *modified, const char *added)
+{
+	char *lt = dup_deploy(before, DUP_PORTS), *rt = dup_deploy(after, DUP_PORTS);
+	smp_doc *l = parse(lt), *r = parse(rt);
+	const smp_gvk_entry *ge = smp_schema_find_kind(smp_schema_builtin(), "apps/v1", "Deployment", true);
+	ssa_ctx c;
+	ssa_type *t = NULL;
+	ssa_cmp cmp;
+
+	ssa_ctx_init(&c, NULL);
+	CHECK(ge && (t = ssa_type_root(&c, smp_schema_builtin(), ge->type)));
+	if (ge && t) {
+		CHECK(ssa_validate(&c, smp_doc_root(l, 0), t, "live", true) == 0);
+		CHECK(ssa_validate(&c, smp_doc_root(r, 0), t, "new", true) == 0);
+		/* without AllowDuplicates they are still errors */
+		CHECK(strcmp(before, DUP_ENV) != 0 ||
+		      ssa_validate(&c, smp_doc_root(l, 0), t, "live", false) == SMP_EINVALOBJ);
+		c.rc = 0;
+		CHECK(ssa_compare(&c, &cmp, smp_doc_root(l, 0), smp_doc_root(r, 0), t) == 0);
+		CHECK(env_set_is(cmp.removed, removed), "removed: %s -> %s", before, after);
+		CHECK(env_set_is(cmp.modified, modified), "modified: %s -> %s", before, after);
+		CHECK(env_set_is(cmp.added, added), "added: %s -> %s", before, after);
+	}
+	ssa_ctx_release(&c);
+	smp_doc_free(l);
+	smp_doc_free(r);
+	free(lt);
+	free(rt);
+}
+
+/* SMD v4.4.2's ToFieldSet of repeated elements (typed/tofieldset.go):
+ * the element alone, the others as usual. */
+static void test_dup_to_set(void)
+{
+	char *text = dup_deploy(DUP_ENV, DUP_PORTS);
+	smp_doc *d = parse(text);
+	const smp_gvk_entry *ge = smp_schema_find_kind(smp_schema_builtin(), "apps/v1", "Deployment", true);
+	ssa_ctx c;
+	ssa_type *t = NULL;
+	ssa_set *s = NULL;
+	smp_value *v;
+
+	ssa_ctx_init(&c, NULL);
+	CHECK(ge && (t = ssa_type_root(&c, smp_schema_builtin(), ge->type)));
+	if (ge && t) {
+		CHECK(ssa_to_set(&c, &s, smp_doc_root(d, 0), t, false) == 0);
+		v = ssa_set_to_value(&c, &c.arena, s);
+		/* ToFieldSet has no "." entries of its own: lists are no members */
+		CHECK(equals_json(smp_map_get(web_fields(v), "f:env"),
+		                  "{\"k:{\\\"name\\\":\\\"MODE\\\"}\":{},\"k:{\\\"name\\\":\\\"PATH2\\\"}\":{}}"));
+		CHECK(equals_json(smp_map_get(smp_map_get(web_fields(v), "f:ports"),
+		                              "k:{\"containerPort\":80,\"protocol\":\"TCP\"}"), "{}"));
+		CHECK(equals_json(smp_map_get(smp_map_get(web_fields(v), "f:ports"),
+		                              "k:{\"containerPort\":53,\"protocol\":\"UDP\"}"),
+		                  "{\".\":{},\"f:containerPort\":{},\"f:protocol\":{}}"));
+	}
+	ssa_ctx_release(&c);
+	smp_doc_free(d);
+	free(text);
+}
+
+/* SMD v4.4.2's Compare of repeated elements (typed/compare.go). */
+static void test_dup_compare(void)
+{
+	const char *mode = "{\"k:{\\\"name\\\":\\\"MODE\\\"}\":{}}";
+	const char *mode_fields =
+		"{\"k:{\\\"name\\\":\\\"MODE\\\"}\":{\".\":{},\"f:name\":{},\"f:value\":{}}}";
+	const char *path2 = "{\"name\":\"PATH2\",\"value\":\"x\"},"
+	                    "{\"name\":\"PATH2\",\"value\":\"$(PATH2):y\"}";
+	char a[512], b[512];
+
+	/* repeated before and after, the same items: nothing changed */
+	check_env_compare(DUP_ENV, DUP_ENV, "", "", "");
+	/* repeated on both sides, the items differ (a value, the order, the
+	 * count): the element is modified, nothing below it */
+	snprintf(a, sizeof(a), "[{\"name\":\"MODE\",\"value\":\"a\"},{\"name\":\"MODE\",\"value\":\"c\"},%s]", path2);
+	check_env_compare(DUP_ENV, a, "", mode, "");
+	snprintf(a, sizeof(a), "[{\"name\":\"MODE\",\"value\":\"b\"},{\"name\":\"MODE\",\"value\":\"a\"},%s]", path2);
+	check_env_compare(DUP_ENV, a, "", mode, "");
+	snprintf(a, sizeof(a), "[{\"name\":\"MODE\",\"value\":\"a\"},{\"name\":\"MODE\",\"value\":\"b\"},"
+	                       "{\"name\":\"MODE\",\"value\":\"b\"},%s]", path2);
+	check_env_compare(DUP_ENV, a, "", mode, "");
+	/* no longer repeated: the element is removed and the one new item's
+	 * fields added (its path too) */
+	snprintf(a, sizeof(a), "[{\"name\":\"MODE\",\"value\":\"b\"},%s]", path2);
+	check_env_compare(DUP_ENV, a, mode, "", mode_fields);
+	/* gone altogether: the element removed */
+	snprintf(a, sizeof(a), "[%s]", path2);
+	check_env_compare(DUP_ENV, a, mode, "", "");
+	/* newly repeated: the one old item removed, the element added */
+	snprintf(b, sizeof(b), "[{\"name\":\"MODE\",\"value\":\"a\"},%s]", path2);
+	check_env_compare(b, DUP_ENV, mode_fields, "", mode);
+	/* repeated where there was none: the element added */
+	check_env_compare(a, DUP_ENV, "", "", mode);
+}
+
+/* One smp_ssa_update or smp_ssa_apply (manager m, force) of `config` onto
+ * `live`: the result, or NULL with the failure in *err. */
+static smp_ssa_result *ssa_call(const smp_value *live, const char *config, const char *m,
+                                bool apply, bool force, int *rc, smp_error *err)
+{
+	smp_doc *d = parse(config);
+	smp_ssa_options o = SMP_SSA_OPTIONS_INIT;
+	smp_ssa_result *r = NULL;
+
+	o.manager = m;
+	o.now = "2025-05-01T10:00:00Z";
+	o.force = force;
+	*rc = apply ? smp_ssa_apply(&r, live, smp_doc_root(d, 0), &o, err)
+	            : smp_ssa_update(&r, live, smp_doc_root(d, 0), &o, err);
+	smp_doc_free(d);
+	if (*rc && r) {
+		smp_ssa_result_free(r);
+		r = NULL;
+	}
+	return r;
+}
+
+/* Updates of an object that repeats items: the writer gets what it
+ * changed, as the element's path where it stays repeated; the others lose
+ * it. */
+static void test_dup_updates(void)
+{
+	char *created = dup_deploy(DUP_ENV, DUP_PORTS), *edited;
+	char env[512];
+	smp_ssa_result *r0, *r;
+	smp_error err;
+	int rc;
+
+	r0 = ssa_call(NULL, created, "kubectl-client-side-apply", false, false, &rc, &err);
+	CHECK(r0 != NULL, "create: %s", err.message);
+	if (!r0) {
+		free(created);
+		return;
+	}
+	/* the same object again: no change, no entry for the writer */
+	r = ssa_call(smp_ssa_result_object(r0), created, "kubectl-edit", false, false, &rc, &err);
+	CHECK(r && !smp_ssa_result_changed(r) && !fields_of(r, "kubectl-edit"));
+	smp_ssa_result_free(r);
+	/* one of the two MODE items changed: the writer owns the element,
+	 * nothing below it; the creator no longer does */
+	snprintf(env, sizeof(env), "[{\"name\":\"MODE\",\"value\":\"a\"},{\"name\":\"MODE\",\"value\":\"z\"},"
+	                           "{\"name\":\"PATH2\",\"value\":\"x\"},{\"name\":\"PATH2\",\"value\":\"$(PATH2):y\"}]");
+	edited = dup_deploy(env, DUP_PORTS);
+	r = ssa_call(smp_ssa_result_object(r0), edited, "kubectl-edit", false, false, &rc, &err);
+	CHECK(r && smp_ssa_result_changed(r));
+	if (r) {
+		CHECK(equals_json(web_fields(fields_of(r, "kubectl-edit")),
+		                  "{\"f:env\":{\"k:{\\\"name\\\":\\\"MODE\\\"}\":{}}}"));
+		CHECK(equals_json(smp_map_get(web_fields(fields_of(r, "kubectl-client-side-apply")), "f:env"),
+		                  "{\".\":{},\"k:{\\\"name\\\":\\\"PATH2\\\"}\":{}}"));
+	}
+	smp_ssa_result_free(r);
+	free(edited);
+	/* MODE no longer repeated: the writer owns the item and its fields */
+	snprintf(env, sizeof(env), "[{\"name\":\"MODE\",\"value\":\"b\"},"
+	                           "{\"name\":\"PATH2\",\"value\":\"x\"},{\"name\":\"PATH2\",\"value\":\"$(PATH2):y\"}]");
+	edited = dup_deploy(env, DUP_PORTS);
+	r = ssa_call(smp_ssa_result_object(r0), edited, "kubectl-edit", false, false, &rc, &err);
+	CHECK(r && smp_ssa_result_changed(r));
+	if (r) {
+		CHECK(equals_json(web_fields(fields_of(r, "kubectl-edit")),
+		                  "{\"f:env\":{\"k:{\\\"name\\\":\\\"MODE\\\"}\":{\".\":{},\"f:name\":{},"
+		                  "\"f:value\":{}}}}"));
+		CHECK(equals_json(smp_map_get(web_fields(fields_of(r, "kubectl-client-side-apply")), "f:env"),
+		                  "{\".\":{},\"k:{\\\"name\\\":\\\"PATH2\\\"}\":{}}"));
+	}
+	smp_ssa_result_free(r);
+	free(edited);
+	/* a set that repeats a value (metadata.finalizers) */
+	r = ssa_call(NULL, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\","
+	             "\"finalizers\":[\"a\",\"a\",\"b\"]}}", "m", false, false, &rc, &err);
+	CHECK(r && equals_json(smp_map_get(fields_of(r, "m"), "f:metadata"),
+	                       "{\"f:finalizers\":{\".\":{},\"v:\\\"a\\\"\":{},\"v:\\\"b\\\"\":{}}}"));
+	smp_ssa_result_free(r);
+	smp_ssa_result_free(r0);
+	free(created);
+}
+
+/* Applies: a configuration that repeats a key is still refused; a live
+ * object that does is merged (the configuration's item replaces the
+ * repeated ones) and pruned (repeated items go or stay together). */
+static void test_dup_applies(void)
+{
+	char *created = dup_deploy(DUP_ENV, DUP_PORTS);
+	const char *cfg_head =
+		"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\","
+		"\"namespace\":\"default\"},\"spec\":{\"template\":{\"spec\":{\"containers\":[{"
+		"\"name\":\"web\"";
+	char cfg[1024];
+	smp_ssa_result *r0, *r, *r2;
+	smp_error err;
+	int rc;
+
+	snprintf(cfg, sizeof(cfg), "%s,\"env\":%s}]}}}}", cfg_head, DUP_ENV);
+	r = ssa_call(NULL, cfg, "kubectl", true, false, &rc, &err);
+	CHECK(!r && rc == SMP_EINVALOBJ && strstr(err.message, "failed to create typed patch object") &&
+	      strstr(err.message, "duplicate entries for key [name=\"MODE\"]") &&
+	      strcmp(err.path, ".spec.template.spec.containers[name=\"web\"].env") == 0,
+	      "apply with duplicates: rc %d: %s", rc, err.message);
+	r0 = ssa_call(NULL, created, "kubectl-client-side-apply", false, false, &rc, &err);
+	CHECK(r0 != NULL, "create: %s", err.message);
+	if (!r0) {
+		free(created);
+		return;
+	}
+	/* MODE once: it takes the place of the repeated items, which the
+	 * creator owns (a conflict unless forced) */
+	snprintf(cfg, sizeof(cfg), "%s,\"env\":[{\"name\":\"MODE\",\"value\":\"c\"}]}]}}}}", cfg_head);
+	r = ssa_call(smp_ssa_result_object(r0), cfg, "kubectl", true, false, &rc, &err);
+	CHECK(!r && rc == SMP_ECONFLICT && strstr(err.message, ".env[name=\"MODE\"]"),
+	      "apply onto duplicates: rc %d: %s", rc, err.message);
+	r = ssa_call(smp_ssa_result_object(r0), cfg, "kubectl", true, true, &rc, &err);
+	CHECK(r != NULL, "forced apply onto duplicates: %s", err.message);
+	if (r) {
+		const smp_value *w = web(smp_ssa_result_object(r));
+
+		CHECK(equals_json(smp_map_get(w, "env"),
+		                  "[{\"name\":\"MODE\",\"value\":\"c\"},{\"name\":\"PATH2\",\"value\":\"x\"},"
+		                  "{\"name\":\"PATH2\",\"value\":\"$(PATH2):y\"}]"));
+		CHECK(equals_json(smp_map_get(w, "ports"), DUP_PORTS));
+		CHECK(equals_json(smp_map_get(web_fields(fields_of(r, "kubectl-client-side-apply")), "f:env"),
+		                  "{\".\":{},\"k:{\\\"name\\\":\\\"PATH2\\\"}\":{}}"));
+		/* kubectl no longer applies env: MODE (its own) goes, the
+		 * repeated PATH2 items (the creator's) stay, both of them */
+		snprintf(cfg, sizeof(cfg), "%s,\"image\":\"nginx:1\"}]}}}}", cfg_head);
+		r2 = ssa_call(smp_ssa_result_object(r), cfg, "kubectl", true, false, &rc, &err);
+		CHECK(r2 != NULL, "prune next to duplicates: %s", err.message);
+		if (r2)
+			CHECK(equals_json(smp_map_get(web(smp_ssa_result_object(r2)), "env"),
+			                  "[{\"name\":\"PATH2\",\"value\":\"x\"},"
+			                  "{\"name\":\"PATH2\",\"value\":\"$(PATH2):y\"}]"));
+		smp_ssa_result_free(r2);
+	}
+	smp_ssa_result_free(r);
+	smp_ssa_result_free(r0);
+	free(created);
+}
+
+/* Prune below a repeated element: the applier's last set has fields of the
+ * repeated PATH2 items (managedFields as sent), another manager owns the
+ * element. SMD's field sets of the merged object stop at the element, so
+ * the items stay whole (nothing below them goes). */
+static void test_dup_prune(void)
+{
+	const char *web_key = "\"k:{\\\"name\\\":\\\"web\\\"}\"";
+	const char *path2_key = "\"k:{\\\"name\\\":\\\"PATH2\\\"}\"";
+	const char *env = "[{\"name\":\"PATH2\",\"value\":\"x\"},{\"name\":\"PATH2\",\"value\":\"$(PATH2):y\"}]";
+	char live[4096], cfg[512];
+	smp_doc *l;
+	smp_ssa_result *r;
+	smp_error err;
+	int rc;
+
+	snprintf(live, sizeof(live),
+	         "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\","
+	         "\"namespace\":\"default\",\"managedFields\":["
+	         "{\"manager\":\"kubectl\",\"operation\":\"Apply\",\"apiVersion\":\"apps/v1\","
+	         "\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:spec\":{\"f:template\":{\"f:spec\":{"
+	         "\"f:containers\":{%s:{\".\":{},\"f:name\":{},\"f:env\":{%s:{\".\":{},\"f:name\":{},"
+	         "\"f:value\":{}}}}}}}}}},"
+	         "{\"manager\":\"editor\",\"operation\":\"Update\",\"apiVersion\":\"apps/v1\","
+	         "\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:spec\":{\"f:template\":{\"f:spec\":{"
+	         "\"f:containers\":{%s:{\"f:env\":{%s:{}}}}}}}}}]},"
+	         "\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"web\",\"env\":%s}]}}}}",
+	         web_key, path2_key, web_key, path2_key, env);
+	l = parse(live);
+	snprintf(cfg, sizeof(cfg),
+	         "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\","
+	         "\"namespace\":\"default\"},\"spec\":{\"template\":{\"spec\":{\"containers\":["
+	         "{\"name\":\"web\"}]}}}}");
+	r = ssa_call(smp_doc_root(l, 0), cfg, "kubectl", true, false, &rc, &err);
+	CHECK(r != NULL, "apply: %s", err.message);
+	if (r)
+		CHECK(equals_json(smp_map_get(web(smp_ssa_result_object(r)), "env"), env));
+	smp_ssa_result_free(r);
+	smp_doc_free(l);
+}
+
 int main(void)
 {
 	test_fieldsv1();
@@ -308,6 +744,12 @@ int main(void)
 	test_path_print();
 	test_apply_update();
 	test_errors();
+	test_dup_create();
+	test_dup_to_set();
+	test_dup_compare();
+	test_dup_updates();
+	test_dup_applies();
+	test_dup_prune();
 	if (failures) {
 		fprintf(stderr, "%d failure(s)\n", failures);
 		return 1;
