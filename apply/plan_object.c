@@ -843,52 +843,98 @@ static int zero_object(smp_doc **out, const smp_value *obj)
 	return rc;
 }
 
-/* The managedFields the server records for a client-side apply, put into
- * the stored object e->object: an Update by kubectl-client-side-apply (or
- * --field-manager) of the object as the server decodes `pre` (defaults
- * included, the registry's own changes not), against the live object, or
- * for a create against the kind's zero value. Only where the live object's
- * ownership is known (a create, or a live object that carries its
- * managedFields); a field manager's failure leaves the object as it is, as
- * the server's UpdateNoErrors does. */
-static int client_side_fields(smp_plan_entry *e, smp_plan *p, const smp_value *pre)
+/* `pre` as the request it stands for carries managedFields: with the
+ * body's (`sent`, the configuration of a create or a replace) when it has
+ * them, else none (the live ownership counts); a client-side apply's
+ * patched object keeps the live ones it holds. A new document in *out. */
+static int with_sent_managed(smp_doc **out, const smp_value *pre, const smp_value *sent)
 {
+	const smp_value *smf = smp_value_at(sent, "metadata.managedFields");
+	smp_value *root, *md;
+	ptrdiff_t i;
+
+	if (!(*out = smp_doc_alloc()) || !(root = smpv_copy(&(*out)->arena, pre)) ||
+	    smp_doc_push_root(*out, root))
+		return SMP_ENOMEM;
+	md = smpv_map_get(root, "metadata");
+	if (smp_value_type(md) != SMP_MAP)
+		return 0;
+	i = smpv_map_find(md, "managedFields", 13);
+	if (smf) {
+		smp_value *c = smpv_copy(&(*out)->arena, smf);
+
+		if (!c)
+			return SMP_ENOMEM;
+		if (i >= 0)
+			md->u.map.items[i].val = c;
+		else if (smpv_map_add(&(*out)->arena, md, "managedFields", 13, c))
+			return SMP_ENOMEM;
+	} else if (i >= 0) {
+		smpv_map_remove(md, (size_t)i);
+	}
+	return 0;
+}
+
+/* The managedFields the server records for a write that is not an apply,
+ * put into the stored object e->object: an Update of the object as the
+ * server decodes it (defaults included; what the registry and the
+ * admission plugins add afterwards, not), against the live object, or for
+ * a create against the kind's zero value. A client-side apply's by
+ * kubectl-client-side-apply (or --field-manager), a create's and a
+ * replace's by the plan's manager, after the ownership their body sends.
+ * Only where the live object's ownership is known (a create, or a live
+ * object that carries its managedFields); a field manager's failure
+ * leaves the object as it is, as the server's UpdateNoErrors does. */
+static int update_fields(smp_plan_entry *e, smp_plan *p, const smp_value *pre)
+{
+	bool csa = p->o.mode == SMP_PLAN_CLIENT_SIDE;
 	smp_stored_options sto = SMP_STORED_OPTIONS_INIT;
 	smp_ssa_options so = p->so;
-	smp_doc *zero = NULL, *decoded = NULL;
+	smp_doc *zero = NULL, *decoded = NULL, *sent = NULL;
 	smp_ssa_result *res = NULL;
 	smp_value *md;
 	smp_error err;
 	int rc;
 
-	if (e->sres || e->applyset_parent || !e->object || !pre || !e->object_stored_doc ||
-	    (e->action != SMP_ACTION_CREATE && e->action != SMP_ACTION_CONFIGURE) ||
+	if ((csa && e->sres) || e->applyset_parent || !e->object || !pre ||
+	    !e->object_stored_doc ||
+	    (e->action != SMP_ACTION_CREATE && e->action != SMP_ACTION_CONFIGURE &&
+	     !(e->action == SMP_ACTION_UNCHANGED && !csa)) ||
 	    (e->live_stored && !smp_value_at(e->live_stored, "metadata.managedFields")))
 		return 0;
 	sto.schema = p->o.schema;
 	sto.flags = SMP_STORED__DECODED;
-	so.manager = p->o.field_manager && *p->o.field_manager ? p->o.field_manager
-	                                                       : "kubectl-client-side-apply";
-	if (!(rc = smp_stored_form(&decoded, pre, &sto, &err)) &&
+	if (csa)
+		so.manager = p->o.field_manager && *p->o.field_manager ? p->o.field_manager
+		                                                       : "kubectl-client-side-apply";
+	else if ((rc = with_sent_managed(&sent, pre, e->patch)))
+		goto out;
+	if (!(rc = smp_stored_form(&decoded, sent ? smp_doc_root(sent, 0) : pre, &sto, &err)) &&
 	    !(rc = e->live_stored ? 0 : zero_object(&zero, pre)))
 		rc = smp_ssa_update(&res, zero ? smp_doc_root(zero, 0) : e->live_stored,
 		                    smp_doc_root(decoded, 0), &so, &err);
 	md = smpv_map_get(smp_doc_root(e->object_stored_doc, 0), "metadata");
-	if (!rc && smp_ssa_result_managed_fields(res) && smp_value_type(md) == SMP_MAP) {
-		smp_value *mf = smpv_copy(&e->object_stored_doc->arena,
-		                          smp_ssa_result_managed_fields(res));
+	if (!rc && smp_value_type(md) == SMP_MAP) {
+		/* none, or an empty list (the body reset them): not stored */
+		const smp_value *rmf = smp_value_len(smp_ssa_result_managed_fields(res))
+		                       ? smp_ssa_result_managed_fields(res) : NULL;
 		ptrdiff_t i = smpv_map_find(md, "managedFields", 13);
+		smp_value *mf = rmf ? smpv_copy(&e->object_stored_doc->arena, rmf) : NULL;
 
-		if (!mf)
+		if (rmf && !mf)
 			rc = SMP_ENOMEM;
-		else if (i >= 0)
+		else if (!mf && i >= 0)
+			smpv_map_remove(md, (size_t)i);
+		else if (mf && i >= 0)
 			md->u.map.items[i].val = mf;
-		else
+		else if (mf)
 			rc = smpv_map_add(&e->object_stored_doc->arena, md, "managedFields", 13, mf);
 	}
+out:
 	smp_ssa_result_free(res);
 	smp_doc_free(zero);
 	smp_doc_free(decoded);
+	smp_doc_free(sent);
 	return rc == SMP_ENOMEM ? rc : 0;
 }
 
@@ -911,7 +957,7 @@ int smp__plan_stored(smp_plan_entry *e, smp_plan *p)
 	if (!rc && e->object && (rc = smp_stored_form(&e->object_stored_doc, e->object, &so, &err)) == 0)
 		e->object = smp_doc_root(e->object_stored_doc, 0);
 	if (!rc)
-		return p->o.mode == SMP_PLAN_CLIENT_SIDE ? client_side_fields(e, p, pre) : 0;
+		return p->o.mode == SMP_PLAN_SERVER_SIDE ? 0 : update_fields(e, p, pre);
 	if (rc == SMP_ENOMEM)
 		return rc;
 	/* the server refuses what it cannot decode: the entry fails */

@@ -78,13 +78,17 @@ static const char *cause_type(const char *detail)
 	return "FieldValueInvalid";
 }
 
+/* The prefix of the field manager's error for an applied configuration
+ * that does not fit the schema. */
+#define TYPED_PATCH "failed to create typed patch object"
+
 int smp_status_from_error(smp_doc **out, const smp_error *e, const smp_value *obj,
                           smp_error *err)
 {
 	char ref[512], gk[320], msg[SMP_ERROR_MESSAGE_MAX + 600];
 	const char *m, *kind, *name, *av, *group = "", *reason, *detail = NULL;
-	size_t glen = 0, vlen, rl;
-	const char *version;
+	size_t glen = 0, vlen = 0, rl;
+	const char *version = "";
 	smp_doc *doc;
 	smp_value *st, *details = NULL;
 	int code;
@@ -110,6 +114,19 @@ int smp_status_from_error(smp_doc **out, const smp_error *e, const smp_value *ob
 
 	switch (e->code) {
 	case SMP_EINVALOBJ:
+		if (strncmp(m, TYPED_PATCH ": ", sizeof(TYPED_PATCH) + 1) == 0) {
+			/* the field manager's error, which the server answers as an
+			 * unknown error (ErrorToAPIStatus: 500, no reason), naming
+			 * the object as objectGVKNN does */
+			const char *ns = smp_value_string(smp_value_at(obj, "metadata.namespace"), NULL);
+
+			code = 500;
+			reason = NULL;
+			fmt(msg, sizeof(msg), "%s (%s/%s; %.*s/%.*s, Kind=%s): %s", TYPED_PATCH,
+			    ns ? ns : "", name ? name : "", (int)glen, group, (int)vlen,
+			    version, kind ? kind : "", m + sizeof(TYPED_PATCH) + 1);
+			break;
+		}
 		if (strstr(m, " cannot be handled as a ") || !e->path[0]) {
 			code = 400;
 			reason = "BadRequest";
@@ -179,8 +196,9 @@ int smp_status_from_error(smp_doc **out, const smp_error *e, const smp_value *ob
 	s_put(&b, st, "metadata", smpv_map(b.a, 0));
 	s_puts(&b, st, "status", "Failure");
 	s_puts(&b, st, "message", msg);
-	s_puts(&b, st, "reason", reason);
-	if (code == 422 || code == 409 || code == 500) {
+	if (reason)
+		s_puts(&b, st, "reason", reason);
+	if (reason && (code == 422 || code == 409 || code == 500)) {
 		details = smpv_map(b.a, 4);
 		if (code != 500)
 			s_puts(&b, details, "name", name);

@@ -944,49 +944,145 @@ static int compare_items(mwalk *mw, lgroups *lg, const smp_value *l, lgroups *rg
 	return 0;
 }
 
-/* The merged items of two lists, on the kids stack: the left items in
- * their order (merged with the right's item of their element), then the
- * right's new items (v4.1.2's order). An element the left side repeats
- * (SMD v4.4.2 allows that in the live object) is not merged item by item:
- * where the right side has it, its item replaces all of them at the first
- * one's place; else they all stay. */
-static int merge_items(mwalk *mw, lgroups *lg, const smp_value *l, lgroups *rg, ssa_type *et)
+/* Where SMD v4.4.2's merge of two lists' items stands (mergingWalker.
+ * visitListItems): per left element its right one (rm) and per right
+ * element its left one (lm), LG_NONE where the other side lacks it; the
+ * right elements already merged; and the queue of shared elements in the
+ * right's order: `next` the one wanted now (LG_NONE: none left), `sq` the
+ * right item where the search for the one after it resumes. */
+typedef struct morder {
+	uint32_t *rm, *lm;
+	bool *merged;
+	size_t sq, rn;
+	uint32_t next;
+} morder;
+
+/* Takes the next shared element off the queue (SMD's sharedOrder). */
+static void morder_pop(morder *o, const lgroups *rg)
 {
-	size_t ln = l ? l->u.list.len : 0;
+	o->next = LG_NONE;
+	while (o->sq < o->rn) {
+		uint32_t re = rg->el[o->sq++];
+
+		if (o->lm[re] != LG_NONE) {
+			o->next = re;
+			return;
+		}
+	}
+}
+
+static int morder_init(ssa_ctx *c, morder *o, const lgroups *lg, lgroups *rg, size_t rn)
+{
+	size_t nl = lg->x.n, nr = rg->x.n;
+
+	o->rm = ssa_alloc(c, (nl ? nl : 1) * sizeof(*o->rm));
+	o->lm = ssa_alloc(c, (nr ? nr : 1) * sizeof(*o->lm));
+	o->merged = ssa_alloc(c, nr ? nr : 1);
+	if (!o->rm || !o->lm || !o->merged)
+		return SMP_ENOMEM;
+	memset(o->merged, 0, nr ? nr : 1);
+	for (size_t j = 0; j < nr; j++)
+		o->lm[j] = LG_NONE;
+	for (size_t e = 0; e < nl; e++) {
+		ptrdiff_t j = pidx_find(&rg->x, &lg->x.pe[e], NULL, false);
+
+		o->rm[e] = j >= 0 ? (uint32_t)j : LG_NONE;
+		if (j >= 0)
+			o->lm[j] = (uint32_t)e;
+	}
+	o->sq = 0;
+	o->rn = rn;
+	morder_pop(o, rg);
+	return 0;
+}
+
+/* One merged item onto the kids stack. */
+static int merge_item(mwalk *mw, const ssa_pe *pe, const smp_value *lv, const smp_value *rv,
+                      ssa_type *et)
+{
+	mres cr;
 	int rc;
 
-	for (size_t i = 0; i < ln + rg->x.n; i++) {
-		const smp_value *lv, *rv;
-		const ssa_pe *pe;
-		mres cr;
+	if ((rc = push(&mw->w, pe)) || (rc = mnode(mw, lv, rv, et, &cr)))
+		return rc;
+	pop(&mw->w);
+	return cr.out ? kid_push(mw, NULL, 0, cr.out) : 0;
+}
 
-		if (i < ln) {
-			uint32_t e = lg->el[i];
-			ptrdiff_t j;
+/* Right element re merged with the left's item of its element: none where
+ * the left lacks it or repeats it (SMD merges a repeated element's new item
+ * with null, replacing all the old ones). */
+static int merge_right(mwalk *mw, const lgroups *lg, const lgroups *rg, morder *o, uint32_t re,
+                       ssa_type *et)
+{
+	uint32_t le = o->lm[re];
+	const smp_value *lv = le != LG_NONE && lg->cnt[le] == 1 ? lg->x.val[le] : NULL;
 
-			if (e == LG_NONE)
-				continue; /* list_index refused those */
-			pe = &lg->x.pe[e];
-			j = pidx_find(&rg->x, pe, NULL, false);
-			lv = l->u.list.items[i];
-			rv = j >= 0 ? rg->x.val[j] : NULL;
-			if (lg->cnt[e] > 1 && rv) {
-				if (lg->head[e] != i)
-					continue;
-				lv = NULL;
-			}
-		} else {
-			pe = &rg->x.pe[i - ln];
-			if (pidx_find(&lg->x, pe, NULL, false) >= 0)
-				continue;
-			lv = NULL;
-			rv = rg->x.val[i - ln];
+	o->merged[re] = true;
+	return merge_item(mw, &rg->x.pe[re], lv, rg->x.val[re], et);
+}
+
+/* The merged items of two lists, on the kids stack, in SMD v4.4.2's order
+ * (the API server's since Kubernetes 1.27): the two lists walked side by
+ * side; the items only the left has keep their order and come as the walk
+ * reaches them, the right's items come in the right's order (a shared left
+ * item that is not the next shared one is passed over, and merged when the
+ * right reaches it), new ones just before the shared item that follows
+ * them in the right. So the applied order wins for the items it names.
+ * v4.1.2 (the oracle) kept the left's order and put new items last. An
+ * element the left repeats (SMD v4.4.2 allows that in the live object) is
+ * not merged item by item: where the right side has it, its item replaces
+ * all of them; else they all stay. */
+static int merge_items(mwalk *mw, lgroups *lg, const smp_value *l, lgroups *rg,
+                       const smp_value *r, ssa_type *et)
+{
+	size_t ln = l ? l->u.list.len : 0, rn = r ? r->u.list.len : 0, li = 0, ri = 0;
+	morder o;
+	int rc;
+
+	if (morder_init(mw->w.c, &o, lg, rg, rn))
+		return ssa_oom(mw->w.c);
+	while (li < ln || ri < rn) {
+		uint32_t e = li < ln ? lg->el[li] : LG_NONE;
+
+		if (li < ln && e == LG_NONE) {
+			li++; /* list_index refused those */
+			continue;
 		}
-		if ((rc = push(&mw->w, pe)) || (rc = mnode(mw, lv, rv, et, &cr)))
-			return rc;
-		pop(&mw->w);
-		if (cr.out && (rc = kid_push(mw, NULL, 0, cr.out)))
-			return rc;
+		if (li < ln && ri < rn) {
+			uint32_t re = rg->el[ri];
+
+			if (o.rm[e] == re) {
+				if ((rc = merge_right(mw, lg, rg, &o, re, et)))
+					return rc;
+				li++;
+				ri++;
+				morder_pop(&o, rg);
+				continue;
+			}
+			if (o.rm[e] != LG_NONE && o.next != LG_NONE && o.next != o.rm[e]) {
+				li++; /* shared, but not the one wanted now */
+				continue;
+			}
+		}
+		if (li < ln) {
+			if (o.rm[e] == LG_NONE) {
+				if ((rc = merge_item(mw, &lg->x.pe[e], l->u.list.items[li], NULL, et)))
+					return rc;
+				li++;
+				continue;
+			}
+			if (o.merged[o.rm[e]])
+				li++; /* and on to the right's item, as SMD does */
+		}
+		if (ri < rn) {
+			uint32_t re = rg->el[ri++];
+
+			if ((rc = merge_right(mw, lg, rg, &o, re, et)))
+				return rc;
+			if (o.next == re)
+				morder_pop(&o, rg);
+		}
 	}
 	return 0;
 }
@@ -1030,7 +1126,7 @@ static int merge_list(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa
 			return rc;
 		return ments_finish(mw, &me, res);
 	}
-	if ((rc = merge_items(mw, &lg, l, &rg, et)))
+	if ((rc = merge_items(mw, &lg, l, &rg, r, et)))
 		return rc;
 	if (mw->nkids > mark) {
 		size_t n = mw->nkids - mark;

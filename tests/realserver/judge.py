@@ -159,14 +159,17 @@ class Server:
     def __exit__(self, *exc):
         self.stop()
 
-    def request(self, method, path, body=None, ctype="application/json", query=""):
-        """(status, decoded JSON answer) of one request."""
+    def request(self, method, path, body=None, ctype="application/json", query="",
+                user_agent="smpatch-judge/1"):
+        """(status, decoded JSON answer) of one request; the server names an
+        update without a field manager after the User-Agent's product."""
         url = self.base + path + ("?" + query if query else "")
         data = None
         if body is not None:
             data = body if isinstance(body, bytes) else json.dumps(body).encode()
         req = urllib.request.Request(url, data=data, method=method)
         req.add_header("Accept", "application/json")
+        req.add_header("User-Agent", user_agent)
         if data is not None:
             req.add_header("Content-Type", ctype)
         try:

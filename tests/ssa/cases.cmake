@@ -5,6 +5,10 @@
 #   ssa.golden_oracle   the oracle's answers equal every expected.json
 #                       (SMP_UPDATE_GOLDEN=1: rewrites them from the oracle)
 #   golden.ssa.<case>   the engine (tests/ssa/ssa_driver) on one golden case
+#   ssa.merge_order     the golden cases' expected-smd-v4.4.2.json (the
+#                       oracle's answer in SMD v4.4.2's list order) are there
+#                       exactly where that order differs, and current
+#                       (mergeorder.py; SMP_UPDATE_GOLDEN=1 rewrites them)
 #   ssa.differential    2,000 random chains of applies and updates, every
 #                       step through the oracle and the engine (chains.py;
 #                       needs python3 and the oracle, skips without them)
@@ -25,8 +29,17 @@ add_test(NAME ssa.golden_oracle
 set_tests_properties(ssa.golden_oracle PROPERTIES
   FIXTURES_REQUIRED ssa_oracle SKIP_RETURN_CODE 77 LABELS "ssa;oracle;golden")
 
+find_program(SMP_PYTHON3 python3)
+if(SMP_PYTHON3)
+  add_test(NAME ssa.merge_order
+           COMMAND ${SMP_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/mergeorder.py golden ${SMP_SSA_CASES} ${SMP_SHARED_DIR})
+  set_tests_properties(ssa.merge_order PROPERTIES
+    DEPENDS ssa.golden_oracle SKIP_RETURN_CODE 77 LABELS "ssa;golden")
+endif()
+
 # One test per case directory, once the driver exists. They run after the
-# oracle check, which may be rewriting expected.json (update mode).
+# oracle check and ssa.merge_order, which may be rewriting expected.json and
+# expected-smd-v4.4.2.json (update mode).
 if(TARGET ssa_driver)
   # Custom resources reach the driver as an OpenAPI document (-swagger FILE);
   # until the driver takes that flag their cases and chains are not run (and
@@ -50,13 +63,12 @@ if(TARGET ssa_driver)
     add_test(NAME golden.ssa.${case}
              COMMAND ssa_check case ${dir} $<TARGET_FILE:ssa_driver> ${SMP_SHARED_DIR})
     set_tests_properties(golden.ssa.${case} PROPERTIES
-      DEPENDS ssa.golden_oracle SKIP_RETURN_CODE 77 LABELS "ssa;golden")
+      DEPENDS "ssa.golden_oracle;ssa.merge_order" SKIP_RETURN_CODE 77 LABELS "ssa;golden")
   endforeach()
   if(SMP_SSA_NOT_RUN GREATER 0)
     message(STATUS "tests/ssa: ssa_driver takes no -swagger yet: ${SMP_SSA_NOT_RUN} custom-resource golden cases and the Widget chains are not run")
   endif()
 
-  find_program(SMP_PYTHON3 python3)
   if(SMP_PYTHON3)
     add_test(NAME ssa.differential
              COMMAND ${SMP_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/chains.py ${SMP_SSA_ORACLE}

@@ -15,8 +15,11 @@ Usage (from the repository root, the oracle built):
     python3 tests/ssa/gen_golden.py ORACLE [SHARED_DIR]
 It removes the case directories it does not write (stale cases), writes
 testdata/ssa/schemas/widgets.definitions.json from widgets.crd.yaml, and
-prints the number of cases. Check the result with the ctest test
-ssa.golden.oracle (SMP_UPDATE_GOLDEN=1 rewrites expected.json only).
+prints the number of cases. It also writes expected-smd-v4.4.2.json where
+the API server (SMD v4.4.2) orders a merged list otherwise than the oracle
+(mergeorder.py). Check the result with the ctest tests ssa.golden_oracle and
+ssa.merge_order (SMP_UPDATE_GOLDEN=1 rewrites expected.json, and
+expected-smd-v4.4.2.json, only).
 """
 import copy
 import json
@@ -29,6 +32,7 @@ import yaml
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ssalib import (SERVER_META, Program, crd_definitions, delp, dumps, getp, live_from,  # noqa: E402
                     merged_swagger, partial, setp, skeleton, without_managed)
+import mergeorder  # noqa: E402
 
 SERVER_UID = SERVER_META["uid"]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -1000,6 +1004,7 @@ def main():
     finally:
         gen.close()
     gen.write()
+    mergeorder.golden(OUT, shared, True)
     print("%d cases written to %s" % (len(gen.cases), OUT))
 
 

@@ -2,7 +2,9 @@
  * ssa_test.c - unit tests of the server-side apply engine: field sets and
  * FieldsV1, path printing, the public apply/update API and its errors, and
  * duplicate keys in associative lists as SMD v4.4.2 (Kubernetes 1.32)
- * takes them (test_dup_*: what a real kube-apiserver v1.32.4 recorded).
+ * takes them (test_dup_*: what a real kube-apiserver v1.32.4 recorded), and
+ * the order of merged associative lists as SMD v4.4.2 makes it
+ * (test_order_*).
  * (Whole-object behaviour against the reference is covered by the golden
  * cases and the differential test over ssa_driver.)
  */
@@ -737,6 +739,179 @@ static void test_dup_prune(void)
 	smp_doc_free(l);
 }
 
+/* ---- the order of merged associative lists: SMD v4.4.2's ----
+ * Every expected order below is what SMD v4.4.2's TypedValue.Merge (live
+ * typed with AllowDuplicates, as the server types it) gives for the same
+ * lists; the first is what a real kube-apiserver v1.32.4 stored. */
+
+/* The value at path in v: map keys, "#N" for list item N. */
+static const smp_value *at(const smp_value *v, const char *const *path)
+{
+	for (; v && *path; path++)
+		v = (*path)[0] == '#' ? smp_list_get(v, (size_t)atoi(*path + 1)) : smp_map_get(v, *path);
+	return v;
+}
+
+/* The time of manager m's Apply entry in a result (NULL: none). */
+static const char *apply_time(const smp_ssa_result *r, const char *m)
+{
+	const smp_value *mf = smp_ssa_result_managed_fields(r);
+
+	for (size_t i = 0; mf && mf->type == SMP_LIST && i < mf->u.list.len; i++) {
+		const smp_value *e = mf->u.list.items[i];
+		const char *name = smp_value_string(smp_map_get(e, "manager"), NULL);
+		const char *op = smp_value_string(smp_map_get(e, "operation"), NULL);
+
+		if (name && op && strcmp(name, m) == 0 && strcmp(op, "Apply") == 0)
+			return smp_value_string(smp_map_get(e, "time"), NULL);
+	}
+	return NULL;
+}
+
+/* Applies config onto live (JSON texts) as manager m, forced; the list at
+ * path must then be want. Returns whether the object changed (-1: failed). */
+static int apply_list(const char *live, const char *config, const char *m,
+                      const char *const *path, const char *want)
+{
+	smp_doc *l = parse(live);
+	smp_ssa_result *r;
+	smp_error err;
+	int rc, changed = -1;
+
+	r = ssa_call(smp_doc_root(l, 0), config, m, true, true, &rc, &err);
+	CHECK(r != NULL, "apply: %s", err.message);
+	if (r) {
+		CHECK(equals_json(at(smp_ssa_result_object(r), path), want), "%s", config);
+		changed = smp_ssa_result_changed(r);
+	}
+	smp_ssa_result_free(r);
+	smp_doc_free(l);
+	return changed;
+}
+
+#define SVC_HEAD "{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"web\",\"namespace\":\"default\""
+#define PORT_HTTP "{\"name\":\"http\",\"port\":80,\"targetPort\":\"http\",\"protocol\":\"TCP\"}"
+#define PORT_HTTPS "{\"name\":\"https\",\"port\":443,\"targetPort\":8443,\"protocol\":\"TCP\"}"
+#define PORT_METRICS "{\"name\":\"metrics\",\"port\":9090,\"targetPort\":9090,\"protocol\":\"TCP\"}"
+#define PORT_FIELDS "{\".\":{},\"f:name\":{},\"f:port\":{},\"f:protocol\":{},\"f:targetPort\":{}}"
+#define K_80 "\"k:{\\\"port\\\":80,\\\"protocol\\\":\\\"TCP\\\"}\""
+#define K_443 "\"k:{\\\"port\\\":443,\\\"protocol\\\":\\\"TCP\\\"}\""
+#define K_9090 "\"k:{\\\"port\\\":9090,\\\"protocol\\\":\\\"TCP\\\"}\""
+
+/* What a real kube-apiserver v1.32.4 did: argocd, which applied ports 80
+ * and 443, applies them as [443, 80]; the server stored [443, 80] (v4.1.2
+ * kept [80, 443]). The reorder alone changes the object: argocd's entry
+ * gets the request's time. A port another manager added stays where it
+ * is among the live items. */
+static void test_order_service(void)
+{
+	static const char *const ports[] = {"spec", "ports", NULL};
+	const char *cfg = SVC_HEAD "},\"spec\":{\"ports\":[" PORT_HTTPS "," PORT_HTTP "]}}";
+	char live[2048];
+	smp_doc *l;
+	smp_ssa_result *r;
+	smp_error err;
+	int rc;
+
+	snprintf(live, sizeof(live),
+	         SVC_HEAD ",\"managedFields\":[{\"manager\":\"argocd\",\"operation\":\"Apply\","
+	         "\"apiVersion\":\"v1\",\"time\":\"2025-04-01T00:00:00Z\",\"fieldsType\":\"FieldsV1\","
+	         "\"fieldsV1\":{\"f:spec\":{\"f:ports\":{%s:%s,%s:%s}}}}]},"
+	         "\"spec\":{\"ports\":[" PORT_HTTP "," PORT_HTTPS "]}}",
+	         K_443, PORT_FIELDS, K_80, PORT_FIELDS);
+	l = parse(live);
+	r = ssa_call(smp_doc_root(l, 0), cfg, "argocd", true, false, &rc, &err);
+	CHECK(r != NULL, "argocd's apply: %s", err.message);
+	if (r) {
+		const char *t = apply_time(r, "argocd");
+
+		CHECK(equals_json(at(smp_ssa_result_object(r), ports), "[" PORT_HTTPS "," PORT_HTTP "]"));
+		CHECK(smp_ssa_result_changed(r));
+		CHECK(t && strcmp(t, "2025-05-01T10:00:00Z") == 0, "argocd's time %s", t ? t : "(none)");
+	}
+	smp_ssa_result_free(r);
+	smp_doc_free(l);
+	/* metrics, a monitoring operator's, between or after argocd's ports */
+	snprintf(live, sizeof(live),
+	         SVC_HEAD ",\"managedFields\":[{\"manager\":\"argocd\",\"operation\":\"Apply\","
+	         "\"apiVersion\":\"v1\",\"time\":\"2025-04-01T00:00:00Z\",\"fieldsType\":\"FieldsV1\","
+	         "\"fieldsV1\":{\"f:spec\":{\"f:ports\":{%s:%s,%s:%s}}}},"
+	         "{\"manager\":\"prometheus-operator\",\"operation\":\"Update\",\"apiVersion\":\"v1\","
+	         "\"time\":\"2025-04-02T00:00:00Z\",\"fieldsType\":\"FieldsV1\","
+	         "\"fieldsV1\":{\"f:spec\":{\"f:ports\":{%s:%s}}}}]},"
+	         "\"spec\":{\"ports\":[" PORT_HTTP "," PORT_METRICS "," PORT_HTTPS "]}}",
+	         K_443, PORT_FIELDS, K_80, PORT_FIELDS, K_9090, PORT_FIELDS);
+	CHECK(apply_list(live, cfg, "argocd", ports,
+	                 "[" PORT_METRICS "," PORT_HTTPS "," PORT_HTTP "]") == 1);
+	snprintf(live, sizeof(live),
+	         SVC_HEAD "},\"spec\":{\"ports\":[" PORT_HTTP "," PORT_HTTPS "," PORT_METRICS "]}}");
+	CHECK(apply_list(live, cfg, "argocd", ports,
+	                 "[" PORT_HTTPS "," PORT_METRICS "," PORT_HTTP "]") == 1);
+	/* the live order applied again: nothing changes */
+	CHECK(apply_list(live, SVC_HEAD "},\"spec\":{\"ports\":[" PORT_HTTP "," PORT_HTTPS "]}}",
+	                 "argocd", ports, "[" PORT_HTTP "," PORT_HTTPS "," PORT_METRICS "]") == 0);
+}
+
+#define DEPLOY_HEAD "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"," \
+	"\"namespace\":\"default\"},\"spec\":{\"template\":{\"spec\":{\"containers\":"
+
+/* A Deployment whose one container "app" has env ENV (JSON text). */
+static void deploy_env(char *buf, size_t size, const char *env, bool image)
+{
+	snprintf(buf, size, DEPLOY_HEAD "[{\"name\":\"app\"%s,\"env\":%s}]}}}}",
+	         image ? ",\"image\":\"a\"" : "", env);
+}
+
+#define E(n, v) "{\"name\":\"" n "\",\"value\":\"" v "\"}"
+
+/* Shared items in another order than live, new items between them, items
+ * only live has, and keys live repeats (SMD v4.4.2 allows those there; the
+ * configuration's item replaces the repeated ones where it names the key). */
+static void test_order_items(void)
+{
+	static const char *const env[] = {"spec", "template", "spec", "containers", "#0", "env", NULL};
+	static const char *const ctrs[] = {"spec", "template", "spec", "containers", NULL};
+	static const char *const fin[] = {"metadata", "finalizers", NULL};
+	static const struct {
+		const char *live, *config, *want;
+	} cases[] = {
+		/* shared items in the configuration's order, B (live only) first */
+		{"[" E("A", "1") "," E("B", "2") "," E("C", "3") "]", "[" E("C", "3") "," E("A", "1") "]",
+		 "[" E("B", "2") "," E("C", "3") "," E("A", "1") "]"},
+		/* new items where the configuration puts them */
+		{"[" E("A", "1") "," E("B", "2") "," E("C", "3") "]",
+		 "[" E("A", "1") "," E("N1", "n") "," E("C", "3") "," E("N2", "m") "]",
+		 "[" E("A", "1") "," E("B", "2") "," E("N1", "n") "," E("C", "3") "," E("N2", "m") "]"},
+		{"[" E("A", "1") "," E("B", "2") "," E("C", "3") "]", "[" E("N0", "0") "," E("B", "2") "]",
+		 "[" E("A", "1") "," E("N0", "0") "," E("B", "2") "," E("C", "3") "]"},
+		/* live repeats MODE */
+		{"[" E("MODE", "1") "," E("B", "2") "," E("MODE", "2") "]", "[" E("B", "b") "," E("MODE", "3") "]",
+		 "[" E("B", "b") "," E("MODE", "3") "]"},
+		{"[" E("MODE", "1") "," E("X", "x") "," E("MODE", "2") "]", "[" E("MODE", "3") "," E("N", "n") "]",
+		 "[" E("MODE", "3") "," E("X", "x") "," E("N", "n") "]"},
+	};
+	char live[1024], cfg[1024];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		deploy_env(live, sizeof(live), cases[i].live, true);
+		deploy_env(cfg, sizeof(cfg), cases[i].config, false);
+		CHECK(apply_list(live, cfg, "kubectl", env, cases[i].want) == 1, "case %zu", i);
+	}
+	/* containers: worker moves before app, sidecar (live only) stays first */
+	CHECK(apply_list(DEPLOY_HEAD "[{\"name\":\"app\",\"image\":\"a\"},{\"name\":\"sidecar\",\"image\":\"s\"},"
+	                 "{\"name\":\"worker\",\"image\":\"w\"}]}}}}",
+	                 DEPLOY_HEAD "[{\"name\":\"worker\",\"image\":\"w\"},{\"name\":\"app\",\"image\":\"a\"}]}}}}",
+	                 "kubectl", ctrs,
+	                 "[{\"name\":\"sidecar\",\"image\":\"s\"},{\"name\":\"worker\",\"image\":\"w\"},"
+	                 "{\"name\":\"app\",\"image\":\"a\"}]") == 1);
+	/* a set (finalizers) repeating "a": the new item comes before x */
+	CHECK(apply_list("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\","
+	                 "\"namespace\":\"default\",\"finalizers\":[\"a\",\"a\",\"x\"]}}",
+	                 "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\","
+	                 "\"namespace\":\"default\",\"finalizers\":[\"a\",\"n\"]}}",
+	                 "kubectl", fin, "[\"a\",\"n\",\"x\"]") == 1);
+}
+
 int main(void)
 {
 	test_fieldsv1();
@@ -750,6 +925,8 @@ int main(void)
 	test_dup_updates();
 	test_dup_applies();
 	test_dup_prune();
+	test_order_service();
+	test_order_items();
 	if (failures) {
 		fprintf(stderr, "%d failure(s)\n", failures);
 		return 1;
