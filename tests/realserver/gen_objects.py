@@ -239,9 +239,9 @@ def crd(full):
                      "versions": [v]}}
 
 
-def objects(full_run):
+def objects():
     """(name, object) of every generated object: each kind minimal, then with
-    more fields (both in every run; full_run adds nothing yet beyond them)."""
+    more fields."""
     out = []
     seen = {}
     for variant in (False, True):

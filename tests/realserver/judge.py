@@ -59,12 +59,19 @@ def skip_or_fail(msg):
 
 
 def masked(obj, mask=MASK):
-    """A deep copy of obj without the masked paths of its kind."""
+    """A deep copy of obj without the masked paths of its kind. The
+    managedFields entries, their times masked, are sorted by manager,
+    operation, apiVersion and subresource: the server orders them by time,
+    so their order is the times' (masked) too."""
     obj = copy.deepcopy(obj)
     kind = obj.get("kind") if isinstance(obj, dict) else None
     for kinds, path in mask:
         if kinds is None or kind in kinds:
             _drop(obj, path)
+    mf = (obj.get("metadata") or {}).get("managedFields") if isinstance(obj, dict) else None
+    if isinstance(mf, list):
+        mf.sort(key=lambda m: tuple(str(m.get(k, "")) for k in
+                                    ("manager", "operation", "apiVersion", "subresource")))
     return obj
 
 
@@ -196,6 +203,15 @@ class Server:
         if ns:
             self.request("POST", "/api/v1/namespaces",
                          {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+
+
+def suite_args(doc):
+    """(REALSERVER, SMPATCH, SOURCE_DIR, start time) of a suite's command
+    line; its usage (the module's doc) and exit 2 without them."""
+    if len(sys.argv) < 4:
+        print(doc)
+        sys.exit(2)
+    return sys.argv[1], sys.argv[2], sys.argv[3], time.time()
 
 
 def smpatch(program, *args, stdin=None):

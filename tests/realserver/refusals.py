@@ -111,11 +111,7 @@ def canon(v):
 
 
 def main():
-    if len(sys.argv) < 4:
-        print(__doc__)
-        sys.exit(2)
-    realserver, program, src = sys.argv[1:4]
-    started = time.time()
+    realserver, program, src, started = judge.suite_args(__doc__)
     agree = total = 0
     unpredicted = []
     with judge.Server(realserver) as srv, tempfile.TemporaryDirectory() as tmp:

@@ -101,10 +101,7 @@ def predict(smpatch, case, live, now):
 
 
 def main():
-    if len(sys.argv) < 4:
-        print(__doc__)
-        sys.exit(2)
-    realserver, program, src = sys.argv[1:4]
+    realserver, program, src, started = judge.suite_args(__doc__)
     try:
         import smpatch
     except ImportError as e:
@@ -116,7 +113,6 @@ def main():
     seed = int(os.environ.get("SSA_CHAINS_SEED", "1"))
     r = random.Random(seed)
     kinds = [(k, w) for k, w in chains.KIND_WEIGHTS if k != "widget"]
-    started = time.time()
     agree = total = unpredicted = kubectl_refused = 0
     reasons = {}
     with judge.Server(realserver) as srv:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""stored.py REALSERVER SMPATCH SOURCE_DIR [--full] - judged suite (a): the
+"""stored.py REALSERVER SMPATCH SOURCE_DIR - judged suite (a): the
 stored form of built-in kinds.
 
 Every object of testdata/manifests, examples/ and the golden cases'
@@ -113,12 +113,7 @@ def judge_object(srv, program, obj, tmp, tally, again):
 
 
 def main():
-    if len(sys.argv) < 4:
-        print(__doc__)
-        sys.exit(2)
-    realserver, program, src = sys.argv[1:4]
-    full = "--full" in sys.argv[4:]
-    started = time.time()
+    realserver, program, src, started = judge.suite_args(__doc__)
     objs, seen = [], set()
     for path in source_files(src):
         for o in objects_of(program, path):
@@ -126,7 +121,7 @@ def main():
             if k not in seen:
                 seen.add(k)
                 objs.append((os.path.relpath(path, src), o))
-    for name, o in gen_objects.objects(full):
+    for name, o in gen_objects.objects():
         objs.append(("generated:" + name, o))
     # Namespaces first, once each, so that each is created by its own
     # object before anything is put into it.
