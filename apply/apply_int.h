@@ -43,6 +43,14 @@ void smp_quote_go(smp_buf *b, const char *s, size_t n);
 int smp__stored_crd(smp_arena *a, smp_value *root, const smp_schema *s,
                     const smp_stype *t, unsigned flags, smp_error *err);
 
+/* The Service registry's PrepareForUpdate on a stored v1 Service `obj`
+ * (dropTypeDependentFields): what a change of type no longer needs and the
+ * update did not change itself (node ports, clusterIPs and IP families for
+ * ExternalName, healthCheckNodePort, externalTrafficPolicy, a load
+ * balancer's fields and status) is dropped, `old` being the live object's
+ * stored form. SMP_OK. */
+int smp__stored_service_update(smp_value *obj, const smp_value *old);
+
 /* SHA-256 of n bytes (sha256.c). */
 void smp__sha256(unsigned char out[32], const void *data, size_t n);
 

@@ -1252,6 +1252,108 @@ static int secret(dctx *c, smp_value *obj)
 	return def_str(c, obj, "type", "Opaque");
 }
 
+/* ---- the Service registry's update (dropTypeDependentFields) ---- */
+
+/* Whether v1 Service spec `s` holds the type `t` (ClusterIP when unset). */
+static bool svc_type(const smp_value *s, const char *t)
+{
+	const smp_value *v = smp_map_get(s, "type");
+
+	return v ? smpv_is_str(v, t) : strcmp(t, "ClusterIP") == 0;
+}
+
+static bool svc_node_ports(const smp_value *s)
+{
+	return svc_type(s, "NodePort") || svc_type(s, "LoadBalancer");
+}
+
+/* serviceapi.ExternallyAccessible: NodePort, LoadBalancer, or ClusterIP
+ * with externalIPs. */
+static bool svc_external(const smp_value *s)
+{
+	return svc_node_ports(s) ||
+	       (svc_type(s, "ClusterIP") && smp_value_len(smp_map_get(s, "externalIPs")) > 0);
+}
+
+/* Whether spec field `k` is the same in both (absent equals absent). */
+static bool svc_same(const smp_value *o, const smp_value *n, const char *k)
+{
+	const smp_value *a = smp_map_get(o, k), *b = smp_map_get(n, k);
+
+	return (!a && !b) || (a && b && smpv_equal(a, b));
+}
+
+static void svc_drop(smp_value *spec, const char *k)
+{
+	ptrdiff_t i = smpv_map_find(spec, k, strlen(k));
+
+	if (i >= 0)
+		smpv_map_remove(spec, (size_t)i);
+}
+
+/* Whether every nodePort of `n` is one of `o`'s (sameNodePorts). */
+static bool svc_same_node_ports(const smp_value *o, const smp_value *n)
+{
+	const smp_value *np = smp_map_get(n, "ports"), *op = smp_map_get(o, "ports");
+
+	for (size_t i = 0; i < smp_value_len(np); i++) {
+		const smp_value *v = smp_map_get(smp_list_get(np, i), "nodePort");
+		bool found = false;
+
+		if (!v || (v->type == SMP_INT && v->u.i == 0))
+			continue;
+		for (size_t j = 0; j < smp_value_len(op) && !found; j++)
+			found = smpv_equal(smp_map_get(smp_list_get(op, j), "nodePort"), v);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+int smp__stored_service_update(smp_value *obj, const smp_value *old)
+{
+	smp_value *spec = get(obj, "spec"), *st = get(obj, "status"), *ports;
+	const smp_value *os = smp_map_get(old, "spec");
+
+	if (smp_value_type(spec) != SMP_MAP || smp_value_type(os) != SMP_MAP)
+		return SMP_OK;
+	if (!svc_type(os, "ExternalName") && svc_type(spec, "ExternalName")) {
+		if (svc_same(os, spec, "clusterIP") && svc_same(os, spec, "clusterIPs")) {
+			svc_drop(spec, "clusterIP");
+			svc_drop(spec, "clusterIPs");
+		}
+		if (svc_same(os, spec, "ipFamilies"))
+			svc_drop(spec, "ipFamilies");
+		if (svc_same(os, spec, "ipFamilyPolicy"))
+			svc_drop(spec, "ipFamilyPolicy");
+	}
+	ports = get(spec, "ports");
+	if (svc_node_ports(os) && !svc_node_ports(spec) && svc_same_node_ports(os, spec))
+		for (uint32_t i = 0; smp_value_type(ports) == SMP_LIST && i < ports->u.list.len; i++)
+			if (smp_value_type(ports->u.list.items[i]) == SMP_MAP)
+				svc_drop(ports->u.list.items[i], "nodePort");
+	if (svc_type(os, "LoadBalancer") && smpv_is_str(smp_map_get(os, "externalTrafficPolicy"), "Local") &&
+	    !(svc_type(spec, "LoadBalancer") &&
+	      smpv_is_str(smp_map_get(spec, "externalTrafficPolicy"), "Local")) &&
+	    svc_same(os, spec, "healthCheckNodePort"))
+		svc_drop(spec, "healthCheckNodePort");
+	if (svc_type(os, "LoadBalancer") && !svc_type(spec, "LoadBalancer")) {
+		if (svc_same(os, spec, "allocateLoadBalancerNodePorts"))
+			svc_drop(spec, "allocateLoadBalancerNodePorts");
+		if (svc_same(os, spec, "loadBalancerClass"))
+			svc_drop(spec, "loadBalancerClass");
+	}
+	if (svc_external(os) && !svc_external(spec) && svc_same(os, spec, "externalTrafficPolicy"))
+		svc_drop(spec, "externalTrafficPolicy");
+	if (!svc_type(spec, "LoadBalancer") && smp_value_type(st) == SMP_MAP) {
+		smp_value *lb = get(st, "loadBalancer");
+
+		if (smp_value_type(lb) == SMP_MAP)
+			lb->u.map.len = 0;
+	}
+	return SMP_OK;
+}
+
 /* ---- admissionregistration.k8s.io/v1 ---- */
 
 /* SetDefaults_Rule (scope "*") on each rule of a webhook. */

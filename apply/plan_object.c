@@ -954,8 +954,11 @@ int smp__plan_stored(smp_plan_entry *e, smp_plan *p)
 		return 0;
 	}
 	pre = e->object;
-	if (!rc && e->object && (rc = smp_stored_form(&e->object_stored_doc, e->object, &so, &err)) == 0)
+	if (!rc && e->object && (rc = smp_stored_form(&e->object_stored_doc, e->object, &so, &err)) == 0) {
 		e->object = smp_doc_root(e->object_stored_doc, 0);
+		if (e->live_stored && strcmp(e->kind, "Service") == 0 && strcmp(e->av, "v1") == 0)
+			smp__stored_service_update(e->object_stored_doc->roots[0], e->live_stored);
+	}
 	if (!rc)
 		return p->o.mode == SMP_PLAN_SERVER_SIDE ? 0 : update_fields(e, p, pre);
 	if (rc == SMP_ENOMEM)

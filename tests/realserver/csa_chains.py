@@ -69,8 +69,19 @@ def steps_of(obj):
     del c2["metadata"]["annotations"]["judge.example.com/note"]
     if not c2["metadata"]["annotations"]:
         del c2["metadata"]["annotations"]
-    return [("create", c0, False), ("again", c0, False), ("edit", c1, False),
-            ("drift", c1, True), ("remove", c2, False)]
+    steps = [("create", c0, False), ("again", c0, False), ("edit", c1, False),
+             ("drift", c1, True), ("remove", c2, False)]
+    spec = obj.get("spec") or {}
+    if obj["kind"] == "Service" and not spec.get("clusterIP") and \
+            spec.get("type", "ClusterIP") in ("ClusterIP", "NodePort"):
+        # a change of type: the registry drops the node ports and the
+        # traffic policy that ClusterIP no longer needs
+        c3, c4 = copy.deepcopy(c2), copy.deepcopy(c2)
+        c3["spec"]["type"] = "NodePort"
+        c4["spec"]["type"] = "ClusterIP"
+        c4["spec"].pop("externalTrafficPolicy", None)
+        steps += [("nodeport", c3, False), ("clusterip", c4, False)]
+    return steps
 
 
 def main():
