@@ -51,6 +51,11 @@ int smp__stored_crd(smp_arena *a, smp_value *root, const smp_schema *s,
  * stored form. SMP_OK. */
 int smp__stored_service_update(smp_value *obj, const smp_value *old);
 
+/* What Go's encoding/json (and the unstructured converter) leaves out of
+ * an omitempty field decoded from `v`: null (a nil pointer), "", 0, false,
+ * an empty list or map (defaults.c). */
+bool smp__go_empty(const smp_value *v);
+
 /* SHA-256 of n bytes (sha256.c). */
 void smp__sha256(unsigned char out[32], const void *data, size_t n);
 

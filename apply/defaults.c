@@ -1846,9 +1846,7 @@ static smp_value *zero_value(dctx *c, const char *z)
 	return smpv_int(c->a, 0);
 }
 
-/* What an omitempty field decoded from `v` leaves out: null, "", 0, false,
- * an empty list or map. */
-static bool go_empty(const smp_value *v)
+bool smp__go_empty(const smp_value *v)
 {
 	switch (v->type) {
 	case SMP_NULL:
@@ -1889,7 +1887,7 @@ static int go_zero(dctx *c, smp_value *v, const smp_stype *t)
 		smp_value *cur = get(v, z[i].field);
 
 		if (strcmp(z[i].zero, "omit") == 0) {
-			if (cur && go_empty(cur))
+			if (cur && smp__go_empty(cur))
 				smpv_map_remove(v, (size_t)smpv_map_find(v, z[i].field,
 				                                         strlen(z[i].field)));
 			continue;

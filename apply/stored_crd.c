@@ -219,28 +219,6 @@ static int known_fields(cctx *c, smp_value *v, const smp_stype *t)
 	return rc;
 }
 
-/* The zero value of an omitempty field, which the unstructured converter
- * does not write: null (a nil pointer), "", 0, false, {} and []. */
-static bool omitted(const smp_value *v)
-{
-	switch (v->type) {
-	case SMP_NULL:
-		return true;
-	case SMP_STRING:
-		return v->u.s.len == 0;
-	case SMP_INT:
-		return v->u.i == 0;
-	case SMP_BOOL:
-		return !v->u.b;
-	case SMP_MAP:
-		return v->u.map.len == 0;
-	case SMP_LIST:
-		return v->u.list.len == 0;
-	default:
-		return false;
-	}
-}
-
 /* Sets MAP[KEY] to "" when absent or null: a field of OwnerReference
  * without omitempty. */
 static int require_string(cctx *c, smp_value *map, const char *key)
@@ -310,7 +288,7 @@ static int object_meta(cctx *c, smp_value *holder)
 	for (uint32_t i = 0; i < m->u.map.len; i++) {
 		smp_member *f = &m->u.map.items[i];
 
-		if (omitted(f->val)) {
+		if (smp__go_empty(f->val)) {
 			smpv_map_remove(m, i);
 			i--;
 			continue;

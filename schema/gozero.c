@@ -5,7 +5,7 @@
  * {"creationTimestamp": null}, a status struct {}), and a field without
  * omitempty is written with its zero value (a nil slice as null, an int32
  * as 0). The table (go_zero.inc) is generated from the Go types by
- * schema/gotypes; smp_stored_form (apply/defaults.c) applies it.
+ * tests/schema/gotypes; smp_stored_form (apply/defaults.c) applies it.
  */
 #include "schema.h"
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The committed schema/go_zero.inc equals what schema/gotypes writes from the
+# The committed schema/go_zero.inc equals what tests/schema/gotypes writes from the
 # Go types (Go and its module proxy needed: without Go a skip, with CI=true
 # a failure).
 # usage: go_zero_fresh.sh SOURCE_DIR OUTPUT_DIR
@@ -14,10 +14,11 @@ if [ -z "$go" ]; then
 	exit 77
 fi
 out="$outdir/go_zero.fresh.inc"
-(cd "$src/schema/gotypes" && GOTOOLCHAIN=local GOFLAGS=-mod=readonly "$go" run .) > "$out" || exit 1
+(cd "$src/tests/schema/gotypes" && GOTOOLCHAIN=local GOFLAGS=-mod=readonly "$go" run .) > "$out" || exit 1
 if ! cmp -s "$out" "$src/schema/go_zero.inc"; then
 	echo "FAIL: schema/go_zero.inc differs from a fresh generation; run" \
-	     "'cd schema/gotypes && go run . > ../go_zero.inc' and commit it"
+	     "'cd tests/schema/gotypes && go run . > ../../../schema/go_zero.inc'" \
+	     "and commit it"
 	diff "$src/schema/go_zero.inc" "$out" | head -20
 	exit 1
 fi
