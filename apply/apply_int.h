@@ -25,6 +25,11 @@ int smp__validate_labels(const smp_value *obj, smp_error *err);
  * its registry changes it (a Namespace's finalizer, a Service's IP
  * families): what the field manager records an update of. Internal. */
 #define SMP_STORED__DECODED (1u << 30)
+/* smp_stored_form's flag for an object that replaces a live one (an update,
+ * or the live object itself): what admission plugins add only to new
+ * objects (the protection finalizers of PVCs and PVs, a Node's not-ready
+ * taint) is not added. Internal. */
+#define SMP_STORED__UPDATE (1u << 29)
 
 /* smp_changes' flag that leaves metadata.managedFields out (the ownership
  * a client-side apply's stored form predicts is bookkeeping, not a change
@@ -50,6 +55,12 @@ int smp__stored_crd(smp_arena *a, smp_value *root, const smp_schema *s,
  * balancer's fields and status) is dropped, `old` being the live object's
  * stored form. SMP_OK. */
 int smp__stored_service_update(smp_value *obj, const smp_value *old);
+
+/* The DaemonSet registry's PrepareForUpdate on a stored apps/v1 DaemonSet
+ * `obj` (strings in `a`): the template generation (its deprecated
+ * annotation) is the live one's (`old`, stored), one more when the pod
+ * template changed. SMP_OK or SMP_ENOMEM. */
+int smp__stored_daemonset_update(smp_arena *a, smp_value *obj, const smp_value *old);
 
 /* What Go's encoding/json (and the unstructured converter) leaves out of
  * an omitempty field decoded from `v`: null (a nil pointer), "", 0, false,

@@ -14,6 +14,8 @@
 #include "codec/codec.h"
 #include "schema/schema.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,8 @@ typedef struct dctx {
 	bool quantities;         /* write quantities as the server does */
 	bool go_zero;            /* add the unset fields Go writes (go_zero) */
 	bool strategy;           /* the registry's own changes too (not owned) */
+	bool create;             /* a new object (admission plugins' additions) */
+	unsigned atomic;         /* inside an atomic list (depth) */
 } dctx;
 
 /* ---- small tree helpers ---- */
@@ -892,18 +896,79 @@ static int deployment(dctx *c, smp_value *obj)
 	return pod_template(c, spec);
 }
 
+#define TEMPLATE_GENERATION "deprecated.daemonset.template.generation"
+
+/* The value of a DaemonSet's template generation annotation as
+ * strconv.ParseInt reads it: false when absent or not a number. */
+static bool generation_of(const smp_value *obj, long long *g)
+{
+	const smp_value *v = smp_map_get(smp_map_get(smp_map_get(obj, "metadata"), "annotations"),
+	                                 TEMPLATE_GENERATION);
+	char buf[32], *end;
+
+	if (smp_value_type(v) != SMP_STRING || !v->u.s.len || v->u.s.len >= sizeof(buf))
+		return false;
+	memcpy(buf, v->u.s.ptr, v->u.s.len);
+	buf[v->u.s.len] = 0;
+	errno = 0;
+	*g = strtoll(buf, &end, 10);
+	return !*end && !errno && (isdigit((unsigned char)buf[0]) || buf[0] == '-' || buf[0] == '+');
+}
+
+/* Sets the template generation annotation to g. */
+static int set_generation(smp_arena *a, smp_value *md, long long g)
+{
+	smp_value *ann = smpv_map_get(md, "annotations"), *v;
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%lld", g);
+	ptrdiff_t i;
+
+	if (smp_value_type(ann) != SMP_MAP) {
+		if (!(ann = smpv_map(a, 1)) || smpv_map_add(a, md, "annotations", 11, ann))
+			return SMP_ENOMEM;
+	}
+	if (!(v = smpv_str(a, buf, (size_t)n)))
+		return SMP_ENOMEM;
+	i = smpv_map_find(ann, TEMPLATE_GENERATION, strlen(TEMPLATE_GENERATION));
+	if (i >= 0) {
+		ann->u.map.items[i].val = v;
+		return SMP_OK;
+	}
+	return smpv_map_add(a, ann, TEMPLATE_GENERATION, strlen(TEMPLATE_GENERATION), v);
+}
+
 /* A DaemonSet's template generation, which apps/v1 keeps in the
- * deprecated.daemonset.template.generation annotation: 1 for a new one. */
+ * deprecated.daemonset.template.generation annotation: the conversion
+ * writes the internal value back (the annotation's number, 0 without it),
+ * which is what the field manager sees; the registry makes a new one's at
+ * least 1 (an update's: smp__stored_daemonset_update). */
 static int template_generation(dctx *c, smp_value *obj)
 {
-	smp_value *md = get(obj, "metadata"), *ann;
-	int rc;
+	smp_value *md = get(obj, "metadata");
+	long long g = 0;
 
 	if (smp_value_type(md) != SMP_MAP)
 		return SMP_OK;
-	ann = ensure_map(c, md, "annotations", &rc);
-	TRY(rc);
-	return ann ? def_str(c, ann, "deprecated.daemonset.template.generation", "1") : SMP_OK;
+	if (!generation_of(obj, &g) &&
+	    !unset(get(get(md, "annotations"), TEMPLATE_GENERATION)))
+		return SMP_OK; /* not a number: the server refuses it */
+	if (c->strategy && c->create && g < 1)
+		g = 1;
+	return set_generation(c->a, md, g);
+}
+
+int smp__stored_daemonset_update(smp_arena *a, smp_value *obj, const smp_value *old)
+{
+	smp_value *md = get(obj, "metadata");
+	long long g = 0;
+
+	if (smp_value_type(md) != SMP_MAP)
+		return SMP_OK;
+	generation_of(old, &g);
+	if (!smpv_equal(smp_map_get(smp_map_get(obj, "spec"), "template"),
+	                smp_map_get(smp_map_get(old, "spec"), "template")))
+		g++;
+	return set_generation(a, md, g);
 }
 
 static int daemon_set(dctx *c, smp_value *obj)
@@ -931,14 +996,16 @@ static int daemon_set(dctx *c, smp_value *obj)
 	return pod_template(c, spec);
 }
 
-/* The registry writes each claim template's apiVersion and kind (not
- * owned). */
+/* The conversion to apps/v1 (Convert_apps_StatefulSetSpec_To_v1_...)
+ * writes each claim template's apiVersion and kind, whatever they were:
+ * the field manager sees them too (in an atomic list, so nobody owns them
+ * apart). */
 static int claim_template(dctx *c, smp_value *t)
 {
-	if (c->strategy) {
-		TRY(def_str(c, t, "apiVersion", "v1"));
-		TRY(def_str(c, t, "kind", "PersistentVolumeClaim"));
-	}
+	if (smp_value_type(t) != SMP_MAP)
+		return SMP_OK;
+	TRY(put(c, t, "apiVersion", smpv_str_ref(c->a, "v1", 2)));
+	TRY(put(c, t, "kind", smpv_str_ref(c->a, "PersistentVolumeClaim", 21)));
 	TRY(status_phase(c, t, "Pending"));
 	return pvc_spec(c, get(t, "spec"));
 }
@@ -1522,7 +1589,7 @@ static int endpoint_slice(dctx *c, smp_value *obj)
 
 /* SetDefaults_NodeSpec (podCIDRs from podCIDR), and the
  * TaintNodesByCondition admission plugin's not-ready taint on a new node
- * (the registry's side: not owned). */
+ * (the registry's side: not owned; on create only). */
 static int node(dctx *c, smp_value *obj)
 {
 	smp_value *spec, *cidr, *l, *t, *taints;
@@ -1539,7 +1606,7 @@ static int node(dctx *c, smp_value *obj)
 		TRY(smpv_list_add(c->a, l, cidr));
 		TRY(put(c, spec, "podCIDRs", l));
 	}
-	if (!c->strategy)
+	if (!c->strategy || !c->create)
 		return SMP_OK;
 	taints = get(spec, "taints");
 	if (unset(taints)) {
@@ -1560,12 +1627,13 @@ static int node(dctx *c, smp_value *obj)
 }
 
 /* A finalizer an admission plugin adds to a new object (the registry's
- * side: not owned): StorageObjectInUseProtection's on PVCs and PVs. */
+ * side: not owned): StorageObjectInUseProtection's on PVCs and PVs, on
+ * create only (an update that drops it, as kubectl replace, stores none). */
 static int add_finalizer(dctx *c, smp_value *obj, const char *fin)
 {
 	smp_value *md = get(obj, "metadata"), *l;
 
-	if (!c->strategy || smp_value_type(md) != SMP_MAP)
+	if (!c->strategy || !c->create || smp_value_type(md) != SMP_MAP)
 		return SMP_OK;
 	l = get(md, "finalizers");
 	if (unset(l)) {
@@ -1795,6 +1863,10 @@ static bool is_quantity(const smp_stype *t)
 	       strcmp(t->format, "quantity") == 0;
 }
 
+/* The quantity at holder's member idx in its canonical form (rounded up
+ * to milli in a core/v1 ResourceList with `round`), or, as the field
+ * manager sees it inside an atomic list, as written; the server's decoding
+ * error when it is not a quantity. */
 static int canon_quantity(dctx *c, smp_value *holder, size_t idx, bool round)
 {
 	smp_member *m = &holder->u.map.items[idx];
@@ -1819,8 +1891,22 @@ static int canon_quantity(dctx *c, smp_value *holder, size_t idx, bool round)
 		                   c->version, c->kind, e.message);
 	}
 	s = smp_quantity_string(q, &n);
-	if (!(m->val->type == SMP_STRING && m->val->u.s.len == n &&
-	      memcmp(m->val->u.s.ptr, s, n) == 0)) {
+	if (c->atomic && !c->strategy && m->val->type != SMP_STRING) {
+		/* a number: its text, as Go's Quantity reads it */
+		char buf[40];
+		size_t k = m->val->type == SMP_INT ? smp_format_int(buf, m->val->u.i)
+		                                   : smp_format_float(buf, m->val->u.f);
+
+		m->val = smpv_str(c->a, buf, k);
+		rc = m->val ? SMP_OK : SMP_ENOMEM;
+	} else if (c->atomic && !c->strategy) {
+		/* As the field manager sees it inside an atomic list, where SMD
+		 * compares the Go values whole (reflect.DeepEqual): a quantity
+		 * written otherwise than canonically differs from the live
+		 * one's, which is parsed from the canonical form, so it is kept
+		 * as written. */
+	} else if (!(m->val->type == SMP_STRING && m->val->u.s.len == n &&
+	             memcmp(m->val->u.s.ptr, s, n) == 0)) {
 		m->val = smpv_str(c->a, s, n);
 		if (!m->val)
 			rc = SMP_ENOMEM;
@@ -1918,6 +2004,7 @@ static int walk(dctx *c, smp_value *v, const smp_stype *t, const char *owner,
 			smp_member *m = &v->u.map.items[i];
 			const smp_sfield *f = smp_stype_field(t, m->key, m->klen);
 			size_t old;
+			bool atomic;
 			int rc = SMP_OK;
 			if (!f) {
 				/* Decoding into the Go types drops unknown fields
@@ -1929,6 +2016,10 @@ static int walk(dctx *c, smp_value *v, const smp_stype *t, const char *owner,
 				continue;
 			}
 			old = path_push_key(c, m->key, m->klen);
+			atomic = f->type->kind == SMP_SKIND_LIST &&
+			         (f->type->list_type ? strcmp(f->type->list_type, "atomic") == 0
+			                             : !(f->strategy & SMP_STRATEGY_MERGE));
+			c->atomic += atomic;
 			if (!c->quantities) {
 				rc = walk(c, m->val, f->type, t->name ? t->name : owner,
 				          f->merge_key);
@@ -1953,6 +2044,7 @@ static int walk(dctx *c, smp_value *v, const smp_stype *t, const char *owner,
 				rc = walk(c, m->val, f->type, t->name ? t->name : owner,
 				          f->merge_key);
 			}
+			c->atomic -= atomic;
 			path_pop(c, old);
 			if (rc)
 				return rc;
@@ -2076,6 +2168,7 @@ int smp_stored_form(smp_doc **out, const smp_value *obj, const smp_stored_option
 	c.quantities = !(o.flags & SMP_STORED_NO_QUANTITIES);
 	c.go_zero = true;
 	c.strategy = !(o.flags & SMP_STORED__DECODED);
+	c.create = !(o.flags & SMP_STORED__UPDATE);
 	rc = SMP_OK;
 	if (!(o.flags & SMP_STORED_NO_DEFAULTS))
 		rc = kind_defaults(&c, root, group, glen, version, vlen, kind);

@@ -6,6 +6,7 @@
  * refused request, the metav1.Status the server answers.
  */
 #include "plan_int.h"
+#include "schema/schema.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -820,27 +821,22 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 /* ------------------------------------------------------------ stored form */
 
 /* The object a create is compared with by the server's field manager: the
- * zero value of the kind's Go type as the server writes it ({"metadata":
- * {}, "spec": {...}, "status": {}}, no defaults), so that the structs
- * every object has are not counted as added. */
+ * zero value of the kind's Go type as the server writes it
+ * (smp_go_zero_object; a custom resource's: its apiVersion and kind), so
+ * that the structs every object has are not counted as added. */
 static int zero_object(smp_doc **out, const smp_value *obj)
 {
-	smp_stored_options so = SMP_STORED_OPTIONS_INIT;
-	smp_doc *d = NULL;
+	const smp_value *av = smp_map_get(obj, "apiVersion"), *kind = smp_map_get(obj, "kind");
+	const smp_gvk_entry *e = smp_schema_find_kind(smp_schema_builtin(),
+	                                              smp_value_string(av, NULL),
+	                                              smp_value_string(kind, NULL), true);
 	smp_value *root;
-	smp_error err;
-	int rc;
 
-	if (!(root = new_map_doc(&d)) ||
-	    put(&d->arena, root, "apiVersion", smpv_copy(&d->arena, smp_map_get(obj, "apiVersion"))) ||
-	    put(&d->arena, root, "kind", smpv_copy(&d->arena, smp_map_get(obj, "kind")))) {
-		smp_doc_free(d);
+	if (!(*out = smp_doc_alloc()) ||
+	    !(root = smp_go_zero_object(&(*out)->arena, e ? e->type : NULL, av, kind)) ||
+	    smp_doc_push_root(*out, root))
 		return SMP_ENOMEM;
-	}
-	so.flags = SMP_STORED_NO_DEFAULTS | SMP_STORED__DECODED;
-	rc = smp_stored_form(out, root, &so, &err);
-	smp_doc_free(d);
-	return rc;
+	return 0;
 }
 
 /* `pre` as the request it stands for carries managedFields: with the
@@ -946,6 +942,8 @@ int smp__plan_stored(smp_plan_entry *e, smp_plan *p)
 	int rc = 0;
 
 	so.schema = p->o.schema; /* custom resources from their CRD */
+	if (e->live)
+		so.flags |= SMP_STORED__UPDATE;
 	if (e->live && (rc = smp_stored_form(&e->live_stored_doc, e->live, &so, &err)) == 0)
 		e->live_stored = smp_doc_root(e->live_stored_doc, 0);
 	if (!rc && e->action == SMP_ACTION_UNCHANGED && p->o.mode == SMP_PLAN_CLIENT_SIDE) {
@@ -958,6 +956,9 @@ int smp__plan_stored(smp_plan_entry *e, smp_plan *p)
 		e->object = smp_doc_root(e->object_stored_doc, 0);
 		if (e->live_stored && strcmp(e->kind, "Service") == 0 && strcmp(e->av, "v1") == 0)
 			smp__stored_service_update(e->object_stored_doc->roots[0], e->live_stored);
+		if (e->live_stored && strcmp(e->kind, "DaemonSet") == 0 && strcmp(e->av, "apps/v1") == 0)
+			rc = smp__stored_daemonset_update(&e->object_stored_doc->arena,
+			                                  e->object_stored_doc->roots[0], e->live_stored);
 	}
 	if (!rc)
 		return p->o.mode == SMP_PLAN_SERVER_SIDE ? 0 : update_fields(e, p, pre);

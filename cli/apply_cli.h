@@ -53,6 +53,11 @@ int apply_cli_color(bool *color, const char *cmd, const char *val);
  * after the message for another value. */
 int apply_cli_jobs(unsigned *jobs, const char *cmd, const char *val);
 
+/* --dry-run=none|client|server into a->server_dry_run/client_dry_run, as
+ * kubectl reads it; client is refused when server_side. CLI_USAGE after
+ * the message for another value. */
+int apply_cli_dry_run(apply_cli_args *a, const char *val, bool server_side);
+
 /* Sets the defaults and makes room for argc values in each array;
  * CLI_INTERNAL (after a message) when out of memory. */
 int apply_cli_args_init(apply_cli_args *a, int argc, smp_plan_mode mode, const char *cmd);

@@ -24,6 +24,34 @@ static int oom(void)
 	return CLI_INTERNAL;
 }
 
+/* --dry-run=none|client|server as kubectl reads it (with its deprecated
+ * spellings of client: no value, true, unchanged); server_side: the mode
+ * in which client is refused. */
+int apply_cli_dry_run(apply_cli_args *a, const char *val, bool server_side)
+{
+	bool b;
+
+	if (strcmp(val, "unchanged") == 0 || (cli_args_parse_bool(val, &b) && b)) {
+		fprintf(stderr, "smpatch %s: warning: --dry-run is deprecated and can be "
+		        "replaced with --dry-run=client\n", a->cmd);
+		val = "client";
+	}
+	else if (cli_args_parse_bool(val, &b))
+		val = "none";
+	if (strcmp(val, "server") == 0) {
+		a->server_dry_run = true;
+	} else if (strcmp(val, "client") == 0) {
+		if (server_side)
+			return cli_usage(a->cmd, "%s", "--dry-run=client doesn't work with "
+			                 "--server-side (did you mean --dry-run=server instead?)");
+		a->client_dry_run = true;
+	} else if (strcmp(val, "none") != 0) {
+		return cli_usage(a->cmd, "Invalid dry-run value (%s). Must be \"none\", "
+		                 "\"server\", or \"client\".", val);
+	}
+	return CLI_OK;
+}
+
 /* The cores this process may run on: --jobs' default. */
 static unsigned cores(void)
 {

@@ -391,33 +391,6 @@ static int take(apply_cli_args *a, apply_flags *f, const cli_args *p, int k)
 	return CLI_OK;
 }
 
-/* --dry-run as kubectl reads it. */
-static int dry_run(apply_cli_args *a, const char *val, bool server_side)
-{
-	bool b;
-
-	if (strcmp(val, "unchanged") == 0 || (cli_args_parse_bool(val, &b) && b)) {
-		/* kubectl's deprecated spellings of client, with its warning */
-		fprintf(stderr, "smpatch apply: warning: --dry-run is deprecated and can be "
-		        "replaced with --dry-run=client\n");
-		val = "client";
-	}
-	else if (cli_args_parse_bool(val, &b))
-		val = "none";
-	if (strcmp(val, "server") == 0) {
-		a->server_dry_run = true;
-	} else if (strcmp(val, "client") == 0) {
-		if (server_side)
-			return cli_usage("apply", "%s", "--dry-run=client doesn't work with "
-			                 "--server-side (did you mean --dry-run=server instead?)");
-		a->client_dry_run = true;
-	} else if (strcmp(val, "none") != 0) {
-		return cli_usage("apply", "Invalid dry-run value (%s). Must be \"none\", "
-		                 "\"server\", or \"client\".", val);
-	}
-	return CLI_OK;
-}
-
 /* kubectl's checks of the flags (apply.go Validate) for the mode. */
 static int check_mode(apply_cli_args *a, const apply_flags *f)
 {
@@ -445,7 +418,7 @@ static int check_mode(apply_cli_args *a, const apply_flags *f)
 	} else if (f->server_side && f->prune_flag) {
 		return cli_usage("apply", "%s is not supported with --server-side", f->prune_flag);
 	}
-	if (f->dry_run && (code = dry_run(a, f->dry_run, f->server_side)) != CLI_OK)
+	if (f->dry_run && (code = apply_cli_dry_run(a, f->dry_run, f->server_side)) != CLI_OK)
 		return code;
 	if (f->server_side) {
 		a->mode = SMP_PLAN_SERVER_SIDE;

@@ -15,6 +15,7 @@ static const char help_text[] =
 	"Usage: smpatch create [--field-manager NAME] -f PATH [-f PATH...] [-R]\n"
 	"                      [--live FILE|-] [-o yaml|json|name]\n"
 	"                      [--show-managed-fields] [-n NAMESPACE]\n"
+	"                      [--dry-run=none|client|server]\n"
 	"                      [--openapi FILE | --schema CRD.yaml ...]\n"
 	"\n"
 	"Computes what `kubectl create -f` does, offline: each object of the\n"
@@ -52,6 +53,12 @@ static const char help_text[] =
 	"                         (default \"default\")\n"
 	"      --openapi FILE     an OpenAPI v2/v3 document (custom resources)\n"
 	"      --schema FILE      a CustomResourceDefinition; repeatable\n"
+	"      --dry-run[=MODE]   none, or client (--dry-run alone): the same\n"
+	"                         output, \"(dry run)\" in the status lines as\n"
+	"                         kubectl prints them; server: the objects as the\n"
+	"                         API server stores them (its defaults, canonical\n"
+	"                         quantities, unknown fields dropped;\n"
+	"                         docs/STORED.md), \"(server dry run)\"\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"The time written into the managedFields entries is the current time, or\n"
@@ -64,7 +71,7 @@ static const char help_text[] =
 
 enum {
 	OPT_FILENAME = 1, OPT_RECURSIVE, OPT_LIVE, OPT_OUTPUT, OPT_MANAGED, OPT_NAMESPACE,
-	OPT_OPENAPI, OPT_SCHEMA, OPT_FIELD_MANAGER, OPT_NO_PROGRESS, OPT_JOBS
+	OPT_OPENAPI, OPT_SCHEMA, OPT_FIELD_MANAGER, OPT_NO_PROGRESS, OPT_JOBS, OPT_DRY_RUN
 };
 
 /* Every option of `smpatch create`, as the parser, --help and completion
@@ -81,6 +88,7 @@ const cli_option cli_create_options[] = {
 	{"field-manager", 0, CLI_ARG_VALUE, OPT_FIELD_MANAGER, NULL, NULL},
 	{"no-progress", 0, CLI_ARG_BOOL, OPT_NO_PROGRESS, NULL, NULL},
 	{"jobs", 0, CLI_ARG_VALUE, OPT_JOBS, NULL, NULL},
+	{"dry-run", 0, CLI_ARG_OPTIONAL, OPT_DRY_RUN, "none server client", "unchanged"},
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -102,6 +110,7 @@ static int take(apply_cli_args *a, bool *help, const cli_args *p, int k)
 	case OPT_FIELD_MANAGER: a->manager = p->value; break;
 	case OPT_NO_PROGRESS: a->no_progress = p->on; break;
 	case OPT_JOBS: return apply_cli_jobs(&a->jobs, "create", p->value);
+	case OPT_DRY_RUN: return apply_cli_dry_run(a, p->value, false);
 	default: return CLI_USAGE; /* the parser has said why */
 	}
 	return CLI_OK;

@@ -15,6 +15,7 @@ static const char help_text[] =
 	"Usage: smpatch replace [--field-manager NAME] -f PATH [-f PATH...] [-R]\n"
 	"                       --live FILE|- [-o yaml|json|diff|name]\n"
 	"                       [--show-managed-fields] [-n NAMESPACE]\n"
+	"                       [--dry-run=none|client|server]\n"
 	"                       [--openapi FILE | --schema CRD.yaml ...]\n"
 	"\n"
 	"Computes what `kubectl replace -f` does, offline: each object of the\n"
@@ -58,6 +59,12 @@ static const char help_text[] =
 	"                         (default \"default\")\n"
 	"      --openapi FILE     an OpenAPI v2/v3 document (custom resources)\n"
 	"      --schema FILE      a CustomResourceDefinition; repeatable\n"
+	"      --dry-run[=MODE]   none, or client (--dry-run alone): the same\n"
+	"                         output, \"(dry run)\" in the status lines as\n"
+	"                         kubectl prints them; server: the objects as the\n"
+	"                         API server stores them (its defaults, canonical\n"
+	"                         quantities, unknown fields dropped;\n"
+	"                         docs/STORED.md), \"(server dry run)\"\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"The time written into the managedFields entries that change is the\n"
@@ -73,7 +80,7 @@ static const char help_text[] =
 enum {
 	OPT_FILENAME = 1, OPT_RECURSIVE, OPT_LIVE, OPT_OUTPUT, OPT_MANAGED, OPT_NAMESPACE,
 	OPT_OPENAPI, OPT_SCHEMA, OPT_FIELD_MANAGER, OPT_COLOR, OPT_NO_PROGRESS,
-	OPT_JOBS
+	OPT_JOBS, OPT_DRY_RUN
 };
 
 const cli_option cli_replace_options[] = {
@@ -89,6 +96,7 @@ const cli_option cli_replace_options[] = {
 	{"color", 0, CLI_ARG_OPTIONAL, OPT_COLOR, "auto always never", "always"},
 	{"no-progress", 0, CLI_ARG_BOOL, OPT_NO_PROGRESS, NULL, NULL},
 	{"jobs", 0, CLI_ARG_VALUE, OPT_JOBS, NULL, NULL},
+	{"dry-run", 0, CLI_ARG_OPTIONAL, OPT_DRY_RUN, "none server client", "unchanged"},
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -123,6 +131,7 @@ int cmd_replace(int argc, char **argv)
 		case OPT_COLOR: code = apply_cli_color(&a.color, "replace", p.value); break;
 		case OPT_NO_PROGRESS: a.no_progress = p.on; break;
 		case OPT_JOBS: code = apply_cli_jobs(&a.jobs, "replace", p.value); break;
+		case OPT_DRY_RUN: code = apply_cli_dry_run(&a, p.value, false); break;
 		default: code = CLI_USAGE; break; /* the parser has said why */
 		}
 	}

@@ -800,6 +800,8 @@ typedef struct call {
 	smp_ssa_result *res;
 	ssa_managers ms;
 	ssa_type *t;
+	const smp_stype *stype; /* the kind's type (its Go zero value) */
+	bool existing;          /* a live object was given (not a create) */
 	const smp_value *live_obj, *live_mf;
 	const char *manager, *av, *now;
 	bool reset_status; /* a built-in kind with a status: reset on writes */
@@ -871,6 +873,219 @@ static int check_request(const smp_value **live, const smp_value *config,
 	return 0;
 }
 
+/* An update of `live` to `obj` by `manager` recorded in k->ms (the
+ * server's managedFieldsUpdater): what it changed, added or removed goes
+ * to its Update entry of this apiVersion (united with an earlier one),
+ * timed now; *changed whether anything did. Non-zero after a failure. */
+static int record_update(call *k, const smp_value *live, const smp_value *obj,
+                         const char *manager, bool *changed)
+{
+	ssa_ctx *c = &k->c;
+	ssa_manager *cur;
+	ssa_cmp cmp;
+	char *id;
+	int rc;
+
+	if (!(id = make_id(c, manager, "Update", k->av, "")))
+		return SMP_ENOMEM;
+	if ((rc = ssa_updater_update(c, &cmp, live, obj, k->t, k->av, &k->ms,
+	                             "current-operation"))) {
+		if (!c->rc)
+			c->rc = rc;
+		return rc;
+	}
+	if (strip(c, &k->ms, "current-operation", k->reset_status, k->reset_spec))
+		return c->rc ? c->rc : SMP_ENOMEM;
+	if ((cur = ssa_managers_get(&k->ms, "current-operation"))) {
+		ssa_manager *prev = ssa_managers_get(&k->ms, id);
+		ssa_set *set = cur->set;
+
+		cur->present = false;
+		if (prev)
+			set = ssa_set_union(c, set, prev->set);
+		if (c->rc || !(prev = ssa_managers_put(c, &k->ms, id)))
+			return c->rc ? c->rc : SMP_ENOMEM;
+		prev->set = set;
+		prev->applied = false;
+		prev->api_version = k->av;
+		prev->name = manager;
+		prev->operation = "Update";
+		prev->subresource = "";
+		prev->time = k->now;
+	}
+	*changed = !ssa_set_empty(cmp.removed) || !ssa_set_empty(cmp.modified) ||
+	           !ssa_set_empty(cmp.added);
+	return 0;
+}
+
+/* The first apply onto an object nobody owns a field of (the server's
+ * skipNonAppliedManager.Apply): its fields are first recorded as an update
+ * by "before-first-apply" from the zero value of its kind, so that the
+ * apply conflicts with them as with any other manager's. */
+static int before_first_apply(call *k)
+{
+	ssa_ctx *c = &k->c;
+	const smp_value *zero = smp_go_zero_object(&c->arena, k->stype,
+	                                           map_get(k->live_obj, "apiVersion"),
+	                                           map_get(k->live_obj, "kind"));
+	bool changed;
+
+	if (!zero)
+		return ssa_oom(c);
+	return record_update(k, zero, k->live_obj, "before-first-apply", &changed);
+}
+
+/* Whether the call's manager is "kubectl": only its applies move from
+ * client-side apply (the server's lastAppliedManager and
+ * lastAppliedUpdater opt every other manager out). */
+static bool is_kubectl(const call *k)
+{
+	return strcmp(k->manager, "kubectl") == 0;
+}
+
+/* The last-applied annotation of obj, or NULL when absent or empty. */
+static const smp_value *last_applied_of(const smp_value *obj)
+{
+	const smp_value *v = map_get(map_get(map_get(obj, "metadata"), "annotations"),
+	                             SMP_LAST_APPLIED_ANNOTATION);
+
+	return v && v->type == SMP_STRING && v->u.s.len ? v : NULL;
+}
+
+/* The fields the live object's last-applied annotation says client-side
+ * apply set and that still hold those values (the server's
+ * lastAppliedManager.allowedConflictsFromLastApplied): the annotation's
+ * typed field set less what differs between it and the live object. NULL
+ * (nothing forgiven) when the annotation is missing, not an object with a
+ * kind, of another apiVersion or kind, or not typed by the schema, or the
+ * live object does not type without duplicates; c->rc only on ENOMEM. */
+static ssa_set *last_applied_fields(call *k)
+{
+	ssa_ctx *c = &k->c;
+	const smp_value *la = last_applied_of(k->live_obj), *obj;
+	smp_error saved = {0};
+	smp_doc *doc = NULL;
+	ssa_set *set = NULL;
+	ssa_cmp cmp;
+	int rc;
+
+	if (!la || smp_doc_parse(&doc, la->u.s.ptr, la->u.s.len, NULL, NULL) ||
+	    smp_doc_count(doc) != 1) {
+		smp_doc_free(doc);
+		return NULL;
+	}
+	obj = smpv_copy(&c->arena, doc->roots[0]);
+	smp_doc_free(doc);
+	if (!obj) {
+		ssa_oom(c);
+		return NULL;
+	}
+	if (obj->type != SMP_MAP || !*str_of(map_get(obj, "kind")) ||
+	    strcmp(str_of(map_get(obj, "apiVersion")), k->av) != 0 ||
+	    strcmp(str_of(map_get(obj, "kind")), str_of(map_get(k->live_obj, "kind"))) != 0)
+		return NULL;
+	/* typing failures here forgive nothing, and are no error of the call */
+	if (c->err)
+		saved = *c->err;
+	if ((rc = ssa_validate(c, obj, k->t, "last applied", false)) == 0)
+		rc = ssa_validate(c, k->live_obj, k->t, "live", false);
+	if (rc) {
+		if (rc != SMP_EINVALOBJ)
+			return NULL;
+		c->rc = 0;
+		if (c->err)
+			*c->err = saved;
+		return NULL;
+	}
+	if (ssa_to_set(c, &set, obj, k->t, false) || ssa_compare(c, &cmp, obj, k->live_obj, k->t))
+		return NULL;
+	set = ssa_set_difference(c, set, cmp.modified);
+	set = ssa_set_difference(c, set, cmp.added);
+	return ssa_set_difference(c, set, cmp.removed);
+}
+
+/* The conflicts of cf that `allowed` does not forgive, in place
+ * (lastAppliedManager's conflictsDifference); whether any is left. */
+static bool unforgiven(ssa_ctx *c, ssa_conflicts *cf, const ssa_set *allowed)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cf->n; i++) {
+		ssa_set *s = ssa_set_difference(c, cf->sets[i], allowed);
+
+		if (ssa_set_empty(s))
+			continue;
+		cf->m[n] = cf->m[i];
+		cf->sets[n++] = s;
+	}
+	cf->n = n;
+	return n > 0;
+}
+
+/* The configuration as the last-applied annotation the server writes for
+ * the manager kubectl (lastAppliedUpdater's buildLastApplied): the
+ * configuration without that annotation (its annotations dropped when
+ * they are not a map of strings, as unstructured's GetAnnotations reads
+ * them), encoded as Go's json.Encoder does (sorted keys, HTML escaping,
+ * a newline at the end). NULL on ENOMEM (said). */
+static smp_value *build_last_applied(ssa_ctx *c, smp_arena *a, const smp_value *config)
+{
+	const smp_value *md = map_get(config, "metadata"), *anns = map_get(md, "annotations");
+	const smp_value *obj = config;
+	smp_value *v;
+	smp_buf b;
+
+	if (map_has(md, "annotations")) {
+		bool strings = anns && anns->type == SMP_MAP;
+		smp_value *nmd, *o;
+
+		for (size_t i = 0; strings && i < anns->u.map.len; i++)
+			strings = anns->u.map.items[i].val->type == SMP_STRING;
+		if (!(nmd = map_without(c, md, "annotations")) || !(o = map_without(c, config, "metadata")))
+			return NULL;
+		if (strings) {
+			smp_value *na = map_without(c, anns, SMP_LAST_APPLIED_ANNOTATION);
+
+			if (!na || smpv_map_add(&c->arena, nmd, "annotations", 11, na)) {
+				ssa_oom(c);
+				return NULL;
+			}
+		}
+		if (smpv_map_add(&c->arena, o, "metadata", 8, nmd)) {
+			ssa_oom(c);
+			return NULL;
+		}
+		obj = o;
+	}
+	smp_buf_init(&b);
+	ssa_json_put_value(&b, obj, true);
+	smp_buf_putc(&b, '\n');
+	v = b.oom ? NULL : smpv_str(a, b.ptr ? b.ptr : "", b.len);
+	smp_buf_release(&b);
+	if (!v)
+		ssa_oom(c);
+	return v;
+}
+
+/* obj (a shallow copy) with its last-applied annotation set to `la`. */
+static const smp_value *with_last_applied(ssa_ctx *c, const smp_value *obj, smp_value *la)
+{
+	const smp_value *md = map_get(obj, "metadata"), *anns = map_get(md, "annotations");
+	smp_value *na, *nmd, *o;
+
+	if (!(na = map_without(c, anns, SMP_LAST_APPLIED_ANNOTATION)) ||
+	    !(nmd = map_without(c, md, "annotations")) || !(o = map_without(c, obj, "metadata")))
+		return NULL;
+	if (smpv_map_add(&c->arena, na, SMP_LAST_APPLIED_ANNOTATION,
+	                 strlen(SMP_LAST_APPLIED_ANNOTATION), la) ||
+	    smpv_map_add(&c->arena, nmd, "annotations", 11, na) ||
+	    smpv_map_add(&c->arena, o, "metadata", 8, nmd)) {
+		ssa_oom(c);
+		return NULL;
+	}
+	return o;
+}
+
 /* The apply pipeline (FieldManager.Apply): the configuration checked and
  * merged by the Updater, the applier's entry named and timed when the
  * object changed, the result finished. */
@@ -897,6 +1112,8 @@ static void apply_config(call *k, const smp_value *config, bool force)
 			     "failed to decode managed fields: %s", k->msg);
 		return;
 	}
+	if (k->existing && count_present(&k->ms) == 0 && before_first_apply(k))
+		return;
 	/* duplicates in an applied configuration are errors (the server types
 	 * it without typed.AllowDuplicates) */
 	if (ssa_validate(c, cfg, k->t, "failed to create typed patch object", false) ||
@@ -904,6 +1121,24 @@ static void apply_config(call *k, const smp_value *config, bool force)
 		return;
 	rc = ssa_updater_apply(c, &result, &changed, k->live_obj, cfg, k->t, k->av, &k->ms, id,
 	                       force, &cf);
+	if (rc == SMP_ECONFLICT && is_kubectl(k)) {
+		/* kubectl's apply may take what its client-side applies set
+		 * (lastAppliedManager): conflicts on those fields are forgiven,
+		 * and when none is left the apply is forced */
+		ssa_set *allowed = last_applied_fields(k);
+
+		if (c->rc)
+			return;
+		if (allowed && !unforgiven(c, &cf, allowed)) {
+			memset(&k->ms, 0, sizeof(k->ms));
+			memset(&cf, 0, sizeof(cf));
+			if (decode_managed(c, &k->ms, k->live_mf, k->msg, sizeof(k->msg)) ||
+			    (k->existing && count_present(&k->ms) == 0 && before_first_apply(k)))
+				return;
+			rc = ssa_updater_apply(c, &result, &changed, k->live_obj, cfg, k->t, k->av,
+			                       &k->ms, id, true, &cf);
+		}
+	}
 	if (rc == SMP_ECONFLICT) {
 		c->rc = build_conflicts(c, k->res, &cf);
 		return;
@@ -927,6 +1162,17 @@ static void apply_config(call *k, const smp_value *config, bool force)
 		result = k->live_obj;
 	}
 	k->res->changed = changed;
+	if (is_kubectl(k) && last_applied_of(result)) {
+		/* the server keeps the annotation of an object kubectl applied
+		 * client-side up to date (lastAppliedUpdater), after the times */
+		smp_value *la = build_last_applied(c, &c->arena, config);
+		const smp_value *was = last_applied_of(result);
+
+		if (!la || !(result = with_last_applied(c, result, la)))
+			return;
+		if (!ssa_value_eq(was, la))
+			k->res->changed = true;
+	}
 	finish(c, k->res, result, &k->ms);
 }
 
@@ -977,46 +1223,26 @@ static void update_object(call *k, const smp_value *config)
 {
 	ssa_ctx *c = &k->c;
 	const smp_value *obj;
-	ssa_manager *cur;
-	ssa_cmp cmp;
-	bool untracked;
-	char *id;
-	int rc;
+	bool untracked, changed;
 
 	update_managers(k, config, &untracked);
 	if (c->rc || untracked)
 		return;
+	if (count_present(&k->ms) == 0 && *str_of(map_get(map_get(k->live_obj, "metadata"), "uid"))) {
+		/* an update of an object nobody owns a field of is not tracked
+		 * (the server's skipNonAppliedManager: only creates start the
+		 * tracking, and applies) */
+		if (!(obj = without_managed(c, config)))
+			return;
+		k->res->changed = !ssa_value_eq(k->live_obj, obj);
+		finish(c, k->res, obj, &k->ms);
+		return;
+	}
 	if (!(obj = without_managed(c, config)) ||
 	    ssa_validate(c, obj, k->t, "failed to convert new object to smd typed", true) ||
-	    !(id = make_id(c, k->manager, "Update", k->av, "")))
+	    record_update(k, k->live_obj, obj, k->manager, &changed))
 		return;
-	if ((rc = ssa_updater_update(c, &cmp, k->live_obj, obj, k->t, k->av, &k->ms,
-	                             "current-operation"))) {
-		if (!c->rc)
-			c->rc = rc;
-		return;
-	}
-	if (strip(c, &k->ms, "current-operation", k->reset_status, k->reset_spec))
-		return;
-	if ((cur = ssa_managers_get(&k->ms, "current-operation"))) {
-		ssa_manager *prev = ssa_managers_get(&k->ms, id);
-		ssa_set *set = cur->set;
-
-		cur->present = false;
-		if (prev)
-			set = ssa_set_union(c, set, prev->set);
-		if (c->rc || !(prev = ssa_managers_put(c, &k->ms, id)))
-			return;
-		prev->set = set;
-		prev->applied = false;
-		prev->api_version = k->av;
-		prev->name = k->manager;
-		prev->operation = "Update";
-		prev->subresource = "";
-		prev->time = k->now;
-	}
-	k->res->changed = !ssa_set_empty(cmp.removed) || !ssa_set_empty(cmp.modified) ||
-	                  !ssa_set_empty(cmp.added);
+	k->res->changed = changed;
 	finish(c, k->res, obj, &k->ms);
 }
 
@@ -1067,12 +1293,14 @@ static int run(smp_ssa_result **out, const smp_value *live, const smp_value *con
 			smp_arena_hint(&k.res->doc->arena, n * 64);
 		}
 	}
+	k.stype = smp_schema_find_kind(smp_schema_builtin(), k.av, ge->kind, true) ? ge->type : NULL;
 	if (!(k.t = ssa_type_root(&k.c, schema, ge->type))) {
 		ssa_oom(&k.c);
 		goto done;
 	}
 	/* live without its managedFields (the ownership before the call) */
 	if (live) {
+		k.existing = true;
 		k.live_mf = map_get(map_get(live, "metadata"), "managedFields");
 		if (!(k.live_obj = without_managed(&k.c, live)))
 			goto done;

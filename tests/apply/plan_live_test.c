@@ -112,6 +112,13 @@ static void same_entries(const smp_plan *a, const smp_plan *b, const char *what)
 			smp_free(px);
 			smp_free(py);
 		}
+		if (smp_plan_entry_action(x) == SMP_ACTION_CONFLICT ||
+		    smp_plan_entry_action(x) == SMP_ACTION_ERROR) {
+			/* a failed entry has no status line, and the same error */
+			CHECK(smp_plan_entry_status_line(&lx, NULL, x, 0, &err) != 0);
+			CHECK_STR(smp_plan_entry_error(y)->message, smp_plan_entry_error(x)->message);
+			continue;
+		}
 		CHECK(smp_plan_entry_status_line(&lx, NULL, x, 0, &err) == 0);
 		CHECK(smp_plan_entry_status_line(&ly, NULL, y, 0, &err) == 0);
 		CHECK_STR(ly, lx);

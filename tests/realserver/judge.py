@@ -145,7 +145,14 @@ class Server:
         self.start_seconds = time.time() - t0
         with open(portfile) as f:
             self.base = "http://127.0.0.1:%d" % int(f.read())
-        self.kubeconfig = os.path.join(state, "kubeconfig")
+        # kubectl talks to the server through the recording proxy, so that
+        # suites can compare what it sent (requests.jsonl)
+        self.kubeconfig = os.path.join(self.dir, "proxy.kubeconfig")
+        with open(self.kubeconfig, "w") as f:
+            f.write("apiVersion: v1\nkind: Config\nclusters:\n- name: judge\n  cluster:\n"
+                    "    server: %s\ncontexts:\n- name: judge\n  context:\n    cluster: judge\n"
+                    "    user: judge\n    namespace: default\ncurrent-context: judge\n"
+                    "users:\n- name: judge\n  user: {}\n" % self.base)
         self.state = state
         print("real API server v1.32.4 ready in %.1f s" % self.start_seconds)
 
@@ -198,6 +205,21 @@ class Server:
         p = subprocess.run(["kubectl"] + list(args), input=stdin, capture_output=True,
                            text=True, env=e, timeout=120)
         return p.returncode, p.stdout, p.stderr
+
+    def mark(self):
+        """Where the proxy's record (requests.jsonl) ends now."""
+        try:
+            with open(os.path.join(self.state, "requests.jsonl"), encoding="utf-8") as f:
+                return sum(1 for _ in f)
+        except FileNotFoundError:
+            return 0
+
+    def recorded(self, mark):
+        """The requests the proxy recorded since `mark` (writes, and reads
+        that failed): dicts of method, path, query, contentType, body,
+        status and response."""
+        with open(os.path.join(self.state, "requests.jsonl"), encoding="utf-8") as f:
+            return [json.loads(ln) for i, ln in enumerate(f) if i >= mark]
 
     def ensure_namespace(self, ns):
         if ns:

@@ -37,7 +37,7 @@ def main():
         checks.append(("proxy logs writes and answers",
                        [r["status"] for r in posts] == [201, 409] and posts[0]["body"] == cm
                        and posts[1]["response"]["reason"] == "AlreadyExists"))
-        with open(srv.kubeconfig) as f:
+        with open(os.path.join(srv.state, "kubeconfig")) as f:  # the server's own
             url = [ln.split()[-1] for ln in f if "server:" in ln][0]
         port = int(url.rsplit(":", 1)[1])
     finally:

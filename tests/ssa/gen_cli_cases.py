@@ -280,8 +280,8 @@ def main():
            "command-line checks: --force-conflicts without --server-side and --dry-run=client "
            "with it are kubectl's usage errors; --dry-run=server marks the status lines; "
            "--field-manager alone is client-side apply; an empty --field-manager= is sent, "
-           "and the server answers 422 (PatchOptions validation), as recorded through the "
-           "stand-in API server (cli.ssa_server)")
+           "and the server answers 422 (PatchOptions validation), as the real API server "
+           "answers it (realserver.kubectl_flows)")
 
     # replace
     c = Chain(prog).apply("kubectl", web())
@@ -340,8 +340,9 @@ def main():
             "migrated": "apply --server-side -f config.yaml --live migrated.yaml -o patch"},
            "kubectl apply --server-side of an object last applied client-side: kubectl 1.32's "
            "migration (the apply; the annotation applied as kubectl-last-applied; the csaupgrade "
-           "JSON patch of managedFields and resourceVersion; the apply again), checked against "
-           "kubectl through the stand-in API server by cli.ssa_server; data.b, dropped, is gone. "
+           "JSON patch of managedFields and resourceVersion; the apply again), judged on "
+           "the real API server by realserver.kubectl_flows (the server rewrites the annotation "
+           "to the configuration applied); data.b, dropped, is gone. "
            "With --field-manager helm, no kubectl-last-applied step; an object migrated already "
            "gets the one apply")
     # migrated already: the annotation owned by kubectl-last-applied's Apply
