@@ -42,11 +42,15 @@ void smp_quote_go(smp_buf *b, const char *s, size_t n);
 /* The stored form of a custom resource (stored_crd.c): `root`, a copy in
  * the result document's arena `a`, is pruned, coerced and defaulted in
  * place as apiextensions-apiserver does with the structural schema `t` of
- * its version in the loaded schema `s` (smp_stored_form's flags:
+ * its version in the loaded schema `s`, and, when the CRD stores another
+ * version (`storage`, its schema, or NULL), converted to it and back as
+ * conversion None does: coerced and defaulted in the storage schema, then
+ * coerced in its own again (smp_stored_form's flags:
  * SMP_STORED_KEEP_UNKNOWN, SMP_STORED_NO_DEFAULTS). SMP_ELIMIT past
  * SMP_DEPTH_STORED_CRD, SMP_ENOMEM. */
 int smp__stored_crd(smp_arena *a, smp_value *root, const smp_schema *s,
-                    const smp_stype *t, unsigned flags, smp_error *err);
+                    const smp_stype *t, const smp_stype *storage, unsigned flags,
+                    smp_error *err);
 
 /* The Service registry's PrepareForUpdate on a stored v1 Service `obj`
  * (dropTypeDependentFields): what a change of type no longer needs and the

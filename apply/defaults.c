@@ -2101,6 +2101,22 @@ static int walk(dctx *c, smp_value *v, const smp_stype *t, const char *owner,
 	}
 }
 
+/* The schema of the version a CRD stores e's kind in, when it is another
+ * served one; NULL otherwise. */
+static const smp_stype *storage_type(const smp_schema *s, const smp_gvk_entry *e)
+{
+	const smp_gvk_entry *st;
+	char av[256];
+
+	if (!e->storage_version || strcmp(e->storage_version, e->version) == 0)
+		return NULL;
+	if ((size_t)snprintf(av, sizeof(av), "%s%s%s", e->group, *e->group ? "/" : "",
+	                     e->storage_version) >= sizeof(av))
+		return NULL;
+	st = smp_schema_find_kind(s, av, e->kind, true);
+	return st ? st->type : NULL;
+}
+
 int smp_stored_form(smp_doc **out, const smp_value *obj, const smp_stored_options *opts,
                     smp_error *err)
 {
@@ -2148,8 +2164,22 @@ int smp_stored_form(smp_doc **out, const smp_value *obj, const smp_stored_option
 		/* A custom resource: with its CRD's schema for this version, as
 		 * apiextensions-apiserver stores it; else as it is. */
 		e = av && kind ? smp_schema_find_kind(o.schema, av, kind, true) : NULL;
-		rc = e ? smp__stored_crd(&doc->arena, root, o.schema, e->type, o.flags, err)
+		/* as decoded for the field manager: in its own version only */
+		rc = e ? smp__stored_crd(&doc->arena, root, o.schema, e->type,
+		                         o.flags & SMP_STORED__DECODED ? NULL
+		                                                       : storage_type(o.schema, e),
+		                         o.flags, err)
 		       : SMP_OK;
+		if (rc == SMP_OK && e && e->status_subresource &&
+		    !(o.flags & (SMP_STORED__DECODED | SMP_STORED__UPDATE))) {
+			/* the registry's PrepareForCreate: a new object's status is
+			 * the status subresource's, not the main resource's to set
+			 * (an update keeps the live one: plan_object.c) */
+			ptrdiff_t i = smpv_map_find(root, "status", 6);
+
+			if (i >= 0)
+				smpv_map_remove(root, (size_t)i);
+		}
 		if (rc != SMP_OK) {
 			smp_doc_free(doc);
 			return rc;

@@ -879,8 +879,8 @@ static int with_sent_managed(smp_doc **out, const smp_value *pre, const smp_valu
  * kubectl-client-side-apply (or --field-manager), a create's and a
  * replace's by the plan's manager, after the ownership their body sends.
  * Only where the live object's ownership is known (a create, or a live
- * object that carries its managedFields); a field manager's failure
- * leaves the object as it is, as the server's UpdateNoErrors does. */
+ * object that carries its managedFields); after a field manager's failure
+ * the object has none, as the server's UpdateNoErrors clears them. */
 static int update_fields(smp_plan_entry *e, smp_plan *p, const smp_value *pre)
 {
 	bool csa = p->o.mode == SMP_PLAN_CLIENT_SIDE;
@@ -925,6 +925,13 @@ static int update_fields(smp_plan_entry *e, smp_plan *p, const smp_value *pre)
 			md->u.map.items[i].val = mf;
 		else if (mf)
 			rc = smpv_map_add(&e->object_stored_doc->arena, md, "managedFields", 13, mf);
+	} else if (rc && rc != SMP_ENOMEM && smp_value_type(md) == SMP_MAP) {
+		/* the field manager failed (an object it cannot type): the
+		 * server's UpdateNoErrors stores the object without any */
+		ptrdiff_t i = smpv_map_find(md, "managedFields", 13);
+
+		if (i >= 0)
+			smpv_map_remove(md, (size_t)i);
 	}
 out:
 	smp_ssa_result_free(res);
@@ -932,6 +939,38 @@ out:
 	smp_doc_free(decoded);
 	smp_doc_free(sent);
 	return rc == SMP_ENOMEM ? rc : 0;
+}
+
+/* Whether e is a custom resource whose CRD gives its version the status
+ * subresource (the registry then keeps the status out of main resource
+ * writes). */
+static bool status_subresource(const smp_plan *p, const smp_plan_entry *e)
+{
+	const smp_gvk_entry *g;
+
+	if (!p->o.schema || smp_schema_find_kind(smp_schema_builtin(), e->av, e->kind, true))
+		return false;
+	g = smp_schema_find_kind(p->o.schema, e->av, e->kind, true);
+	return g && g->status_subresource;
+}
+
+/* The registry's PrepareForUpdate with a status subresource: the object
+ * keeps the live status (none when the live object has none). */
+static int keep_live_status(smp_arena *a, smp_value *obj, const smp_value *live)
+{
+	const smp_value *ls = smp_map_get(live, "status");
+	ptrdiff_t i = smpv_map_find(obj, "status", 6);
+	smp_value *c = ls ? smpv_copy(a, ls) : NULL;
+
+	if (ls && !c)
+		return SMP_ENOMEM;
+	if (i >= 0 && c)
+		obj->u.map.items[i].val = c;
+	else if (i >= 0)
+		smpv_map_remove(obj, (size_t)i);
+	else if (c)
+		return smpv_map_add(a, obj, "status", 6, c);
+	return 0;
 }
 
 int smp__plan_stored(smp_plan_entry *e, smp_plan *p)
@@ -959,6 +998,9 @@ int smp__plan_stored(smp_plan_entry *e, smp_plan *p)
 		if (e->live_stored && strcmp(e->kind, "DaemonSet") == 0 && strcmp(e->av, "apps/v1") == 0)
 			rc = smp__stored_daemonset_update(&e->object_stored_doc->arena,
 			                                  e->object_stored_doc->roots[0], e->live_stored);
+		if (!rc && e->live_stored && status_subresource(p, e))
+			rc = keep_live_status(&e->object_stored_doc->arena,
+			                      e->object_stored_doc->roots[0], e->live_stored);
 	}
 	if (!rc)
 		return p->o.mode == SMP_PLAN_SERVER_SIDE ? 0 : update_fields(e, p, pre);

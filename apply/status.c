@@ -78,9 +78,20 @@ static const char *cause_type(const char *detail)
 	return "FieldValueInvalid";
 }
 
-/* The prefix of the field manager's error for an applied configuration
- * that does not fit the schema. */
-#define TYPED_PATCH "failed to create typed patch object"
+/* The prefixes of the field manager's errors for an applied configuration,
+ * or a live object, that does not fit the schema: the server answers them
+ * as unknown errors. NULL when m has neither. */
+static const char *typing_error(const char *m)
+{
+	static const char *const p[] = {"failed to create typed patch object",
+	                                "failed to create typed live object"};
+
+	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++)
+		if (strncmp(m, p[i], strlen(p[i])) == 0 && m[strlen(p[i])] == ':' &&
+		    m[strlen(p[i]) + 1] == ' ')
+			return p[i];
+	return NULL;
+}
 
 int smp_status_from_error(smp_doc **out, const smp_error *e, const smp_value *obj,
                           smp_error *err)
@@ -114,17 +125,18 @@ int smp_status_from_error(smp_doc **out, const smp_error *e, const smp_value *ob
 
 	switch (e->code) {
 	case SMP_EINVALOBJ:
-		if (strncmp(m, TYPED_PATCH ": ", sizeof(TYPED_PATCH) + 1) == 0) {
+		if (typing_error(m)) {
 			/* the field manager's error, which the server answers as an
 			 * unknown error (ErrorToAPIStatus: 500, no reason), naming
 			 * the object as objectGVKNN does */
 			const char *ns = smp_value_string(smp_value_at(obj, "metadata.namespace"), NULL);
+			const char *what = typing_error(m);
 
 			code = 500;
 			reason = NULL;
-			fmt(msg, sizeof(msg), "%s (%s/%s; %.*s/%.*s, Kind=%s): %s", TYPED_PATCH,
+			fmt(msg, sizeof(msg), "%s (%s/%s; %.*s/%.*s, Kind=%s): %s", what,
 			    ns ? ns : "", name ? name : "", (int)glen, group, (int)vlen,
-			    version, kind ? kind : "", m + sizeof(TYPED_PATCH) + 1);
+			    version, kind ? kind : "", m + strlen(what) + 2);
 			break;
 		}
 		if (strstr(m, " cannot be handled as a ") || !e->path[0]) {

@@ -416,11 +416,30 @@ static int apply_defaults(cctx *c, smp_value *v, const smp_stype *t)
 	return rc;
 }
 
+/* What unstructuredSchemaCoercer.apply does with the schema t: prune
+ * (unless SMP_STORED_KEEP_UNKNOWN), drop the nulls the schema does not
+ * allow, coerce the embedded and the root ObjectMeta. */
+static int coerce_all(cctx *c, smp_value *root, const smp_stype *t, unsigned flags)
+{
+	int rc = SMP_OK;
+
+	if (!(flags & SMP_STORED_KEEP_UNKNOWN))
+		rc = prune(c, root, t, true, false);
+	if (rc == SMP_OK)
+		rc = prune_nulls(c, root, t);
+	if (rc == SMP_OK)
+		rc = coerce(c, root, t);
+	if (rc == SMP_OK)
+		rc = object_meta(c, root);
+	return rc;
+}
+
 int smp__stored_crd(smp_arena *a, smp_value *root, const smp_schema *s,
-                    const smp_stype *t, unsigned flags, smp_error *err)
+                    const smp_stype *t, const smp_stype *storage, unsigned flags,
+                    smp_error *err)
 {
 	cctx c;
-	int rc = SMP_OK;
+	int rc;
 
 	memset(&c, 0, sizeof(c));
 	c.a = a;
@@ -429,15 +448,21 @@ int smp__stored_crd(smp_arena *a, smp_value *root, const smp_schema *s,
 	if (smp_schema_definition(&c.meta, smp_schema_builtin(),
 	                          "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", NULL))
 		c.meta = NULL;
-	if (!(flags & SMP_STORED_KEEP_UNKNOWN))
-		rc = prune(&c, root, t, true, false);
-	if (rc == SMP_OK)
-		rc = prune_nulls(&c, root, t);
-	if (rc == SMP_OK)
-		rc = coerce(&c, root, t);
-	if (rc == SMP_OK)
-		rc = object_meta(&c, root);
+	/* the request decoded in its version */
+	rc = coerce_all(&c, root, t, flags);
 	if (rc == SMP_OK && !(flags & SMP_STORED_NO_DEFAULTS))
 		rc = apply_defaults(&c, root, t);
+	if (rc != SMP_OK || !storage)
+		return rc;
+	/* another storage version: converted to it (strategy None: the
+	 * coercer of the storage schema), stored, read back (coerced and
+	 * defaulted in it) and converted back (the coercer of the request's
+	 * schema, no defaults): schemaCoercingConverter and
+	 * schemaCoercingDecoder of crdConversionRESTOptionsGetter */
+	rc = coerce_all(&c, root, storage, flags);
+	if (rc == SMP_OK && !(flags & SMP_STORED_NO_DEFAULTS))
+		rc = apply_defaults(&c, root, storage);
+	if (rc == SMP_OK)
+		rc = coerce_all(&c, root, t, flags);
 	return rc;
 }

@@ -813,6 +813,8 @@ static int add_kind(loader *L, const char *group, const char *version, const cha
 	L->kinds[L->nkinds].namespaced = (int8_t)namespaced;
 	L->kinds[L->nkinds].resource = NULL;
 	L->kinds[L->nkinds].kubectl_scheme = false;
+	L->kinds[L->nkinds].storage_version = NULL;
+	L->kinds[L->nkinds].status_subresource = false;
 	L->nkinds++;
 	return SMP_OK;
 }
@@ -1187,7 +1189,7 @@ static int crd_version(loader *L, const char *group, const char *kind, int names
 static int load_crd(loader *L, const smp_value *crd)
 {
 	const smp_value *spec = mget(crd, "spec"), *versions, *names, *schema = NULL;
-	const char *group, *kind, *scope, *version, *plural = NULL;
+	const char *group, *kind, *scope, *version, *plural = NULL, *storage = NULL;
 	size_t old = L->pathlen, first = L->nkinds;
 	int namespaced = -1, rc;
 
@@ -1236,11 +1238,16 @@ static int load_crd(loader *L, const smp_value *crd)
 				ld_pop(L, o2);
 				continue;
 			}
+			if ((mget(v, "storage") && mget(v, "storage")->type == SMP_BOOL && mget(v, "storage")->u.b))
+				storage = version;
 			vs = mget(mget(v, "schema"), "openAPIV3Schema");
 			ld_pushs(L, "schema");
 			ld_pushs(L, "openAPIV3Schema");
 			if ((rc = crd_version(L, group, kind, namespaced, version, vs ? vs : schema)))
 				return rc;
+			L->kinds[L->nkinds - 1].status_subresource =
+				mget(mget(v, "subresources"), "status") ||
+				mget(mget(spec, "subresources"), "status");
 			ld_pop(L, o2);
 		}
 	} else if (versions && versions->type != SMP_LIST) {
@@ -1255,9 +1262,13 @@ static int load_crd(loader *L, const smp_value *crd)
 		ld_pushs(L, "openAPIV3Schema");
 		if ((rc = crd_version(L, group, kind, namespaced, version, schema)))
 			return rc;
+		L->kinds[L->nkinds - 1].status_subresource =
+			mget(mget(spec, "subresources"), "status") != NULL;
 	}
-	for (size_t i = first; i < L->nkinds; i++)
+	for (size_t i = first; i < L->nkinds; i++) {
 		L->kinds[i].resource = plural;
+		L->kinds[i].storage_version = storage;
+	}
 	ld_pop(L, old);
 	return SMP_OK;
 }

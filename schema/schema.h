@@ -130,6 +130,12 @@ typedef struct smp_gvk_entry {
 	 * k8s.io/api types), so kubectl apply sends it strategic merge patches
 	 * (patcher.go: scheme.Scheme.New succeeds). false in loaded schemas. */
 	bool kubectl_scheme;
+	/* A CRD's kinds: the name of its storage version (storage: true, when
+	 * that version is served too); NULL elsewhere. */
+	const char *storage_version;
+	/* A CRD's kinds: the version has the status subresource (its main
+	 * resource's writes leave the status alone). */
+	bool status_subresource;
 } smp_gvk_entry;
 
 /* The `default` of one schema node of a CRD or an OpenAPI v3 document (a

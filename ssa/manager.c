@@ -408,10 +408,12 @@ static int strip(ssa_ctx *c, ssa_managers *ms, const char *id, bool status, bool
 
 /* ---------------------------------------------------------------- result */
 
-/* A deep copy of v into the result's arena without the null map values
- * (the server does not store them); *rc set on failure (SMP_ELIMIT when
- * nested too deeply). */
-static smp_value *copy_drop_nulls(smp_arena *a, const smp_value *v, size_t depth, int *rc)
+/* A deep copy of v into the result's arena, without the null map values
+ * with `drop` (a built-in kind: decoding into the Go types loses them; a
+ * custom resource keeps them for its CRD's rules, docs/STORED.md); *rc set
+ * on failure (SMP_ELIMIT when nested too deeply). */
+static smp_value *copy_result(smp_arena *a, const smp_value *v, bool drop, size_t depth,
+                              int *rc)
 {
 	smp_value *o;
 
@@ -427,9 +429,9 @@ static smp_value *copy_drop_nulls(smp_arena *a, const smp_value *v, size_t depth
 			const smp_member *m = &v->u.map.items[i];
 			smp_value *cv;
 
-			if (m->val->type == SMP_NULL)
+			if (drop && m->val->type == SMP_NULL)
 				continue;
-			if (!(cv = copy_drop_nulls(a, m->val, depth + 1, rc)) ||
+			if (!(cv = copy_result(a, m->val, drop, depth + 1, rc)) ||
 			    smpv_map_add_copy(a, o, m->key, m->klen, cv))
 				return NULL;
 		}
@@ -438,7 +440,7 @@ static smp_value *copy_drop_nulls(smp_arena *a, const smp_value *v, size_t depth
 		if (!(o = smpv_list(a, v->u.list.len)))
 			break;
 		for (size_t i = 0; i < v->u.list.len; i++) {
-			smp_value *cv = copy_drop_nulls(a, v->u.list.items[i], depth + 1, rc);
+			smp_value *cv = copy_result(a, v->u.list.items[i], drop, depth + 1, rc);
 
 			if (!cv || smpv_list_add(a, o, cv))
 				return NULL;
@@ -529,7 +531,8 @@ oom:
 }
 
 /* The stored object: `obj` without nulls, with metadata.managedFields. */
-static int finish(ssa_ctx *c, smp_ssa_result *res, const smp_value *obj, const ssa_managers *ms)
+static int finish(ssa_ctx *c, smp_ssa_result *res, const smp_value *obj, const ssa_managers *ms,
+                  bool drop_nulls)
 {
 	smp_arena *a = &res->doc->arena;
 	smp_value *o, *md = NULL, *list;
@@ -538,7 +541,7 @@ static int finish(ssa_ctx *c, smp_ssa_result *res, const smp_value *obj, const s
 	if (!(list = encode_managed(c, a, ms)))
 		return c->rc ? c->rc : SMP_ENOMEM;
 	res->managed = list;
-	if (!(o = copy_drop_nulls(a, obj, 0, &rc)))
+	if (!(o = copy_result(a, obj, drop_nulls, 0, &rc)))
 		return rc == SMP_ELIMIT ? smp_err_set(c->err, SMP_ELIMIT, NULL, 0, 0, NULL,
 		                                      "object nested deeper than %d levels",
 		                                      SSA_MAX_DEPTH)
@@ -1173,7 +1176,7 @@ static void apply_config(call *k, const smp_value *config, bool force)
 		if (!ssa_value_eq(was, la))
 			k->res->changed = true;
 	}
-	finish(c, k->res, result, &k->ms);
+	finish(c, k->res, result, &k->ms, k->stype != NULL);
 }
 
 /* The ownership a write that is not an apply decodes: managedFields sent
@@ -1211,7 +1214,7 @@ static void update_managers(call *k, const smp_value *config, bool *untracked)
 		}
 		memset(&k->ms, 0, sizeof(k->ms));
 		*untracked = true;
-		finish(c, k->res, config, &k->ms);
+		finish(c, k->res, config, &k->ms, k->stype != NULL);
 	}
 }
 
@@ -1235,7 +1238,7 @@ static void update_object(call *k, const smp_value *config)
 		if (!(obj = without_managed(c, config)))
 			return;
 		k->res->changed = !ssa_value_eq(k->live_obj, obj);
-		finish(c, k->res, obj, &k->ms);
+		finish(c, k->res, obj, &k->ms, k->stype != NULL);
 		return;
 	}
 	if (!(obj = without_managed(c, config)) ||
@@ -1243,7 +1246,7 @@ static void update_object(call *k, const smp_value *config)
 	    record_update(k, k->live_obj, obj, k->manager, &changed))
 		return;
 	k->res->changed = changed;
-	finish(c, k->res, obj, &k->ms);
+	finish(c, k->res, obj, &k->ms, k->stype != NULL);
 }
 
 /* smp_ssa_apply and smp_ssa_update: the request checked, the call's
@@ -1268,12 +1271,13 @@ static int run(smp_ssa_result **out, const smp_value *live, const smp_value *con
 	if ((rc = check_request(&live, config, o, apply, &k.manager, &k.av, &schema, &ge, err)))
 		return rc;
 	{
-		/* The registries of built-in kinds with a status reset it on
-		 * writes to the main resource (GetResetFields): nobody owns it
-		 * there. */
+		/* The registries of built-in kinds with a status, and of custom
+		 * resources with the status subresource, reset it on writes to
+		 * the main resource (GetResetFields): nobody owns it there. */
 		const smp_gvk_entry *b = smp_schema_find_kind(smp_schema_builtin(), k.av,
 		                                              ge->kind, true);
-		k.reset_status = b && smp_stype_field(b->type, "status", 6);
+		k.reset_status = (b && smp_stype_field(b->type, "status", 6)) ||
+		                 (!b && ge->status_subresource);
 		k.reset_spec = b && strcmp(b->group, "certificates.k8s.io") == 0 &&
 		               strcmp(b->kind, "CertificateSigningRequest") == 0;
 	}

@@ -1,0 +1,474 @@
+#!/usr/bin/env python3
+"""custom.py REALSERVER SMPATCH SOURCE_DIR - judged suite (f): custom
+resources on the real API server.
+
+The CRDs of testdata/schema (stored-crd.yaml, widgets-crd.yaml,
+gizmos-crd.json) and JUDGE_CRD below (defaults in items and map values,
+nullable, int-or-string, an embedded resource, preserve-unknown-fields,
+list-type map and set, enum, pattern, minimum and maximum, required,
+x-kubernetes-validations, a status subresource) are created by real kubectl
+and waited for (Established). For every served version, objects generated
+from the version's schema (one with every property, one with only what is
+required, one with nulls where the schema has a default or is nullable,
+each with a field no schema declares) go through four steps, each predicted
+by smpatch from the object before it with the CRD as --schema:
+  create     kubectl apply --validate=false (client-side)
+  edit       the same with a label and a changed value (a merge patch)
+  ssa        another copy created by kubectl apply --server-side
+  ssa-edit   and applied again edited
+The server's answer (-o json --show-managed-fields) must equal `smpatch
+apply [--server-side] --dry-run=server -o json --show-managed-fields
+--validate=false --schema CRD` modulo judge.MASK. Then refusals: objects
+JUDGE_CRD's validation refuses (enum, pattern, bounds, required, a rule,
+repeated keys of a map list and a set); every refusal smpatch predicts must
+carry the server's Status exactly, the others are counted as not predicted
+yet, and smpatch must refuse nothing the server accepts.
+"""
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import judge  # noqa: E402
+import stored  # noqa: E402
+
+JUDGE_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "judges.realserver.example.com"},
+    "spec": {
+        "group": "realserver.example.com", "scope": "Namespaced",
+        "names": {"kind": "Judge", "plural": "judges", "singular": "judge",
+                  "listKind": "JudgeList"},
+        "versions": [
+            {"name": "v1", "served": True, "storage": True,
+             "subresources": {"status": {}},
+             "schema": {"openAPIV3Schema": {
+                 "type": "object",
+                 "properties": {
+                     "spec": {
+                         "type": "object", "required": ["name"],
+                         "x-kubernetes-validations": [
+                             {"rule": "self.replicas <= 3 || self.mode == 'slow'",
+                              "message": "more than 3 replicas need the slow mode"}],
+                         "properties": {
+                             "name": {"type": "string", "pattern": "^[a-z]+$"},
+                             "mode": {"type": "string", "enum": ["fast", "slow"],
+                                      "default": "fast"},
+                             "replicas": {"type": "integer", "minimum": 1, "maximum": 5,
+                                          "default": 1},
+                             "ratio": {"type": "number"},
+                             "port": {"x-kubernetes-int-or-string": True},
+                             "surge": {"x-kubernetes-int-or-string": True, "default": "25%"},
+                             "note": {"type": "string", "nullable": True},
+                             "level": {"type": "string", "nullable": True, "default": "low"},
+                             "ports": {
+                                 "type": "array", "x-kubernetes-list-type": "map",
+                                 "x-kubernetes-list-map-keys": ["port", "protocol"],
+                                 "items": {"type": "object", "required": ["port"],
+                                           "properties": {
+                                               "port": {"type": "integer"},
+                                               "protocol": {"type": "string",
+                                                            "default": "TCP"},
+                                               "name": {"type": "string"}}}},
+                             "tags": {"type": "array", "x-kubernetes-list-type": "set",
+                                      "items": {"type": "string"}},
+                             "env": {
+                                 "type": "array", "x-kubernetes-list-type": "map",
+                                 "x-kubernetes-list-map-keys": ["name"],
+                                 "items": {"type": "object", "required": ["name"],
+                                           "properties": {
+                                               "name": {"type": "string"},
+                                               "value": {"type": "string",
+                                                         "default": "unset"}}}},
+                             "limits": {"type": "object", "additionalProperties": {
+                                 "type": "object",
+                                 "properties": {"max": {"type": "integer", "default": 10},
+                                                "min": {"type": "integer"}}}},
+                             "weights": {"type": "object",
+                                         "additionalProperties": {"type": "integer",
+                                                                  "default": 7}},
+                             "steps": {"type": "array", "items": {
+                                 "type": "object",
+                                 "properties": {"cmd": {"type": "string"},
+                                                "timeout": {"type": "integer",
+                                                            "default": 30}}}},
+                             "template": {"type": "object",
+                                          "x-kubernetes-embedded-resource": True,
+                                          "x-kubernetes-preserve-unknown-fields": True},
+                             "extra": {"type": "object",
+                                       "x-kubernetes-preserve-unknown-fields": True,
+                                       "properties": {"known": {"type": "integer",
+                                                                "default": 2}}},
+                             "atomic": {"type": "object", "x-kubernetes-map-type": "atomic",
+                                        "properties": {"a": {"type": "string"},
+                                                       "b": {"type": "string"}}},
+                         }},
+                     "status": {"type": "object",
+                                "properties": {"phase": {"type": "string"}}},
+                 }}}},
+            {"name": "v1beta1", "served": True, "storage": False,
+             "schema": {"openAPIV3Schema": {
+                 "type": "object",
+                 "properties": {"spec": {
+                     "type": "object",
+                     "properties": {"name": {"type": "string"},
+                                    "mode": {"type": "string", "default": "slow"},
+                                    "replicas": {"type": "integer", "default": 2}}}}}}},
+        ],
+        "conversion": {"strategy": "None"},
+    },
+}
+
+# (what, spec) of objects JUDGE_CRD's validation refuses
+REFUSED = [
+    ("required name missing", {"mode": "fast"}),
+    ("enum", {"name": "a", "mode": "medium"}),
+    ("pattern", {"name": "A_B"}),
+    ("maximum", {"name": "a", "replicas": 9, "mode": "slow"}),
+    ("minimum", {"name": "a", "replicas": 0}),
+    ("validation rule", {"name": "a", "replicas": 4, "mode": "fast"}),
+    ("repeated set item", {"name": "a", "tags": ["x", "x"]}),
+    ("repeated map-list key", {"name": "a", "env": [{"name": "A"}, {"name": "A"}]}),
+    ("wrong type", {"name": "a", "replicas": "three"}),
+]
+
+
+def docs_of(program, path):
+    """The CRDs a file holds."""
+    return [o for o in stored.objects_of(program, path)
+            if o.get("kind") == "CustomResourceDefinition"]
+
+
+def repaired(crd):
+    """The CRD as a v1 server takes it: the key fields of a map list that
+    have no default made required, and the fields a default sets that its
+    schema does not declare dropped (testdata's schema tests hold both; the
+    server refuses them). The list of repairs made, empty when none."""
+    crd = copy.deepcopy(crd)
+    done = []
+
+    def prune_default(d, sch):
+        if not isinstance(d, dict) or sch.get("x-kubernetes-preserve-unknown-fields"):
+            return d
+        props = sch.get("properties")
+        if props is None:
+            return d
+        return {k: prune_default(v, props[k]) for k, v in d.items() if k in props}
+
+    def walk(sch, path):
+        if not isinstance(sch, dict):
+            return
+        if "default" in sch and isinstance(sch["default"], dict):
+            d = prune_default(sch["default"], sch)
+            if d != sch["default"]:
+                done.append("%s: default without undeclared fields" % path)
+                sch["default"] = d
+        if sch.get("x-kubernetes-list-type") == "map":
+            items = sch.get("items") or {}
+            req = items.setdefault("required", [])
+            for k in sch.get("x-kubernetes-list-map-keys") or []:
+                if k not in req and "default" not in (items.get("properties") or {}).get(k, {}):
+                    req.append(k)
+                    done.append("%s: key %s required" % (path, k))
+        for k, v in (sch.get("properties") or {}).items():
+            walk(v, path + "." + k)
+        if isinstance(sch.get("items"), dict):
+            walk(sch["items"], path + "[]")
+        if isinstance(sch.get("additionalProperties"), dict):
+            walk(sch["additionalProperties"], path + "{}")
+    for v in crd["spec"]["versions"]:
+        walk(((v.get("schema") or {}).get("openAPIV3Schema")) or {}, v["name"])
+    return crd, done
+
+
+def variant(s, i):
+    return s if i == 0 else "%s%d" % (s, i)
+
+
+def gen(schema, name, i=0, depth=0, mode="full"):
+    """A value for `schema`: every property (mode full), only the required
+    ones (minimal), or nulls where there is a default or nullable (nulls);
+    `i` varies the scalars (distinct list items)."""
+    if schema.get("x-kubernetes-int-or-string"):
+        return 3 + i if i % 2 == 0 else "%d%%" % (10 + i)
+    if "enum" in schema:
+        return schema["enum"][i % len(schema["enum"])]
+    t = schema.get("type")
+    if schema.get("x-kubernetes-embedded-resource"):
+        v = {"apiVersion": "v1", "kind": "ConfigMap",
+             "metadata": {"name": variant("embedded", i), "labels": {"a": "b"},
+                          "creationTimestamp": None}}
+        if schema.get("x-kubernetes-preserve-unknown-fields"):
+            v["data"] = {"k": "v"}
+        for k, p in (schema.get("properties") or {}).items():
+            if k not in ("apiVersion", "kind", "metadata"):
+                v[k] = gen(p, k, i, depth + 1, mode)
+        return v
+    if t == "object" or schema.get("properties"):
+        props = schema.get("properties") or {}
+        out = {}
+        req = set(schema.get("required") or [])
+        for k, p in props.items():
+            if depth > 6:
+                break
+            if mode == "minimal" and k not in req:
+                continue
+            if mode == "nulls" and k not in req and ("default" in p or p.get("nullable")) \
+                    and p.get("type") != "array":
+                out[k] = None
+                continue
+            out[k] = gen(p, k, i, depth + 1, mode)
+        ap = schema.get("additionalProperties")
+        if not props and isinstance(ap, dict) and mode != "minimal":
+            out = {"k%d" % j: gen(ap, "v", i + j, depth + 1, mode) for j in range(2)}
+        elif not props and schema.get("x-kubernetes-preserve-unknown-fields") and mode != "minimal":
+            out = {"free": {"x": 1, "y": [1, "two"]}}
+        if schema.get("x-kubernetes-preserve-unknown-fields") and props and mode != "minimal":
+            out["undeclared"] = {"kept": True}
+        return out
+    if t == "array":
+        items = schema.get("items") or {}
+        n = 1 if mode == "minimal" else 2
+        return [gen(items, name, i + j, depth + 1, "full" if mode == "nulls" else mode)
+                for j in range(n)]
+    if t == "integer":
+        lo = schema.get("minimum", 1)
+        hi = schema.get("maximum", lo + 100)
+        return min(hi, lo + i)
+    if t == "number":
+        return 1.5 + i
+    if t == "boolean":
+        return i % 2 == 0
+    if schema.get("format") == "date-time":
+        return "2024-01-0%dT00:00:00Z" % (1 + i % 9)
+    if schema.get("pattern"):
+        for cand in ("abc", "1Gi", "a-b", "A1", "1", "a.b"):
+            v = cand + ("x" * i if cand[-1].isalpha() else "")
+            if re.search(schema["pattern"], v):
+                return v
+        return "abc"
+    return variant("s-" + name, i)
+
+
+def objects_for(crd):
+    """(name, object) of every served version: full, minimal and nulls."""
+    spec = crd["spec"]
+    ns = spec.get("scope") == "Namespaced"
+    out = []
+    for v in spec["versions"]:
+        if not v.get("served"):
+            continue
+        root = ((v.get("schema") or {}).get("openAPIV3Schema")) or {}
+        for mode in ("full", "minimal", "nulls"):
+            body = gen(root, "root", 0, 0, mode)
+            for k in ("apiVersion", "kind", "metadata"):
+                body.pop(k, None)
+            if mode == "full" and isinstance(body.get("spec"), dict):
+                body["spec"]["judgeUndeclared"] = "pruned"  # no schema declares it
+            if mode != "full":
+                body.pop("status", None)  # the full object carries one: a status
+                # subresource makes the main resource's writes drop it
+            name = "gen-%s-%s" % (v["name"], mode)
+            md = {"name": name}
+            if ns:
+                md["namespace"] = "default"
+            obj = dict({"apiVersion": "%s/%s" % (spec["group"], v["name"]),
+                        "kind": spec["names"]["kind"], "metadata": md}, **body)
+            out.append(("%s %s" % (crd["metadata"]["name"], name), obj))
+    return out
+
+
+def edited(obj):
+    """obj with a label and its first plain string of spec changed."""
+    o = copy.deepcopy(obj)
+    o["metadata"].setdefault("labels", {})["judge.example.com/step"] = "edit"
+
+    def change(v):
+        # a plain string gen() made (not a date, a pattern's or an enum's)
+        if isinstance(v, dict):
+            for k in sorted(v):
+                if isinstance(v[k], str) and v[k].startswith("s-"):
+                    v[k] = v[k] + "-edited"
+                    return True
+                if change(v[k]):
+                    return True
+        return False
+    change(o.get("spec"))
+    return o
+
+
+def run(program, now, *args):
+    env = dict(os.environ)
+    env.pop("SMPATCH_NOW", None)
+    if now:
+        env["SMPATCH_NOW"] = now
+    p = subprocess.run([program] + list(args), capture_output=True, text=True, env=env,
+                       timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def newest_time(obj):
+    times = [m.get("time") for m in (obj.get("metadata") or {}).get("managedFields") or []
+             if m.get("time")]
+    return max(times) if times else None
+
+
+class Tally:
+    def __init__(self):
+        self.agree = self.total = 0
+        self.unpredicted = []
+
+    def check(self, ref, problems):
+        self.total += 1
+        if problems:
+            print("DIFFER %s: %s" % (ref, "; ".join(problems[:6])))
+        else:
+            self.agree += 1
+
+
+def step(srv, program, tally, ref, cfg, live, crdp, tmp, server_side):
+    """One kubectl apply of cfg and smpatch's prediction of it; the answer."""
+    cfgp, livep = os.path.join(tmp, "cr.json"), os.path.join(tmp, "cr-live.json")
+    with open(cfgp, "w") as f:
+        json.dump(cfg, f)
+    if live is not None:
+        with open(livep, "w") as f:
+            json.dump(live, f)
+    mode = ["--server-side"] if server_side else []
+    mark = srv.mark()
+    rc, out, err = srv.kubectl("apply", *mode, "--validate=false", "-f", cfgp, "-o", "json",
+                               "--show-managed-fields")
+    answer = json.loads(out) if rc == 0 and out.strip() else None
+    prc, pout, perr = run(program, newest_time(answer) if answer else None, "apply", *mode,
+                          "--validate=false", "--schema", crdp, "-f", cfgp,
+                          *(["--live", livep] if live is not None else []),
+                          "--dry-run=server", "-o", "json", "--show-managed-fields")
+    problems = []
+    if rc != 0:
+        if prc == 0:
+            tally.unpredicted.append("%s: %s" % (ref, err.strip().splitlines()[-1][:200]))
+            return None
+        # both refuse: the same Status
+        bad = [r for r in srv.recorded(mark) if r["status"] >= 400 and r["method"] != "GET"]
+        got = [g for g in stored.json_stream(pout) if isinstance(g, dict)
+               and g.get("kind") == "Status"]
+        if not bad or len(got) != 1:
+            problems.append("both refuse, smpatch without the Status: %s" % perr.strip()[:200])
+        else:
+            problems += judge.differences(bad[-1]["response"], got[0])
+    elif prc != 0:
+        problems.append("smpatch exits %d: %s" % (prc, perr.strip()[:300]))
+    else:
+        problems += judge.differences(judge.masked(answer), judge.masked(json.loads(pout)))
+    tally.check(ref, problems)
+    return answer
+
+
+def establish(srv, crd, tmp):
+    """Creates the CRD (after deleting one of that name) and waits until it
+    is Established; the path of its file for --schema."""
+    p = os.path.join(tmp, "crd-%s.json" % crd["metadata"]["name"])
+    with open(p, "w") as f:
+        json.dump(crd, f)
+    srv.kubectl("delete", "-f", p, "--ignore-not-found", "--wait=true", "--timeout=60s")
+    rc, _, err = srv.kubectl("apply", "-f", p)
+    if rc != 0:
+        return None, err
+    rc, _, err = srv.kubectl("wait", "--for=condition=Established", "-f", p, "--timeout=60s")
+    if rc != 0:
+        return None, err
+    # discovery: wait until kubectl can resolve the kind
+    plural = "%s.%s" % (crd["spec"]["names"]["plural"], crd["spec"]["group"])
+    for _ in range(50):
+        if srv.kubectl("get", plural, "-A", "-o", "name")[0] == 0:
+            break
+        time.sleep(0.2)
+    return p, None
+
+
+def refusals(srv, program, tally, crdp, tmp):
+    """JUDGE_CRD's validation: predicted refusals must carry the server's
+    Status; the rest are counted as not predicted yet."""
+    predicted = 0
+    for what, spec in REFUSED:
+        cfg = {"apiVersion": "realserver.example.com/v1", "kind": "Judge",
+               "metadata": {"name": "refused", "namespace": "default"}, "spec": spec}
+        cfgp = os.path.join(tmp, "refused.json")
+        with open(cfgp, "w") as f:
+            json.dump(cfg, f)
+        mark = srv.mark()
+        rc, _, err = srv.kubectl("apply", "-f", cfgp)
+        bad = [r for r in srv.recorded(mark) if r["status"] >= 400 and r["method"] != "GET"]
+        prc, pout, perr = run(program, None, "apply", "--schema", crdp, "-f", cfgp,
+                              "--dry-run=server", "-o", "json")
+        ref = "refusal: " + what
+        if rc == 0:
+            tally.check(ref, ["the server accepted it"] if prc != 0 else [])
+            if prc == 0:
+                print("note: %s accepted by both" % ref)
+            continue
+        if prc == 0:
+            tally.unpredicted.append("%s: %s" % (ref, err.strip().splitlines()[-1][:200]))
+            continue
+        predicted += 1
+        got = [g for g in stored.json_stream(pout) if isinstance(g, dict)
+               and g.get("kind") == "Status"]
+        problems = []
+        if not bad or len(got) != 1:
+            problems.append("smpatch exits %d: %s" % (prc, perr.strip()[:200]))
+        else:
+            problems += judge.differences(bad[-1]["response"], got[0])
+        tally.check(ref, problems)
+    return predicted
+
+
+def main():
+    realserver, program, src, started = judge.suite_args(__doc__)
+    crds = [JUDGE_CRD]
+    for f in ("stored-crd.yaml", "widgets-crd.yaml", "gizmos-crd.json"):
+        crds += docs_of(program, os.path.join(src, "testdata", "schema", f))
+    tally = Tally()
+    nobj = predicted = 0
+    refused_crds = []
+    with judge.Server(realserver) as srv, tempfile.TemporaryDirectory() as tmp:
+        for crd in crds:
+            crd, repairs = repaired(crd)
+            if repairs:
+                print("repaired %s: %s" % (crd["metadata"]["name"], "; ".join(repairs)))
+            crdp, err = establish(srv, crd, tmp)
+            if not crdp:
+                # an invalid v1 CRD (testdata's schema tests use some): its
+                # objects cannot be judged
+                refused_crds.append("%s: %s" % (crd["metadata"]["name"], err.strip()[:300]))
+                continue
+            for ref, obj in objects_for(crd):
+                nobj += 1
+                live = step(srv, program, tally, ref + " create", obj, None, crdp, tmp, False)
+                if live is not None:
+                    step(srv, program, tally, ref + " edit", edited(obj), live, crdp, tmp, False)
+                ssa = copy.deepcopy(obj)
+                ssa["metadata"]["name"] += "-ssa"
+                live = step(srv, program, tally, ref + " ssa", ssa, None, crdp, tmp, True)
+                if live is not None:
+                    step(srv, program, tally, ref + " ssa-edit", edited(ssa), live, crdp, tmp,
+                         True)
+            if crd["metadata"]["name"] == JUDGE_CRD["metadata"]["name"]:
+                predicted = refusals(srv, program, tally, crdp, tmp)
+    for u in tally.unpredicted:
+        print("NOT PREDICTED " + u)
+    for u in refused_crds:
+        print("CRD REFUSED " + u)
+    print("custom: %d CRDs (%d refused by the server), %d objects; refusals: %d predicted, "
+          "%d not predicted yet" % (len(crds), len(refused_crds), nobj, predicted,
+                                    len(tally.unpredicted)))
+    judge.report("custom", tally.agree, tally.total, started)
+
+
+if __name__ == "__main__":
+    main()
