@@ -407,7 +407,7 @@ int smp_changes(smp_doc **out, const smp_value *before, const smp_value *after,
 	const char *av = smp_value_string(smp_value_at(obj, "apiVersion"), NULL);
 	const char *kind = smp_value_string(smp_value_at(obj, "kind"), NULL);
 	const smp_gvk_entry *e = NULL;
-	smp_doc *doc;
+	smp_doc *doc, *mb = NULL, *ma = NULL;
 	cctx c;
 
 	if (out)
@@ -432,6 +432,19 @@ int smp_changes(smp_doc **out, const smp_value *before, const smp_value *after,
 	c.mask = !(o.flags & SMP_CHANGES_NO_MASK) && kind && strcmp(kind, "Secret") == 0 && av &&
 	         strcmp(av, "v1") == 0;
 	c.no_mf = (o.flags & SMP_CHANGES__NO_MANAGED_FIELDS) != 0;
+	if (c.mask) {
+		/* the Secret's values inside its last-applied annotations too
+		 * (smp_display_objects masks them as -o diff shows them); data
+		 * that the Masker refuses is left to the path masking below */
+		smp_error ignored;
+
+		if (smp_display_objects(before ? &mb : NULL, after ? &ma : NULL, before, after,
+		                        SMP_DISPLAY_MANAGED_FIELDS | SMP_DISPLAY_MASK_SECRETS,
+		                        &ignored) == 0) {
+			before = mb ? smp_doc_root(mb, 0) : before;
+			after = ma ? smp_doc_root(ma, 0) : after;
+		}
+	}
 	if (!c.list) {
 		c.rc = SMP_ENOMEM;
 	} else if (!before && after) {
@@ -477,6 +490,8 @@ int smp_changes(smp_doc **out, const smp_value *before, const smp_value *after,
 		diff(&c, before, after, e ? e->type : NULL, NULL, 0);
 	}
 	smp_buf_release(&c.path);
+	smp_doc_free(mb);
+	smp_doc_free(ma);
 	if (c.rc || smp_doc_push_root(doc, c.list)) {
 		smp_doc_free(doc);
 		return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");

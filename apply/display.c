@@ -2,12 +2,14 @@
  * display.c - the objects kubectl prints: without metadata.managedFields
  * unless asked (printers.OmitManagedFieldsPrinter of `kubectl apply -o`,
  * `kubectl diff`), and with the data of v1 Secrets masked as `kubectl
- * diff`'s Masker (k8s.io/kubectl/pkg/cmd/diff/diff.go) masks it.
+ * diff`'s Masker (k8s.io/kubectl/pkg/cmd/diff/diff.go) masks it, inside
+ * the last-applied annotation too.
  */
 #include "apply/apply_int.h"
 #include "merge/merge.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MASK_DEFAULT "***"
@@ -179,15 +181,111 @@ out:
 	return rc;
 }
 
+/* The last-applied annotation's value of obj (NULL when absent or not a
+ * string), and where it sits. */
+static smp_member *last_applied_member(smp_value *obj)
+{
+	smp_value *anns = smpv_map_get(smpv_map_get(obj, "metadata"), "annotations");
+	ptrdiff_t i;
+
+	if (smp_value_type(anns) != SMP_MAP)
+		return NULL;
+	i = smpv_map_find(anns, SMP_LAST_APPLIED_ANNOTATION, strlen(SMP_LAST_APPLIED_ANNOTATION));
+	if (i < 0 || anns->u.map.items[i].val->type != SMP_STRING)
+		return NULL;
+	return &anns->u.map.items[i];
+}
+
+/* The annotation's configuration, parsed (NULL when it is not an object). */
+static smp_doc *parse_last_applied(const smp_member *m)
+{
+	smp_doc *d = NULL;
+
+	if (!m || smp_doc_parse(&d, m->val->u.s.ptr, m->val->u.s.len, NULL, NULL) ||
+	    smp_doc_count(d) != 1 || smp_value_type(smp_doc_root(d, 0)) != SMP_MAP) {
+		smp_doc_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* Writes the masked configuration back into the annotation (in arena a),
+ * encoded as kubectl encodes it, the trailing newline kept; an annotation
+ * that is no configuration becomes "***" whole. */
+static int put_last_applied(smp_arena *a, smp_member *m, const smp_doc *d, smp_error *err)
+{
+	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
+	bool nl = m->val->u.s.len && m->val->u.s.ptr[m->val->u.s.len - 1] == '\n';
+	char *text = NULL;
+	size_t n = 0;
+	smp_buf b;
+	int rc;
+
+	if (!d) {
+		m->val = smpv_str(a, MASK_DEFAULT, 3);
+		return m->val ? 0 : oom(err);
+	}
+	po.sort_keys = true;
+	po.go_escape = true;
+	if ((rc = smp_print(&text, &n, smp_doc_root(d, 0), &po, err)))
+		return rc;
+	smp_buf_init(&b);
+	smp_buf_put(&b, text, n);
+	if (nl)
+		smp_buf_putc(&b, '\n');
+	smp_free(text);
+	m->val = b.oom ? NULL : smpv_str(a, b.ptr ? b.ptr : "", b.len);
+	smp_buf_release(&b);
+	return m->val ? 0 : oom(err);
+}
+
+/* The Secret values inside the last-applied annotations of both objects
+ * (kubectl leaks them there): masked as the data fields, each side's
+ * configuration against the other's, and written back. */
+static int mask_last_applied(smp_arena *fa, smp_value *from_obj, smp_arena *ta,
+                             smp_value *to_obj, smp_error *err)
+{
+	smp_member *fm = from_obj ? last_applied_member(from_obj) : NULL;
+	smp_member *tm = to_obj ? last_applied_member(to_obj) : NULL;
+	smp_doc *fd = parse_last_applied(fm), *td = parse_last_applied(tm);
+	smp_value *fv = fd ? (smp_value *)smp_doc_root(fd, 0) : NULL;
+	smp_value *tv = td ? (smp_value *)smp_doc_root(td, 0) : NULL;
+	smp_error ignored;
+	int rc = 0;
+
+	if (!fm && !tm)
+		return 0;
+	/* a configuration whose data is no map is masked whole */
+	if ((fv || tv) &&
+	    (mask_field(fd ? &fd->arena : NULL, fv, td ? &td->arena : NULL, tv, "data",
+	                &ignored) ||
+	     mask_field(fd ? &fd->arena : NULL, fv, td ? &td->arena : NULL, tv, "stringData",
+	                &ignored))) {
+		smp_doc_free(fd);
+		smp_doc_free(td);
+		fd = td = NULL;
+	}
+	if (fm)
+		rc = put_last_applied(fa, fm, fd, err);
+	if (!rc && tm)
+		rc = put_last_applied(ta, tm, td, err);
+	smp_doc_free(fd);
+	smp_doc_free(td);
+	return rc;
+}
+
 /* kubectl diff's Masker masks `data`; `stringData` (a configuration's
  * plain-text values, which the server folds into data) is masked the same
- * way, so that no secret value shows in a diff. */
+ * way, and so are both inside the last-applied annotation, so that no
+ * secret value shows in a diff. */
 static int mask_secrets(smp_arena *fa, smp_value *from_obj, smp_arena *ta, smp_value *to_obj,
                         smp_error *err)
 {
 	int rc = mask_field(fa, from_obj, ta, to_obj, "data", err);
 
-	return rc ? rc : mask_field(fa, from_obj, ta, to_obj, "stringData", err);
+	if (!rc)
+		rc = mask_field(fa, from_obj, ta, to_obj, "stringData", err);
+	return rc ? rc : mask_last_applied(fa, from_obj, ta, to_obj, err);
 }
 
 int smp_display_objects(smp_doc **before_out, smp_doc **after_out, const smp_value *before,

@@ -37,6 +37,7 @@ typedef struct apply_cli_args {
 	bool recursive, managed, force, overwrite, prune, all, server_dry_run, client_dry_run;
 	bool color;                /* -o diff: ANSI colours (--color) */
 	bool no_progress;          /* --no-progress */
+	bool summary;              /* --summary: the plan's counts on stderr */
 	unsigned jobs;             /* --jobs: threads (default: the cores) */
 	const char *external_diff; /* -o diff: $KUBECTL_EXTERNAL_DIFF, or NULL */
 	smp_propagation cascade;   /* prune: --cascade */

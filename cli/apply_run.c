@@ -445,6 +445,7 @@ typedef struct apply_out {
 	size_t done, total;
 	struct timespec start, last;
 	int code;      /* the first failure's exit code */
+	size_t counts[SMP_PLAN_SUMMARY_COUNT]; /* --summary */
 	int fatal;     /* an error that ends the run (after its message) */
 	bool differs;
 } apply_out;
@@ -741,6 +742,9 @@ static int on_entry(const smp_plan_entry *e, void *user)
 	smp_apply_object_ref(ref, sizeof(ref), smp_plan_entry_object(e) ? smp_plan_entry_object(e)
 	                                       : smp_plan_entry_live(e));
 	progress(o);
+	if (a->summary &&
+	    (rc = smp_plan_summary_add(o->counts, SMP_PLAN_SUMMARY_COUNT, e, &err)))
+		goto out;
 	if (act == SMP_ACTION_ERROR || act == SMP_ACTION_CONFLICT) {
 		report(o, e);
 		if (objects)
@@ -895,6 +899,16 @@ static int finish(apply_out *o)
 		if (rc > 1)
 			return CLI_INTERNAL;
 		o->differs = rc == 1;
+	}
+	if (a->summary) {
+		/* one line after the plan, as terraform's "Plan: ..." */
+		char *line = NULL;
+
+		if (smp_plan_summary_line(&line, NULL, o->counts, &err))
+			return oom();
+		fflush(stdout);
+		fprintf(stderr, "%s\n", line);
+		smp_free(line);
 	}
 	if (o->code == CLI_OK && a->fmt == APPLY_OUT_DIFF && o->differs)
 		return CLI_DIFF;

@@ -19,6 +19,7 @@ static const char *const help_text[] = {
 	"                     [-l SELECTOR] [--field-selector SEL]\n"
 	"                     [-n NAMESPACE] [--openapi FILE | --schema CRD.yaml ...]\n"
 	"                     [--cluster-scoped KIND[.GROUP] ...] [--dry-run=none|client]\n"
+	"                     [--summary]\n"
 	"       smpatch apply --server-side [--field-manager NAME] [--force-conflicts]\n"
 	"                     -f PATH ... [--dry-run=server] (and the options above;\n"
 	"                     prune with --applyset only)\n"
@@ -93,7 +94,8 @@ static const char *const help_text[] = {
 	"                        anything differs, like kubectl diff. As there, the\n"
 	"                        values of a v1 Secret's data show as ***, or\n"
 	"                        *** (before) / *** (after) where they change.\n"
-	"                        The values of stringData are masked the same way.\n"
+	"                        The values of stringData are masked the same way,\n"
+	"                        and both inside the last-applied annotation too.\n"
 	"                        With $KUBECTL_EXTERNAL_DIFF set, that program runs\n"
 	"                        instead, as kubectl diff runs it: on two directories,\n"
 	"                        LIVE-* and MERGED-*, of one file per object named\n"
@@ -186,6 +188,7 @@ static const char *const help_text[] = {
 	"                        repeatable. Without it such a kind is cluster-scoped\n"
 	"                        when a live object of it has no namespace, else it\n"
 	"                        is assumed namespaced (with a warning)\n"
+	,
 	"      --validate[=HOW]  the server's field validation of what is sent:\n"
 	"                        strict (default; true): an unknown field fails the\n"
 	"                        object with the server's message (strict decoding\n"
@@ -200,6 +203,12 @@ static const char *const help_text[] = {
 	"                        for every key or item); repeatable\n"
 	"      --ignore-manager NAME  likewise for the fields NAME owns in the live\n"
 	"                        object's managedFields; repeatable\n"
+	"      --summary         after the plan, one line on stderr: \"N objects: A to\n"
+	"                        create, B to configure, C unchanged, D to prune,\n"
+	"                        E conflicts, F errors; M fields changed\" (the\n"
+	"                        ApplySet parent aside; fields as -o changes lists\n"
+	"                        them, between stored forms with -o patch|diff|changes\n"
+	"                        or --dry-run=server); kubectl's outputs unchanged\n"
 	"      --no-progress     no progress line (on stderr, when it is a terminal\n"
 	"                        and the plan takes over a second: objects done of\n"
 	"                        all and the rate, rewritten in place)\n"
@@ -250,7 +259,7 @@ enum {
 	OPT_PRUNE, OPT_ALL, OPT_ALLOW, OPT_SELECTOR, OPT_FIELD_SELECTOR, OPT_NAMESPACE,
 	OPT_OPENAPI, OPT_SCHEMA, OPT_CLUSTER_SCOPED, OPT_DRY_RUN, OPT_SERVER_SIDE,
 	OPT_FIELD_MANAGER, OPT_FORCE_CONFLICTS, OPT_COLOR, OPT_CASCADE, OPT_GRACE_PERIOD,
-	OPT_VALIDATE, OPT_IGNORE_FIELD, OPT_IGNORE_MANAGER, OPT_NO_PROGRESS, OPT_JOBS,
+	OPT_VALIDATE, OPT_IGNORE_FIELD, OPT_IGNORE_MANAGER, OPT_NO_PROGRESS, OPT_SUMMARY, OPT_JOBS,
 	OPT_CSA_MANAGER, OPT_APPLYSET, OPT_APPLYSET_TOOLING
 };
 
@@ -285,6 +294,7 @@ const cli_option cli_apply_options[] = {
 	{"ignore-field", 0, CLI_ARG_VALUE, OPT_IGNORE_FIELD, NULL, NULL},
 	{"ignore-manager", 0, CLI_ARG_VALUE, OPT_IGNORE_MANAGER, NULL, NULL},
 	{"no-progress", 0, CLI_ARG_BOOL, OPT_NO_PROGRESS, NULL, NULL},
+	{"summary", 0, CLI_ARG_BOOL, OPT_SUMMARY, NULL, NULL},
 	{"jobs", 0, CLI_ARG_VALUE, OPT_JOBS, NULL, NULL},
 	{"csa-manager", 0, CLI_ARG_VALUE, OPT_CSA_MANAGER, NULL, NULL},
 	{"applyset", 0, CLI_ARG_VALUE, OPT_APPLYSET, NULL, NULL},
@@ -362,6 +372,7 @@ static int take(apply_cli_args *a, apply_flags *f, const cli_args *p, int k)
 	case OPT_IGNORE_FIELD: a->ignore_fields[a->nignore_fields++] = p->value; break;
 	case OPT_IGNORE_MANAGER: a->ignore_managers[a->nignore_managers++] = p->value; break;
 	case OPT_NO_PROGRESS: a->no_progress = p->on; break;
+	case OPT_SUMMARY: a->summary = p->on; break;
 	case OPT_GRACE_PERIOD: return grace_period(a, p->value);
 	case OPT_JOBS: return apply_cli_jobs(&a->jobs, "apply", p->value);
 	case OPT_CSA_MANAGER: a->csa_managers[a->ncsa_managers++] = p->value; break;

@@ -133,16 +133,18 @@ static void indent_json(cli_buf *out, const char *s, size_t n)
 	}
 }
 
+/* kubectl's refusal of an object without the annotation: it names the
+ * object by its name alone (info.Name). */
 static int no_annotation(const cli_obj *o, const smp_value *obj, bool hint)
 {
 	smp_error e;
-	char ref[512];
+	const char *name = smp_value_string(smp_value_at(obj, "metadata.name"), NULL);
 
 	memset(&e, 0, sizeof(e));
 	e.code = SMP_EINVALOBJ;
-	smp_apply_object_ref(ref, sizeof(ref), obj);
 	snprintf(e.message, sizeof(e.message),
-	         "no last-applied-configuration annotation found on resource: %s%s", ref,
+	         "no last-applied-configuration annotation found on resource: %s%s",
+	         name ? name : "",
 	         hint ? ", to create the annotation, run the command with "
 	                "--create-annotation" : "");
 	return cli_fail_at(&e, o);

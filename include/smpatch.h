@@ -1600,6 +1600,42 @@ SMP_API const smp_value *smp_plan_entry_delete_options(const smp_plan_entry *e);
 SMP_API int smp_plan_entry_changes(smp_doc **out, const smp_plan_entry *e, unsigned flags,
                                    smp_error *err);
 
+/* A plan's summary, as people reviewing a big change read it ("3
+ * objects: 1 to create, 1 to configure, 1 unchanged, 0 to prune, 0
+ * conflicts, 0 errors; 7 fields changed"): counts in this order, the
+ * ApplySet parent's entries left out (kubectl prints nothing about it). */
+enum {
+	SMP_PLAN_SUMMARY_OBJECTS = 0,   /* entries counted */
+	SMP_PLAN_SUMMARY_CREATE,
+	SMP_PLAN_SUMMARY_CONFIGURE,
+	SMP_PLAN_SUMMARY_UNCHANGED,
+	SMP_PLAN_SUMMARY_PRUNE,
+	SMP_PLAN_SUMMARY_CONFLICT,
+	SMP_PLAN_SUMMARY_ERROR,
+	SMP_PLAN_SUMMARY_CHANGES,       /* changed fields (smp_plan_entry_changes) */
+	SMP_PLAN_SUMMARY_COUNT
+};
+
+/* The name of count i ("objects", "create", "configure", "unchanged",
+ * "prune", "conflict", "error", "changes"), NULL past the last: bindings
+ * read the order from here. */
+SMP_API const char *smp_plan_summary_key(size_t i);
+
+/* Adds entry e to counts[0..n) (n up to SMP_PLAN_SUMMARY_COUNT; a
+ * streaming run adds each entry it is given): its action, and its changed
+ * fields as smp_plan_entry_changes counts them. SMP_EINVAL, SMP_ENOMEM. */
+SMP_API int smp_plan_summary_add(size_t *counts, size_t n, const smp_plan_entry *e,
+                                 smp_error *err);
+
+/* The counts of every entry of a computed plan into counts[0..n), zeroed
+ * first. SMP_EINVAL, SMP_ENOMEM. */
+SMP_API int smp_plan_summary(const smp_plan *plan, size_t *counts, size_t n, smp_error *err);
+
+/* The summary line of counts[0..SMP_PLAN_SUMMARY_COUNT), without a
+ * newline, into a new buffer (free with smp_free; `len` may be NULL). */
+SMP_API int smp_plan_summary_line(char **out, size_t *len, const size_t *counts,
+                                  smp_error *err);
+
 /* smp_plan_entry_status_line flags */
 enum {
 	SMP_PLAN_LINE_DRY_RUN = 1u << 0,       /* " (dry run)" */

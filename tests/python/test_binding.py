@@ -467,7 +467,9 @@ class Plans(unittest.TestCase):
                   "data: {password: c2VjcmV0}\n")
         d = smpatch.apply(secret, None)[0].diff()
         self.assertIn("+  password: '***'\n", d.replace('"', "'"))
-        self.assertNotIn("password: c2VjcmV0", d)
+        # nowhere, the last-applied annotation included
+        self.assertNotIn("c2VjcmV0", d)
+        self.assertIn('"data":{"password":"***"}', d)
 
     def test_conflict_detail(self):
         last = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"1"}}'
@@ -684,6 +686,8 @@ def _case_options(words, case):
             opts[_FLAGS[name]] = val
         elif name in ("--show-managed-fields", "--dry-run"):
             pass  # changes what is printed, not the request
+        elif name == "--summary":
+            opts["_summary"] = True  # Plan.summary_line(), the last stderr line
         elif name in ("--prune", "--all", "--server-side", "--force-conflicts", "--overwrite"):
             key = {"--prune": "prune", "--all": "prune_all", "--server-side": "server_side",
                    "--force-conflicts": "force_conflicts", "--overwrite": "overwrite"}[name]
@@ -737,6 +741,7 @@ class PlansEqualTheCLI(unittest.TestCase):
 
     def _check(self, case, exp, opts, configs, live):
         want = read(exp, "stdout").splitlines()
+        summary = opts.pop("_summary", False)
         try:
             # -o patch counts the changes of the stored forms
             plan = smpatch.Plan(**{k: v for k, v in opts.items() if k != "server_side"},
@@ -750,6 +755,12 @@ class PlansEqualTheCLI(unittest.TestCase):
         except smpatch.Error:
             self.assertEqual(want, [])  # the CLI printed nothing either
             return
+        if summary:
+            self.assertEqual(plan.summary_line(), read(exp, "stderr").splitlines()[-1])
+            counts = plan.summary()
+            self.assertEqual(counts["objects"], sum(1 for e in plan if not e.applyset_parent))
+            self.assertEqual(counts["changes"], sum(len(e.changes()) for e in plan
+                                                    if not e.failed and not e.applyset_parent))
         # a failed object has a line when the server would answer it
         got = [e for e in plan if not e.failed or e.server_status is not None]
         self.assertEqual(len(got), len(want))

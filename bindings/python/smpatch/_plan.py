@@ -47,6 +47,10 @@ def _declare():
         ("smp_plan_compute", c_int, _P, _ERR),
         ("smp_plan_run", c_int, _P, _RUN_FN, _P, _ERR),
         ("smp_plan_count", c_size_t, _P),
+        ("smp_plan_summary_key", c_char_p, c_size_t),
+        ("smp_plan_summary", c_int, _P, ctypes.POINTER(c_size_t), c_size_t, _ERR),
+        ("smp_plan_summary_line", c_int, ctypes.POINTER(_P), ctypes.POINTER(c_size_t),
+         ctypes.POINTER(c_size_t), _ERR),
         ("smp_plan_entry_at", _P, _P, c_size_t),
         ("smp_plan_entry_action", c_int, _P),
         ("smp_plan_entry_applyset_parent", c_bool, _P),
@@ -539,6 +543,32 @@ class Plan(V.Handle, collections.abc.Sequence):
 
     def __len__(self):
         return len(self._computed())
+
+    def summary(self):
+        """The plan's counts, as `smpatch apply --summary` gives them: a dict
+        of "objects", "create", "configure", "unchanged", "prune",
+        "conflict", "error" (entries, the ApplySet parent's aside) and
+        "changes" (changed fields, as .changes() lists them)."""
+        keys = []
+        while True:
+            k = _F["smp_plan_summary_key"](len(keys))
+            if k is None:
+                break
+            keys.append(k.decode())
+        self._computed()
+        counts, e = (ctypes.c_size_t * len(keys))(), n.Error()
+        E.check(_F["smp_plan_summary"](self._handle(), counts, len(keys), ctypes.byref(e)), e)
+        return dict(zip(keys, counts))
+
+    def summary_line(self):
+        """The summary as --summary prints it: "3 objects: 1 to create, ...;
+        7 fields changed"."""
+        keys = self.summary()
+        counts = (ctypes.c_size_t * len(keys))(*keys.values())
+        buf, size, e = ctypes.c_void_p(), ctypes.c_size_t(), n.Error()
+        E.check(_F["smp_plan_summary_line"](ctypes.byref(buf), ctypes.byref(size), counts,
+                                            ctypes.byref(e)), e)
+        return _taken_text(buf, size)
 
     @property
     def failed(self):
