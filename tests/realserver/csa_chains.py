@@ -28,22 +28,14 @@ conflict and the object left as it was.
 import copy
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gen_objects  # noqa: E402
 import judge  # noqa: E402
 import stored  # noqa: E402
-
-
-def newest_time(obj):
-    mf = (obj.get("metadata") or {}).get("managedFields") or []
-    times = [m.get("time") for m in mf if m.get("time")]
-    return max(times) if times else None
 
 
 def content(obj):
@@ -56,14 +48,9 @@ def content(obj):
 
 
 def run_smpatch(program, cfg, live, now, *args):
-    env = dict(os.environ)
-    if now:
-        env["SMPATCH_NOW"] = now
-    else:
-        env.pop("SMPATCH_NOW", None)
-    argv = [program, "apply", "-f", cfg] + (["--live", live] if live else []) + list(args)
-    p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
-    return p.returncode, p.stdout, p.stderr
+    """smpatch apply of cfg against live (a file, or None)."""
+    return judge.smpatch(program, "apply", "-f", cfg, *(["--live", live] if live else []),
+                         *args, now=now)
 
 
 def steps_of(obj):
@@ -169,7 +156,7 @@ def prune_chain(srv, program, tmp):
                                           "judge.example.com/set=prune", "-n", ns,
                                           "--dry-run=server", "-o", "json")
             pred = {}
-            for v in stored.json_stream(sout) if src == 0 else []:
+            for v in judge.json_stream(sout) if src == 0 else []:
                 for o in v.get("items", [v]) if v.get("kind") == "List" else [v]:
                     pred[(o["kind"], o["metadata"]["name"])] = o
             pruned = {ln["name"] for ln in lines if ln["action"] == "prune"}
@@ -281,7 +268,7 @@ def main():
                 rc, out, err = srv.kubectl("get", "-f", cfgp, "-o", "json", "--show-managed-fields")
                 after = json.loads(out)
                 prc, pout, perr = run_smpatch(program, cfgp, livep if live else None,
-                                              newest_time(after), "--dry-run=server", "-o", "json",
+                                              judge.newest_time(after), "--dry-run=server", "-o", "json",
                                               "--show-managed-fields")
                 total += 1
                 problems = []

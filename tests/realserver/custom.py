@@ -28,7 +28,6 @@ import copy
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -303,35 +302,6 @@ def edited(obj):
     return o
 
 
-def run(program, now, *args):
-    env = dict(os.environ)
-    env.pop("SMPATCH_NOW", None)
-    if now:
-        env["SMPATCH_NOW"] = now
-    p = subprocess.run([program] + list(args), capture_output=True, text=True, env=env,
-                       timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
-def newest_time(obj):
-    times = [m.get("time") for m in (obj.get("metadata") or {}).get("managedFields") or []
-             if m.get("time")]
-    return max(times) if times else None
-
-
-class Tally:
-    def __init__(self):
-        self.agree = self.total = 0
-        self.unpredicted = []
-
-    def check(self, ref, problems):
-        self.total += 1
-        if problems:
-            print("DIFFER %s: %s" % (ref, "; ".join(problems[:6])))
-        else:
-            self.agree += 1
-
-
 def step(srv, program, tally, ref, cfg, live, crdp, tmp, server_side):
     """One kubectl apply of cfg and smpatch's prediction of it; the answer."""
     cfgp, livep = os.path.join(tmp, "cr.json"), os.path.join(tmp, "cr-live.json")
@@ -345,23 +315,18 @@ def step(srv, program, tally, ref, cfg, live, crdp, tmp, server_side):
     rc, out, err = srv.kubectl("apply", *mode, "--validate=false", "-f", cfgp, "-o", "json",
                                "--show-managed-fields")
     answer = json.loads(out) if rc == 0 and out.strip() else None
-    prc, pout, perr = run(program, newest_time(answer) if answer else None, "apply", *mode,
-                          "--validate=false", "--schema", crdp, "-f", cfgp,
-                          *(["--live", livep] if live is not None else []),
-                          "--dry-run=server", "-o", "json", "--show-managed-fields")
+    prc, pout, perr = judge.smpatch(program, "apply", *mode, "--validate=false", "--schema",
+                                    crdp, "-f", cfgp,
+                                    *(["--live", livep] if live is not None else []),
+                                    "--dry-run=server", "-o", "json", "--show-managed-fields",
+                                    now=judge.newest_time(answer))
     problems = []
     if rc != 0:
         if prc == 0:
             tally.unpredicted.append("%s: %s" % (ref, err.strip().splitlines()[-1][:200]))
             return None
         # both refuse: the same Status
-        bad = [r for r in srv.recorded(mark) if r["status"] >= 400 and r["method"] != "GET"]
-        got = [g for g in stored.json_stream(pout) if isinstance(g, dict)
-               and g.get("kind") == "Status"]
-        if not bad or len(got) != 1:
-            problems.append("both refuse, smpatch without the Status: %s" % perr.strip()[:200])
-        else:
-            problems += judge.differences(bad[-1]["response"], got[0])
+        problems += judge.status_differences(srv.refusal(mark), pout)
     elif prc != 0:
         problems.append("smpatch exits %d: %s" % (prc, perr.strip()[:300]))
     else:
@@ -404,9 +369,8 @@ def refusals(srv, program, tally, crdp, tmp):
             json.dump(cfg, f)
         mark = srv.mark()
         rc, _, err = srv.kubectl("apply", "-f", cfgp)
-        bad = [r for r in srv.recorded(mark) if r["status"] >= 400 and r["method"] != "GET"]
-        prc, pout, perr = run(program, None, "apply", "--schema", crdp, "-f", cfgp,
-                              "--dry-run=server", "-o", "json")
+        prc, pout, perr = judge.smpatch(program, "apply", "--schema", crdp, "-f", cfgp,
+                                        "--dry-run=server", "-o", "json")
         ref = "refusal: " + what
         if rc == 0:
             tally.check(ref, ["the server accepted it"] if prc != 0 else [])
@@ -417,14 +381,7 @@ def refusals(srv, program, tally, crdp, tmp):
             tally.unpredicted.append("%s: %s" % (ref, err.strip().splitlines()[-1][:200]))
             continue
         predicted += 1
-        got = [g for g in stored.json_stream(pout) if isinstance(g, dict)
-               and g.get("kind") == "Status"]
-        problems = []
-        if not bad or len(got) != 1:
-            problems.append("smpatch exits %d: %s" % (prc, perr.strip()[:200]))
-        else:
-            problems += judge.differences(bad[-1]["response"], got[0])
-        tally.check(ref, problems)
+        tally.check(ref, judge.status_differences(srv.refusal(mark), pout))
     return predicted
 
 
@@ -433,7 +390,7 @@ def main():
     crds = [JUDGE_CRD]
     for f in ("stored-crd.yaml", "widgets-crd.yaml", "gizmos-crd.json"):
         crds += docs_of(program, os.path.join(src, "testdata", "schema", f))
-    tally = Tally()
+    tally = judge.Tally()
     nobj = predicted = 0
     refused_crds = []
     with judge.Server(realserver) as srv, tempfile.TemporaryDirectory() as tmp:

@@ -221,6 +221,11 @@ class Server:
         with open(os.path.join(self.state, "requests.jsonl"), encoding="utf-8") as f:
             return [json.loads(ln) for i, ln in enumerate(f) if i >= mark]
 
+    def refusal(self, mark):
+        """The Status of the last write refused since `mark`, or None."""
+        bad = [r for r in self.recorded(mark) if r["status"] >= 400 and r["method"] != "GET"]
+        return bad[-1]["response"] if bad else None
+
     def ensure_namespace(self, ns):
         if ns:
             self.request("POST", "/api/v1/namespaces",
@@ -236,11 +241,64 @@ def suite_args(doc):
     return sys.argv[1], sys.argv[2], sys.argv[3], time.time()
 
 
-def smpatch(program, *args, stdin=None):
-    """(exit code, stdout, stderr) of the smpatch program."""
+def smpatch(program, *args, stdin=None, now=None):
+    """(exit code, stdout, stderr) of the smpatch program, its clock at
+    `now` ($SMPATCH_NOW; the current time without it)."""
+    env = dict(os.environ)
+    env.pop("SMPATCH_NOW", None)
+    if now:
+        env["SMPATCH_NOW"] = now
     p = subprocess.run([program] + list(args), input=stdin, capture_output=True, text=True,
-                       timeout=120)
+                       env=env, timeout=120)
     return p.returncode, p.stdout, p.stderr
+
+
+def json_stream(text):
+    """The JSON values of a text that holds one after the other."""
+    dec, i, out = json.JSONDecoder(), 0, []
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i == len(text):
+            return out
+        v, i = dec.raw_decode(text, i)
+        out.append(v)
+
+
+def status_differences(status, out):
+    """How the one metav1.Status smpatch printed (-o json|yaml's refusals,
+    in `out`) differs from the server's `status`; [] when equal."""
+    got = [g for g in json_stream(out) if isinstance(g, dict) and g.get("kind") == "Status"]
+    if not isinstance(status, dict):
+        return ["the server answered no Status"]
+    if len(got) != 1:
+        return ["smpatch printed %d Status" % len(got)]
+    return differences(status, got[0])
+
+
+def newest_time(obj):
+    """The time of the newest managedFields entry of a server's answer (the
+    step's own), or None: the clock a prediction is given, so that the
+    entries sort as the server sorts them (the times are masked)."""
+    mf = (obj.get("metadata") or {}).get("managedFields") if isinstance(obj, dict) else None
+    times = [m.get("time") for m in mf or [] if m.get("time")]
+    return max(times) if times else None
+
+
+class Tally:
+    """agree/total of a suite's steps; the server's refusals smpatch does
+    not predict yet are kept apart (unpredicted)."""
+
+    def __init__(self):
+        self.agree = self.total = 0
+        self.unpredicted = []
+
+    def check(self, ref, problems):
+        self.total += 1
+        if problems:
+            print("DIFFER %s: %s" % (ref, "; ".join(problems[:6])))
+        else:
+            self.agree += 1
 
 
 def report(name, agree, total, started):

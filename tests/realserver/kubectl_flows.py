@@ -31,7 +31,6 @@ predicts from the objects read back before the step.
 import copy
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -40,23 +39,6 @@ sys.path.insert(0, HERE)
 import gen_objects  # noqa: E402
 import judge  # noqa: E402
 import stored  # noqa: E402
-
-
-def newest_time(obj):
-    mf = (obj.get("metadata") or {}).get("managedFields") or []
-    times = [m.get("time") for m in mf if m.get("time")]
-    return max(times) if times else None
-
-
-def run_smpatch(program, now, *args):
-    """(exit code, stdout, stderr) of smpatch, its clock at `now`."""
-    env = dict(os.environ)
-    env.pop("SMPATCH_NOW", None)
-    if now:
-        env["SMPATCH_NOW"] = now
-    p = subprocess.run([program] + list(args), capture_output=True, text=True, env=env,
-                       timeout=120)
-    return p.returncode, p.stdout, p.stderr
 
 
 def edited(obj, step):
@@ -95,19 +77,6 @@ CONFIGS = {
     "ssa": lambda o: without_note(edited(o, "migrate")),
     "back": lambda o: without_note(edited(o, "migrate")),
 }
-
-
-class Tally:
-    def __init__(self):
-        self.agree = self.total = 0
-        self.unpredicted = []  # refusals of the server smpatch does not predict
-
-    def check(self, ref, problems):
-        self.total += 1
-        if problems:
-            print("DIFFER %s: %s" % (ref, "; ".join(problems[:6])))
-        else:
-            self.agree += 1
 
 
 def compare(stored_obj, predicted):
@@ -186,10 +155,11 @@ def chain(srv, program, obj, tmp, tally, ref):
             return False
         where = "%s %s" % (ref, step)
         answer = json.loads(out) if rc == 0 and out.strip() else None
-        now = newest_time(answer) if answer else None
-        prc, pout, perr = run_smpatch(program, now, *sargs, "-f", cfgp,
-                                      *(["--live", livep] if live is not None else []),
-                                      "--dry-run=server", "-o", "json", "--show-managed-fields")
+        now = judge.newest_time(answer) if answer else None
+        live_args = ["--live", livep] if live is not None else []
+        prc, pout, perr = judge.smpatch(program, *sargs, "-f", cfgp, *live_args,
+                                        "--dry-run=server", "-o", "json",
+                                        "--show-managed-fields", now=now)
         problems = []
         if rc != 0:
             if prc == 0:
@@ -207,9 +177,8 @@ def chain(srv, program, obj, tmp, tally, ref):
             problems += compare(answer, json.loads(pout))
         if sargs[0] == "apply":
             # the requests themselves, as the recording proxy saw kubectl's
-            qrc, qout, qerr = run_smpatch(program, now, *sargs, "-f", cfgp,
-                                          *(["--live", livep] if live is not None else []),
-                                          "-o", "patch")
+            qrc, qout, qerr = judge.smpatch(program, *sargs, "-f", cfgp, *live_args,
+                                            "-o", "patch", now=now)
             if qrc != 0:
                 problems.append("smpatch -o patch exits %d: %s" % (qrc, qerr.strip()[:200]))
             else:
@@ -276,7 +245,7 @@ def applyset(srv, tmp, tally, server_side, parent, ns):
             tally.check(ref, ["kubectl apply: " + err.strip()[:300]])
             return
         after = read_back(srv, [cm, sec, dep, pobj], tmp)
-        now = max((newest_time(o) or "" for o in after), default="") or None
+        now = max((judge.newest_time(o) or "" for o in after), default="") or None
         try:
             plan = smpatch.apply(objs, before, server_side=server_side, namespace=ns,
                                  enforce_namespace=True, prune=True, applyset=parent,
@@ -307,13 +276,6 @@ def applyset(srv, tmp, tally, server_side, parent, ns):
         tally.check(ref, problems)
 
 
-def last_refusal(srv, mark):
-    """The Status of the last refused write since `mark` (the proxy's
-    record), or None."""
-    bad = [r for r in srv.recorded(mark) if r["status"] >= 400 and r["method"] != "GET"]
-    return bad[-1]["response"] if bad else None
-
-
 def refusals(srv, program, tmp, tally):
     """Writes kubectl's flows get refused: a second create (409
     AlreadyExists) and a server-side apply with an empty field manager (422
@@ -332,20 +294,15 @@ def refusals(srv, program, tmp, tally):
              ["apply", "--server-side", "--field-manager=", "--live", livep])):
         mark = srv.mark()
         krc, _, kerr = srv.kubectl(*kargs, "-f", cfgp)
-        status = last_refusal(srv, mark)
-        prc, pout, perr = run_smpatch(program, None, *sargs, "-f", cfgp, "-o", "json")
+        status = srv.refusal(mark)
+        prc, pout, perr = judge.smpatch(program, *sargs, "-f", cfgp, "-o", "json")
         problems = []
         if krc == 0 or not isinstance(status, dict):
             problems.append("the server accepted it: %s" % kerr.strip()[:200])
         elif prc not in (3, 4):
             problems.append("smpatch exits %d: %s" % (prc, perr.strip()[:200]))
         else:
-            got = stored.json_stream(pout)
-            got = [g for g in got if isinstance(g, dict) and g.get("kind") == "Status"]
-            if len(got) != 1:
-                problems.append("smpatch printed %d Status" % len(got))
-            else:
-                problems += judge.differences(status, got[0])
+            problems += judge.status_differences(status, pout)
         tally.check(ref, problems)
 
 
@@ -356,7 +313,7 @@ def main():
         if os.sep + "manifests" + os.sep in path:
             objs += [(os.path.relpath(path, src), o) for o in stored.objects_of(program, path)]
     objs += [("generated:" + n, o) for n, o in gen_objects.objects() if "-full" in n]
-    tally = Tally()
+    tally = judge.Tally()
     refused = 0
     with judge.Server(realserver) as srv, tempfile.TemporaryDirectory() as tmp:
         for where, obj in sorted(objs, key=lambda x: x[1]["kind"] != "Namespace"):

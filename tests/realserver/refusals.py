@@ -16,7 +16,6 @@ import json
 import os
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import judge  # noqa: E402
@@ -86,26 +85,6 @@ CATALOGUE = [
 ]
 
 
-def status_of_log(state, since):
-    """The Status of the last failed write in the proxy's log after `since`
-    lines, or None."""
-    with open(os.path.join(state, "requests.jsonl")) as f:
-        lines = f.readlines()[since:]
-    for line in reversed(lines):
-        r = json.loads(line)
-        if r["method"] in ("POST", "PATCH", "PUT") and r["status"] >= 400:
-            return r["response"]
-    return None
-
-
-def log_len(state):
-    try:
-        with open(os.path.join(state, "requests.jsonl")) as f:
-            return sum(1 for _ in f)
-    except FileNotFoundError:
-        return 0
-
-
 def canon(v):
     return json.dumps(v, sort_keys=True)
 
@@ -119,9 +98,9 @@ def main():
             path = os.path.join(tmp, name + ".json")
             with open(path, "w") as f:
                 json.dump(obj, f)
-            n = log_len(srv.state)
-            rc, out, err = srv.kubectl("-s", srv.base, "apply", "-f", path)
-            server = status_of_log(srv.state, n) if rc != 0 else None
+            n = srv.mark()
+            rc, out, err = srv.kubectl("apply", "-f", path)
+            server = srv.refusal(n) if rc != 0 else None
             prc, pout, perr = judge.smpatch(program, "apply", "-f", path, "--dry-run=server",
                                             "-o", "patch")
             predicted = None

@@ -16,7 +16,6 @@ import json
 import os
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import judge  # noqa: E402
@@ -45,25 +44,13 @@ def objects_of(program, path):
     if rc != 0 or not out.strip():
         return []
     items = []
-    for v in json_stream(out):
+    for v in judge.json_stream(out):
         if isinstance(v, list):
             items += v
         elif isinstance(v, dict):
             items += v.get("items", []) if v.get("kind") == "List" else [v]
     return [o for o in items if isinstance(o, dict) and o.get("apiVersion") and o.get("kind")
             and isinstance(o.get("metadata"), dict) and o["metadata"].get("name")]
-
-
-def json_stream(text):
-    """The JSON values of a text that holds one after the other."""
-    dec, i, out = json.JSONDecoder(), 0, []
-    while True:
-        while i < len(text) and text[i].isspace():
-            i += 1
-        if i == len(text):
-            return out
-        v, i = dec.raw_decode(text, i)
-        out.append(v)
 
 
 def key(o):
