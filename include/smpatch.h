@@ -1192,10 +1192,20 @@ SMP_API int smp_ssa_update(smp_ssa_result **out, const smp_value *live,
  * Update entries are removed; entries with a subresource are left alone.
  * *out: a new document whose root is the new managedFields list, or NULL
  * when nothing changes (kubectl then sends no patch). SMP_EINVALOBJ for
- * fieldsV1 that does not decode, SMP_EINVAL, SMP_ENOMEM. */
+ * fieldsV1 that does not decode, SMP_EINVAL, SMP_ENOMEM. The same as
+ * smp_ssa_upgrade_subresource() with subresource "". */
 SMP_API int smp_ssa_upgrade_managed_fields(smp_doc **out, const smp_value *managed_fields,
                                            const char *const *csa_managers, size_t ncsa,
                                            const char *manager, smp_error *err);
+
+/* smp_ssa_upgrade_managed_fields() with client-go's Subresource option:
+ * only the entries of `subresource` ("" the main resource, "status", ...)
+ * are looked at, united and removed; entries of other subresources are
+ * left alone. */
+SMP_API int smp_ssa_upgrade_subresource(smp_doc **out, const smp_value *managed_fields,
+                                        const char *const *csa_managers, size_t ncsa,
+                                        const char *manager, const char *subresource,
+                                        smp_error *err);
 
 /* client-go's csaupgrade.FindFieldsOwners for one field: how many entries
  * of `operation` ("Apply" or "Update") in managed_fields own the field at

@@ -17,19 +17,21 @@ static const char *entry_str(const smp_value *e, const char *key)
 	return s ? s : "";
 }
 
-/* An entry of manager `m` with operation `op` on the main resource (no
- * subresource), and, when av is not NULL, of that apiVersion. */
-static bool entry_is(const smp_value *e, const char *m, const char *op, const char *av)
+/* An entry of manager `m` with operation `op` on subresource `sub` (""
+ * the main resource), and, when av is not NULL, of that apiVersion. */
+static bool entry_is(const smp_value *e, const char *m, const char *op, const char *sub,
+                     const char *av)
 {
 	return strcmp(entry_str(e, "manager"), m) == 0 && strcmp(entry_str(e, "operation"), op) == 0 &&
-	       !*entry_str(e, "subresource") && (!av || strcmp(entry_str(e, "apiVersion"), av) == 0);
+	       strcmp(entry_str(e, "subresource"), sub) == 0 &&
+	       (!av || strcmp(entry_str(e, "apiVersion"), av) == 0);
 }
 
 static ptrdiff_t first_index(smp_value **es, size_t n, const char *m, const char *op,
-                             const char *av)
+                             const char *sub, const char *av)
 {
 	for (size_t i = 0; i < n; i++)
-		if (es[i] && entry_is(es[i], m, op, av))
+		if (es[i] && entry_is(es[i], m, op, sub, av))
 			return (ptrdiff_t)i;
 	return -1;
 }
@@ -46,9 +48,9 @@ static void set_member(smp_value *map, const char *key, smp_value *v)
 /* upgradedManagedFields for one client-side manager `csa`: es[] (copies,
  * in a) changed in place, removed entries set to NULL. */
 static int upgrade_one(ssa_ctx *c, smp_arena *a, smp_value **es, size_t n, const char *csa,
-                       const char *manager)
+                       const char *manager, const char *sub)
 {
-	ptrdiff_t at = first_index(es, n, manager, "Apply", NULL), ci;
+	ptrdiff_t at = first_index(es, n, manager, "Apply", sub, NULL), ci;
 	ssa_set *target = NULL, *other = NULL, *u;
 	char msg[256];
 	smp_value *fv;
@@ -56,12 +58,12 @@ static int upgrade_one(ssa_ctx *c, smp_arena *a, smp_value **es, size_t n, const
 	if (at < 0) {
 		/* no Apply entry of the manager: the most recent client-side one
 		 * becomes it */
-		if ((at = first_index(es, n, csa, "Update", NULL)) < 0)
+		if ((at = first_index(es, n, csa, "Update", sub, NULL)) < 0)
 			return 0;
 		set_member(es[at], "operation", smpv_str(a, "Apply", 5));
 		set_member(es[at], "manager", smpv_str(a, manager, strlen(manager)));
 	}
-	ci = first_index(es, n, csa, "Update", entry_str(es[at], "apiVersion"));
+	ci = first_index(es, n, csa, "Update", sub, entry_str(es[at], "apiVersion"));
 	if ((smpv_map_get(es[at], "fieldsV1") &&
 	     ssa_set_from_value(c, &target, smpv_map_get(es[at], "fieldsV1"), msg, sizeof(msg))) ||
 	    (ci >= 0 && smpv_map_get(es[ci], "fieldsV1") &&
@@ -76,7 +78,7 @@ static int upgrade_one(ssa_ctx *c, smp_arena *a, smp_value **es, size_t n, const
 	else if (smpv_map_add(a, es[at], "fieldsV1", 8, fv))
 		return ssa_oom(c);
 	for (size_t i = 0; i < n; i++)
-		if (es[i] && entry_is(es[i], csa, "Update", NULL))
+		if (es[i] && entry_is(es[i], csa, "Update", sub, NULL))
 			es[i] = NULL;
 	return 0;
 }
@@ -85,14 +87,22 @@ int smp_ssa_upgrade_managed_fields(smp_doc **out, const smp_value *managed_field
                                    const char *const *csa_managers, size_t ncsa,
                                    const char *manager, smp_error *err)
 {
+	return smp_ssa_upgrade_subresource(out, managed_fields, csa_managers, ncsa, manager, "",
+	                                   err);
+}
+
+int smp_ssa_upgrade_subresource(smp_doc **out, const smp_value *managed_fields,
+                                const char *const *csa_managers, size_t ncsa,
+                                const char *manager, const char *subresource, smp_error *err)
+{
 	size_t n = smp_value_len(managed_fields);
 	smp_value **es = NULL, *list;
 	smp_doc *doc;
 	ssa_ctx c;
 	int rc = 0;
 
-	if (!out || !manager || (ncsa && !csa_managers))
-		return smp__err(err, SMP_EINVAL, "smp_ssa_upgrade_managed_fields: bad arguments");
+	if (!out || !manager || !subresource || (ncsa && !csa_managers))
+		return smp__err(err, SMP_EINVAL, "smp_ssa_upgrade_subresource: bad arguments");
 	*out = NULL;
 	if (smp_value_type(managed_fields) != SMP_LIST || !n)
 		return 0; /* nothing managed: nothing to upgrade */
@@ -105,7 +115,7 @@ int smp_ssa_upgrade_managed_fields(smp_doc **out, const smp_value *managed_field
 		if (!(es[i] = smpv_copy(&doc->arena, smp_list_get(managed_fields, i))))
 			rc = ssa_oom(&c);
 	for (size_t k = 0; k < ncsa && !rc; k++)
-		rc = upgrade_one(&c, &doc->arena, es, n, csa_managers[k], manager);
+		rc = upgrade_one(&c, &doc->arena, es, n, csa_managers[k], manager, subresource);
 	if (!rc && !(list = smpv_list(&doc->arena, n)))
 		rc = ssa_oom(&c);
 	for (size_t i = 0; i < n && !rc; i++)

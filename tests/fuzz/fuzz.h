@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -64,6 +65,18 @@ static inline smp_doc *fuzz_docs(const uint8_t *data, size_t size, uint8_t *sel)
 static inline const smp_value *fuzz_root(const smp_doc *doc, size_t i)
 {
 	return i < smp_doc_count(doc) ? smp_doc_root(doc, i) : NULL;
+}
+
+/* The value of key k (klen bytes: keys may hold NUL) in map m, or NULL. */
+static inline const smp_value *fuzz_find(const smp_value *m, const char *k, size_t klen)
+{
+	for (size_t i = 0; i < smp_value_len(m); i++) {
+		size_t l;
+		const char *mk = smp_map_key(m, i, &l);
+		if (l == klen && memcmp(mk, k, l) == 0)
+			return smp_map_value(m, i);
+	}
+	return NULL;
 }
 
 #endif

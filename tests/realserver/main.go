@@ -2,6 +2,7 @@
 // loopback, for the judged tests of docs/TESTING.md.
 //
 //	realserver STATE_DIR
+//	realserver csaupgrade < cases.jsonl   (client-go's csaupgrade: csaupgrade.go)
 //
 // It starts embedded etcd (3.5, as Kubernetes 1.32 pins it), waits until etcd
 // is ready, then runs kube-apiserver in-process with a static admin token,
@@ -40,6 +41,10 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "csaupgrade" {
+		csaUpgradeMain()
+		return
+	}
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: realserver STATE_DIR")
 		os.Exit(2)

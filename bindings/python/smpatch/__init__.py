@@ -21,16 +21,25 @@ from ._errors import (EINTERNAL, EINVAL, EINVALOBJ, EIO, ELIMIT, ENOMEM, EPARSE,
                       EPRECOND, ESCHEMA, ECONFLICT, ConflictError, Error, InputOutputError,
                       InvalidArgumentError, InvalidObjectError, LimitError, ParseError,
                       PatchError, PreconditionError, SchemaError)
-from ._api import (FieldSelector, Schema, Selector, diff, diff3, dump, has_conflicts, parse,
-                   parse_file, patch, validate_label, version)
+from ._api import (FieldSelector, Schema, Selector, changes, diff, diff3, dump,
+                   duplicate_merge_keys, has_conflicts, last_applied, object_ref, parse,
+                   parse_file, patch, patch_is_empty, text_diff, validate_label, version)
 from ._plan import Entry, Plan, apply
+from ._quantity import Quantity
+from ._server import (Conflict, Problem, SsaResult, Validation, delete_options, fields_owners,
+                      ssa_apply, ssa_update, status, stored_form, upgrade_managed_fields,
+                      validate, validate_labels, validate_meta)
 
 __version__ = version()
 
 __all__ = [
     "parse", "parse_file", "dump", "patch", "diff", "diff3", "has_conflicts",
     "Schema", "Selector", "FieldSelector", "validate_label", "version",
-    "apply", "Plan", "Entry",
+    "patch_is_empty", "changes", "duplicate_merge_keys", "last_applied", "object_ref",
+    "text_diff", "apply", "Plan", "Entry", "Quantity",
+    "stored_form", "validate", "Validation", "Problem", "validate_meta", "validate_labels",
+    "ssa_apply", "ssa_update", "SsaResult", "Conflict", "upgrade_managed_fields",
+    "fields_owners", "status", "delete_options",
     "Error", "InvalidArgumentError", "ParseError", "PatchError", "SchemaError",
     "ConflictError", "PreconditionError", "LimitError", "InputOutputError",
     "InvalidObjectError",

@@ -96,10 +96,69 @@ class Schema(V.Handle):
                                          ctypes.byref(known))
         return bool(r) if known.value else None
 
+    def field(self, path="", *, api_version=None, kind=None, definition=None):
+        """What the engine uses for one field below a kind (api_version and
+        kind) or a definition: a dict with path, type, strategy (a list of
+        "merge", "replace", "retainKeys"), merge_key, list_type,
+        list_map_keys, map_type, format, preserve_unknown, definition and
+        fields (the name and property names of the field's object type, or
+        of its items' for a list), as `smpatch explain` says it. path is dotted ("spec.template.spec.containers.ports"); list
+        items are stepped through. Raises SchemaError for an unknown kind,
+        definition or segment."""
+        root = ctypes.c_void_p()
+        e = n.Error()
+        if definition is not None:
+            rc = n.smp_schema_definition(ctypes.byref(root), self._handle(), definition.encode(),
+                                         ctypes.byref(e))
+        elif api_version is not None and kind is not None:
+            rc = n.smp_schema_kind(ctypes.byref(root), self._handle(), api_version.encode(),
+                                   kind.encode(), ctypes.byref(e))
+        else:
+            raise E.make(E.EINVAL, "field() needs api_version and kind, or definition")
+        E.check(rc, e)
+        fi = n.FieldInfo()
+        E.check(n.smp_schema_field(ctypes.byref(fi), root.value, path.encode(),
+                                   ctypes.byref(e)), e)
+        return _field_dict(fi, path)
+
     def resource(self, api_version, kind):
         """The resource name ("deployments"), or None when the schema does not say."""
         r = n.smp_schema_kind_resource(self._handle(), api_version.encode(), kind.encode())
         return r.decode() if r is not None else None
+
+
+_STRATEGIES = ("merge", "replace", "retainKeys")  # SMP_STRATEGY_* bits, in order
+
+
+def _field_dict(fi, path):
+    """A struct smp_field_info as a dict (plus the property names)."""
+    def s(b):
+        return b.decode() if b is not None else None
+    keys = []
+    if fi.list_map_keys:
+        i = 0
+        while fi.list_map_keys[i] is not None:
+            keys.append(fi.list_map_keys[i].decode())
+            i += 1
+    fields = []
+    t = fi.stype
+    if t and n.smp_stype_kind(t) == 3:  # SMP_SKIND_LIST: its items' type
+        t = n.smp_stype_elem(t)
+    if t and n.smp_stype_kind(t) == 1:  # SMP_SKIND_OBJECT
+        one = n.FieldInfo()
+        e = n.Error()
+        for i in range(n.smp_stype_field_count(t)):
+            if n.smp_stype_field_at(ctypes.byref(one), t, i, ctypes.byref(e)) == 0:
+                fields.append(one.path.decode())
+    return {
+        "path": path, "type": s(fi.type),
+        "strategy": [name for bit, name in enumerate(_STRATEGIES) if fi.strategy & (1 << bit)],
+        "merge_key": s(fi.merge_key), "list_type": s(fi.list_type),
+        "list_map_keys": keys or None, "map_type": s(fi.map_type), "format": s(fi.format),
+        "preserve_unknown": bool(fi.preserve_unknown),
+        "definition": s(n.smp_stype_name(t)) if t else None,
+        "fields": fields,
+    }
 
 
 def _str_of(value, key):
@@ -311,3 +370,94 @@ def validate_label(key, value=None):
     E.check(n.smp_label_validate_key(key.encode("utf-8"), ctypes.byref(e)), e)
     if value is not None:
         E.check(n.smp_label_validate_value(value.encode("utf-8"), ctypes.byref(e)), e)
+
+
+def patch_is_empty(patch):
+    """Whether a patch changes nothing ({} or only empty directives)."""
+    with _Inputs() as ins:
+        d = ins.add(patch, "<patch>")
+        return d is None or bool(n.smp_patch_is_empty(V.root(d)))
+
+
+def _taken(rc, buf, size, e):
+    """The text of a call that returned an smp_free()-owned buffer."""
+    text = V.taken_text(buf, size)
+    E.check(rc, e)
+    return text
+
+
+def last_applied(config, *, set_namespace=None, as_set=False):
+    """The last-applied-configuration annotation kubectl writes for
+    `config`: as kubectl apply writes it (the annotation itself left out,
+    annotations {} kept), or with as_set=True as `kubectl apply
+    set-last-applied` writes it (its own annotations kept; metadata.namespace
+    set to set_namespace when the object names none). Compact JSON, sorted
+    keys, Go escaping, a final newline."""
+    with _Inputs() as ins:
+        d = ins.add(config, "<config>")
+        buf, size, e = ctypes.c_void_p(), ctypes.c_size_t(), n.Error()
+        if as_set:
+            ns = set_namespace.encode() if set_namespace else None
+            rc = n.smp_set_last_applied_encode(ctypes.byref(buf), ctypes.byref(size), V.root(d),
+                                               ns, ctypes.byref(e))
+        else:
+            rc = n.smp_last_applied_encode(ctypes.byref(buf), ctypes.byref(size), V.root(d),
+                                           ctypes.byref(e))
+        return _taken(rc, buf, size, e)
+
+
+def object_ref(obj):
+    """The name kubectl prints for an object: "deployment.apps/nginx"."""
+    with _Inputs() as ins:
+        d = ins.add(obj, "<object>")
+        size = n.smp_apply_object_ref(None, 0, V.root(d))
+        buf = ctypes.create_string_buffer(size + 1)
+        n.smp_apply_object_ref(buf, size + 1, V.root(d))
+        return buf.value.decode("utf-8", "surrogateescape")
+
+
+def changes(before, after, *, schema=None, mask_secrets=True):
+    """Every changed field from `before` to `after` (either may be None):
+    a list of {"path", "op", "from", "to"} in sorted key order, items of a
+    keyed list as [name=web]; a Secret's values "***" unless
+    mask_secrets=False."""
+    o = n.ChangesOptions()
+    o.version = 1
+    o.schema = _schema_handle(schema)
+    o.flags = 0 if mask_secrets else 1
+    with _Inputs() as ins:
+        a = ins.add(before, "<before>")
+        b = ins.add(after, "<after>")
+        out, e = n.doc_p(), n.Error()
+        rc = n.smp_changes(ctypes.byref(out), V.root(a), V.root(b), ctypes.byref(o),
+                           ctypes.byref(e))
+        return _result(rc, out, e)
+
+
+def duplicate_merge_keys(obj, *, schema=None):
+    """The warnings for lists merged by a key that hold two items with the
+    same key (client-side apply cannot tell them apart): a list of texts."""
+    with _Inputs() as ins:
+        d = ins.add(obj, "<object>")
+        out, e = n.doc_p(), n.Error()
+        rc = n.smp_duplicate_merge_keys(ctypes.byref(out), V.root(d), _schema_handle(schema),
+                                        ctypes.byref(e))
+        return _result(rc, out, e)
+
+
+def text_diff(a, b, *, left="a", right="b", color=False):
+    """A unified diff of two texts as GNU diff -u makes it, headed
+    "diff -u -N LEFT RIGHT"; "" when they are equal."""
+    x, y = V._bytes(a), V._bytes(b)
+    buf, size, e = ctypes.c_void_p(), ctypes.c_size_t(), n.Error()
+    rc = n.smp_text_diff(ctypes.byref(buf), ctypes.byref(size), left.encode(), x, len(x),
+                         right.encode(), y, len(y), 2 if color else 0, ctypes.byref(e))
+    return _taken(rc, buf, size, e)
+
+
+def _schema_handle(schema):
+    if schema is None:
+        return None
+    if not isinstance(schema, Schema):
+        raise TypeError("schema must be a smpatch.Schema, not %s" % type(schema).__name__)
+    return schema._handle()

@@ -119,6 +119,14 @@ def from_struct(e):
                _s(e.file), e.line, e.column, _s(e.path), text=_s(buf.value))
 
 
+def to_struct(err):
+    """A struct smp_error holding the Error `err` (texts cut to the
+    struct's sizes)."""
+    return n.Error(err.code, err.message.encode("utf-8", "replace")[:1023],
+                   err.file.encode("utf-8", "replace")[:511], err.line, err.column,
+                   err.path.encode("utf-8", "replace")[:511])
+
+
 def check(rc, e):
     """Raises the error of a call that returned `rc` (non-zero)."""
     if rc != 0:

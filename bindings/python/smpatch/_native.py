@@ -182,3 +182,149 @@ smp_label_validate_value = _fn("smp_label_validate_value", c_int, c_char_p, err_
 
 smp_map_get = _fn("smp_map_get", value_p, value_p, c_char_p)
 smp_value_string = _fn("smp_value_string", c_char_p, value_p, POINTER(c_size_t))
+
+
+class StoredOptions(ctypes.Structure):
+    """struct smp_stored_options (version 2)."""
+    _fields_ = [
+        ("version", c_uint),
+        ("flags", c_uint),
+        ("schema", c_void_p),
+    ]
+
+
+class SsaOptions(ctypes.Structure):
+    """struct smp_ssa_options (version 1)."""
+    _fields_ = [
+        ("version", c_uint),
+        ("manager", c_char_p),
+        ("force", c_bool),
+        ("schema", c_void_p),
+        ("now", c_char_p),
+    ]
+
+
+class SsaConflict(ctypes.Structure):
+    """struct smp_ssa_conflict."""
+    _fields_ = [
+        ("manager", c_char_p),
+        ("operation", c_char_p),
+        ("api_version", c_char_p),
+        ("subresource", c_char_p),
+        ("path", c_char_p),
+    ]
+
+
+class ChangesOptions(ctypes.Structure):
+    """struct smp_changes_options (version 1)."""
+    _fields_ = [
+        ("version", c_uint),
+        ("schema", c_void_p),
+        ("flags", c_uint),
+    ]
+
+
+class DeleteOptions(ctypes.Structure):
+    """struct smp_delete_options (version 1)."""
+    _fields_ = [
+        ("version", c_uint),
+        ("propagation", c_int),
+        ("grace_period_seconds", ctypes.c_int64),
+    ]
+
+
+class FieldInfo(ctypes.Structure):
+    """struct smp_field_info."""
+    _fields_ = [
+        ("path", c_char_p),
+        ("type", c_char_p),
+        ("strategy", c_uint),
+        ("merge_key", c_char_p),
+        ("list_type", c_char_p),
+        ("list_map_keys", POINTER(c_char_p)),
+        ("map_type", c_char_p),
+        ("format", c_char_p),
+        ("preserve_unknown", c_bool),
+        ("stype", c_void_p),
+    ]
+
+
+# Every struct above, by its C name: tests/python/layout.c prints the
+# header's layout of each, which the tests compare with these.
+STRUCTS = {
+    "smp_error": Error, "smp_parse_options": ParseOptions,
+    "smp_print_options": PrintOptions, "smp_patch_options": PatchOptions,
+    "smp_stored_options": StoredOptions, "smp_ssa_options": SsaOptions,
+    "smp_ssa_conflict": SsaConflict, "smp_changes_options": ChangesOptions,
+    "smp_delete_options": DeleteOptions, "smp_field_info": FieldInfo,
+}
+
+c_char_pp = POINTER(c_char_p)
+smp_patch_is_empty = _fn("smp_patch_is_empty", c_bool, value_p)
+smp_stored_form = _fn("smp_stored_form", c_int, POINTER(doc_p), value_p,
+                      POINTER(StoredOptions), err_p)
+smp_object_validate = _fn("smp_object_validate", c_int, POINTER(c_void_p), value_p, c_void_p,
+                          err_p)
+smp_validation_count = _fn("smp_validation_count", c_size_t, c_void_p)
+smp_validation_text = _fn("smp_validation_text", c_char_p, c_void_p, c_size_t)
+smp_validation_path = _fn("smp_validation_path", c_char_p, c_void_p, c_size_t)
+smp_validation_is_type_error = _fn("smp_validation_is_type_error", c_bool, c_void_p, c_size_t)
+smp_validation_error = _fn("smp_validation_error", c_int, c_void_p, c_int, err_p)
+smp_validation_free = _fn("smp_validation_free", None, c_void_p)
+smp_object_validate_meta = _fn("smp_object_validate_meta", c_int, value_p, err_p)
+smp_labels_validate = _fn("smp_labels_validate", c_int, value_p, c_char_p, err_p)
+
+smp_quantity_parse = _fn("smp_quantity_parse", c_int, POINTER(c_void_p), c_char_p, c_size_t,
+                         err_p)
+smp_quantity_from_value = _fn("smp_quantity_from_value", c_int, POINTER(c_void_p), value_p,
+                              c_char_p, err_p)
+smp_quantity_round_up = _fn("smp_quantity_round_up", c_int, POINTER(c_void_p), c_void_p, c_int,
+                            err_p)
+smp_quantity_free = _fn("smp_quantity_free", None, c_void_p)
+smp_quantity_string = _fn("smp_quantity_string", c_char_p, c_void_p, POINTER(c_size_t))
+smp_quantity_format_of = _fn("smp_quantity_format_of", c_int, c_void_p)
+smp_quantity_sign = _fn("smp_quantity_sign", c_int, c_void_p)
+smp_quantity_cmp = _fn("smp_quantity_cmp", c_int, c_void_p, c_void_p)
+smp_quantity_scaled_value = _fn("smp_quantity_scaled_value", c_bool, POINTER(ctypes.c_int64),
+                                c_void_p, c_int)
+
+smp_ssa_apply = _fn("smp_ssa_apply", c_int, POINTER(c_void_p), value_p, value_p,
+                    POINTER(SsaOptions), err_p)
+smp_ssa_update = _fn("smp_ssa_update", c_int, POINTER(c_void_p), value_p, value_p,
+                     POINTER(SsaOptions), err_p)
+# after 1.0.0: None with an older library
+smp_ssa_upgrade_subresource = optional("smp_ssa_upgrade_subresource", c_int, POINTER(doc_p),
+                                       value_p, c_char_pp, c_size_t, c_char_p, c_char_p, err_p)
+smp_ssa_fields_owners = _fn("smp_ssa_fields_owners", c_size_t, c_char_pp, c_size_t, value_p,
+                            c_char_p, c_char_pp, c_size_t)
+smp_ssa_result_free = _fn("smp_ssa_result_free", None, c_void_p)
+smp_ssa_result_object = _fn("smp_ssa_result_object", value_p, c_void_p)
+smp_ssa_result_managed_fields = _fn("smp_ssa_result_managed_fields", value_p, c_void_p)
+smp_ssa_result_changed = _fn("smp_ssa_result_changed", c_bool, c_void_p)
+smp_ssa_result_conflicts = _fn("smp_ssa_result_conflicts", c_size_t, c_void_p,
+                               POINTER(POINTER(SsaConflict)))
+smp_ssa_result_message = _fn("smp_ssa_result_message", c_char_p, c_void_p)
+smp_ssa_result_warning = _fn("smp_ssa_result_warning", c_char_p, c_void_p)
+
+smp_status_from_error = _fn("smp_status_from_error", c_int, POINTER(doc_p), err_p, value_p,
+                            err_p)
+smp_delete_options_build = _fn("smp_delete_options_build", c_int, POINTER(doc_p),
+                               POINTER(c_bool), value_p, POINTER(DeleteOptions), err_p)
+smp_duplicate_merge_keys = _fn("smp_duplicate_merge_keys", c_int, POINTER(doc_p), value_p,
+                               c_void_p, err_p)
+smp_changes = _fn("smp_changes", c_int, POINTER(doc_p), value_p, value_p,
+                  POINTER(ChangesOptions), err_p)
+smp_last_applied_encode = _fn("smp_last_applied_encode", c_int, POINTER(c_void_p),
+                              POINTER(c_size_t), value_p, err_p)
+smp_set_last_applied_encode = _fn("smp_set_last_applied_encode", c_int, POINTER(c_void_p),
+                                  POINTER(c_size_t), value_p, c_char_p, err_p)
+smp_apply_object_ref = _fn("smp_apply_object_ref", c_size_t, c_char_p, c_size_t, value_p)
+smp_text_diff = _fn("smp_text_diff", c_int, POINTER(c_void_p), POINTER(c_size_t), c_char_p,
+                    c_char_p, c_size_t, c_char_p, c_char_p, c_size_t, c_uint, err_p)
+smp_schema_field = _fn("smp_schema_field", c_int, POINTER(FieldInfo), c_void_p, c_char_p, err_p)
+smp_stype_kind = _fn("smp_stype_kind", c_int, c_void_p)
+smp_stype_name = _fn("smp_stype_name", c_char_p, c_void_p)
+smp_stype_elem = _fn("smp_stype_elem", c_void_p, c_void_p)
+smp_stype_field_count = _fn("smp_stype_field_count", c_size_t, c_void_p)
+smp_stype_field_at = _fn("smp_stype_field_at", c_int, POINTER(FieldInfo), c_void_p, c_size_t,
+                         err_p)

@@ -81,6 +81,10 @@ def _declare():
          c_uint, _ERR),
         ("smp_plan_entry_diff", c_int, ctypes.POINTER(_P), ctypes.POINTER(c_size_t), _P,
          c_uint, _ERR),
+        ("smp_plan_entry_diff_sides", c_int, ctypes.POINTER(_P), ctypes.POINTER(c_size_t),
+         ctypes.POINTER(_P), ctypes.POINTER(c_size_t), _P, c_uint, _ERR),
+        ("smp_plan_entry_diff_name", c_size_t, c_char_p, c_size_t, _P),
+        ("smp_plan_config_count", c_size_t, _P),
     ]
     for name, restype, *argtypes in table:
         f = n.optional(name, restype, *argtypes)
@@ -105,13 +109,6 @@ def _need():
 
 def _text(b):
     return b.decode("utf-8", "surrogateescape") if b is not None else None
-
-
-def _taken_text(buf, size):
-    try:
-        return ctypes.string_at(buf.value, size.value).decode("utf-8", "surrogateescape")
-    finally:
-        n.smp_free(buf)
 
 
 class Entry(collections.abc.Mapping):
@@ -289,7 +286,7 @@ class Entry(collections.abc.Mapping):
         flags = (_LINE_DRY_RUN if dry_run else 0) | (_LINE_SERVER_DRY_RUN if server_dry_run else 0)
         E.check(_F["smp_plan_entry_status_line"](ctypes.byref(buf), ctypes.byref(size),
                                                  self._h(), flags, ctypes.byref(e)), e)
-        return _taken_text(buf, size)
+        return V.taken_text(buf, size)
 
     @property
     def status(self):
@@ -305,7 +302,31 @@ class Entry(collections.abc.Mapping):
         buf, size, e = ctypes.c_void_p(), ctypes.c_size_t(), n.Error()
         E.check(_F["smp_plan_entry_diff"](ctypes.byref(buf), ctypes.byref(size), self._h(),
                                           flags, ctypes.byref(e)), e)
-        return _taken_text(buf, size)
+        return V.taken_text(buf, size)
+
+    def diff_sides(self, *, show_managed_fields=False, mask_secrets=True):
+        """The two YAML texts `kubectl diff` writes into its live/ and
+        merged/ directories for the entry (KUBECTL_EXTERNAL_DIFF's files):
+        (live, merged), None for a side that does not exist."""
+        flags = ((_DIFF_MANAGED_FIELDS if show_managed_fields else 0) |
+                 (0 if mask_secrets else _DIFF_NO_MASK))
+        a, asz, b, bsz = _P(), ctypes.c_size_t(), _P(), ctypes.c_size_t()
+        e = n.Error()
+        rc = _F["smp_plan_entry_diff_sides"](ctypes.byref(a), ctypes.byref(asz), ctypes.byref(b),
+                                             ctypes.byref(bsz), self._h(), flags, ctypes.byref(e))
+        live = V.taken_text(a, asz) if a.value else None
+        merged = V.taken_text(b, bsz) if b.value else None
+        E.check(rc, e)
+        return live, merged
+
+    @property
+    def diff_name(self):
+        """The file name kubectl diff gives the entry in both directories
+        ("apps.v1.Deployment.prod.web")."""
+        size = _F["smp_plan_entry_diff_name"](None, 0, self._h())
+        buf = ctypes.create_string_buffer(size + 1)
+        _F["smp_plan_entry_diff_name"](buf, size + 1, self._h())
+        return buf.value.decode("utf-8", "surrogateescape")
 
     # Mapping: entry["action"], dict(entry), json.dumps(dict(entry)).
     def __getitem__(self, key):
@@ -470,10 +491,15 @@ class Plan(V.Handle, collections.abc.Sequence):
         try:
             self._add("smp_plan_add_config", config, file)
         except (E.ParseError, E.LimitError, E.InvalidObjectError) as x:
-            e = n.Error(x.code, x.message.encode("utf-8", "replace")[:1023],
-                        x.file.encode()[:511], x.line, x.column, x.path.encode()[:511])
+            e = E.to_struct(x)
             E.check(_F["smp_plan_add_error"](self._handle(), ctypes.byref(e)), e)
         return self
+
+    @property
+    def config_count(self):
+        """The number of configurations added so far (Lists count their
+        items; a text that did not parse counts once)."""
+        return _F["smp_plan_config_count"](self._handle())
 
     def add_live(self, live, *, file="<live>"):
         """Adds live objects (as `kubectl get -o yaml` prints them): text or
@@ -568,7 +594,7 @@ class Plan(V.Handle, collections.abc.Sequence):
         buf, size, e = ctypes.c_void_p(), ctypes.c_size_t(), n.Error()
         E.check(_F["smp_plan_summary_line"](ctypes.byref(buf), ctypes.byref(size), counts,
                                             ctypes.byref(e)), e)
-        return _taken_text(buf, size)
+        return V.taken_text(buf, size)
 
     @property
     def failed(self):

@@ -161,6 +161,17 @@ def printed(value, output="json", sort_keys=False, go_escape=False):
         n.smp_free(buf)
 
 
+def taken_text(buf, size):
+    """The text of a buffer the library allocated (freed here with
+    smp_free); "" for a NULL buffer."""
+    if not buf.value:
+        return ""
+    try:
+        return ctypes.string_at(buf.value, size.value).decode("utf-8", "surrogateescape")
+    finally:
+        n.smp_free(buf)
+
+
 def to_python(value):
     """A library value as Python objects (None for a NULL value)."""
     if not value:
