@@ -13,10 +13,10 @@ PREFIX     ?= /usr/local
 # clang builds the sanitizer tree, so every `make test` compiles with both gcc and
 # clang under -Werror (SMP_WERROR=ON: the project's own builds only, a user's
 # `cmake -S . -B dir` has it off); valgrind serves the leak-check test; Debian's
-# python3 with venv, setuptools and wheel tests the Python binding and its pip
-# install.
+# python3 with venv tests the Python binding and its pip install (which takes
+# scikit-build-core, build and auditwheel from PyPI into its venvs).
 DEBS       := build-essential cmake pkg-config libyaml-dev libcjson-dev clang valgrind \
-              python3 python3-venv python3-setuptools python3-wheel
+              python3 python3-venv git
 CMAKE_ARGS ?=
 
 .PHONY: all deps build build-asan release-check run test test-fast bench bench-ssa schema install clean golden-update fuzz realserver judge-full

@@ -378,7 +378,9 @@ static smp_doc *apply(const smp_value *target, const smp_value *patch,
 	smp_error err;
 	int rc = smp_patch_apply(&res, target, patch, o, &err);
 
-	if (rc && known && strstr(err.message, "doesn't match $setElementOrder list") &&
+	/* the message names the lists before its verdict, and may be cut
+	 * short: its start tells it */
+	if (rc && known && strncmp(err.message, "the order in patch list:", 24) == 0 &&
 	    (repeats_scalars(known) || repeats_merge_key(known, o->stype)))
 		return NULL;
 	if (rc && directives)

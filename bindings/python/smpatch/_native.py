@@ -7,7 +7,7 @@ import ctypes
 import ctypes.util
 import os
 
-SONAME_MAJOR = 0
+SONAME_MAJOR = 1  # libsmpatch.so.1: the project's major version
 
 
 def _installed_library():
@@ -21,8 +21,17 @@ def _installed_library():
     return os.path.normpath(os.path.join(here, _install.LIBRARY))
 
 
+def _bundled_library():
+    """The library a pip-built package carries inside itself (pyproject.toml,
+    cmake/Wheel.cmake), or None."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, "libsmpatch.so.%d" % SONAME_MAJOR)
+    return path if os.path.exists(path) else None
+
+
 def _candidates():
-    names = ["libsmpatch.so.%d" % SONAME_MAJOR]
+    names = [_bundled_library()] if _bundled_library() else []
+    names.append("libsmpatch.so.%d" % SONAME_MAJOR)
     found = ctypes.util.find_library("smpatch")
     if found and found not in names:
         names.append(found)
@@ -33,9 +42,10 @@ def _candidates():
 
 
 def load():
-    """SMPATCH_LIBRARY (a path) when set, else the loader's search (its
-    paths, LD_LIBRARY_PATH, ld.so.cache), else the library installed beside
-    this package."""
+    """SMPATCH_LIBRARY (a path) when set, else the library inside this
+    package (pip install), else the loader's search (its paths,
+    LD_LIBRARY_PATH, ld.so.cache), else the library `make install` put
+    beside this package."""
     path = os.environ.get("SMPATCH_LIBRARY")
     if path:
         try:
