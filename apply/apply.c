@@ -30,12 +30,6 @@ static int oom(smp_error *err)
 	return smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
 }
 
-static const char *str_at(const smp_value *v, const char *key)
-{
-	const smp_value *s = v && v->type == SMP_MAP ? smpv_map_get(v, key) : NULL;
-	return s && s->type == SMP_STRING ? s->u.s.ptr : NULL;
-}
-
 /* ---- object names ---- */
 
 static void put_lower(smp_buf *b, const char *s)
@@ -80,9 +74,9 @@ static void put_guessed_resource(smp_buf *b, const char *kind)
 static void put_ref(smp_buf *b, const smp_value *obj, bool resource,
                     const smp_schema *schema)
 {
-	const char *kind = str_at(obj, "kind");
-	const char *av = str_at(obj, "apiVersion");
-	const char *name = str_at(smpv_map_get(obj, "metadata"), "name");
+	const char *kind = smpv_map_str(obj, "kind");
+	const char *av = smpv_map_str(obj, "apiVersion");
+	const char *name = smpv_map_str(smpv_map_get(obj, "metadata"), "name");
 	size_t gl = group_len(av);
 
 	if (!kind)
@@ -139,7 +133,7 @@ static const smp_schema *builtin(void)
  * Kubernetes; opts->scopes (declared or learned from live objects). */
 int smp_apply_kind_scope(const smp_value *obj, const smp_apply_options *opts)
 {
-	const char *av = str_at(obj, "apiVersion"), *kind = str_at(obj, "kind");
+	const char *av = smpv_map_str(obj, "apiVersion"), *kind = smpv_map_str(obj, "kind");
 	const smp_schema *user = opts ? opts->schema : NULL;
 	const smp_scopes *scopes = opts && opts->version >= 2 ? opts->scopes : NULL;
 	const smp_gvk_entry *e;
@@ -176,7 +170,7 @@ const char *smp_apply_namespace(const smp_value *config, const smp_apply_options
 
 	if (!is_namespaced(config, o))
 		return "";
-	ns = str_at(smpv_map_get(config, "metadata"), "namespace");
+	ns = smpv_map_str(smpv_map_get(config, "metadata"), "namespace");
 	if (ns && *ns)
 		return ns;
 	return o->default_namespace && *o->default_namespace ? o->default_namespace
@@ -617,19 +611,19 @@ static int check_config(const smp_value *cfg, smp_error *err)
 		return smp_err_set(err, SMP_EINVAL, NULL, cfg ? cfg->line : 0,
 		                   cfg ? cfg->col : 0, NULL,
 		                   "the configuration must be an object (a map)");
-	if (!str_at(cfg, "kind") || !*str_at(cfg, "kind"))
+	if (!smpv_map_str(cfg, "kind") || !*smpv_map_str(cfg, "kind"))
 		return smp_err_set(err, SMP_EINVALOBJ, NULL, cfg->line, cfg->col, "kind",
 		                   "Object 'Kind' is missing");
-	if (!str_at(cfg, "apiVersion") || !*str_at(cfg, "apiVersion"))
+	if (!smpv_map_str(cfg, "apiVersion") || !*smpv_map_str(cfg, "apiVersion"))
 		return smp_err_set(err, SMP_EINVALOBJ, NULL, cfg->line, cfg->col, "apiVersion",
 		                   "Object 'apiVersion' is missing");
 	md = smpv_map_get(cfg, "metadata");
 	if (md && md->type != SMP_MAP && md->type != SMP_NULL)
 		return smp_err_set(err, SMP_EINVALOBJ, NULL, md->line, md->col, "metadata",
 		                   "metadata must be a map");
-	name = str_at(md, "name");
+	name = smpv_map_str(md, "name");
 	if (!name || !*name) {
-		if (str_at(md, "generateName"))
+		if (smpv_map_str(md, "generateName"))
 			return smp_err_set(err, SMP_EINVALOBJ, NULL, cfg->line, cfg->col,
 			                   "metadata.name", "cannot use generate name with apply");
 		return smp_err_set(err, SMP_EINVALOBJ, NULL, cfg->line, cfg->col,
@@ -708,7 +702,7 @@ int smp__validate_labels(const smp_value *cfg, smp_error *err)
 static bool strategic_type(const smp_value *cfg, const smp_apply_options *o,
                            const smp_stype **st)
 {
-	const char *av = str_at(cfg, "apiVersion"), *kind = str_at(cfg, "kind");
+	const char *av = smpv_map_str(cfg, "apiVersion"), *kind = smpv_map_str(cfg, "kind");
 	const smp_gvk_entry *e = smp_schema_find_kind(builtin(), av, kind, true);
 	const smp_stype *ut = NULL;
 
@@ -834,9 +828,9 @@ static int three_way_patch(smp_apply_result *res, smp_arena *a, const smp_value 
 	int rc;
 
 	*rounded = false;
-	if (po->type == SMP_PATCH_STRATEGIC && str_at(mod, "apiVersion") &&
-	    (!str_at(live, "apiVersion") ||
-	     strcmp(str_at(live, "apiVersion"), str_at(mod, "apiVersion")) != 0)) {
+	if (po->type == SMP_PATCH_STRATEGIC && smpv_map_str(mod, "apiVersion") &&
+	    (!smpv_map_str(live, "apiVersion") ||
+	     strcmp(smpv_map_str(live, "apiVersion"), smpv_map_str(mod, "apiVersion")) != 0)) {
 		avv = smpv_map_get(mod, "apiVersion");
 		if (!(cur = with_member(a, live, "apiVersion", avv)))
 			return oom(err);
@@ -977,8 +971,8 @@ int smp_apply_object(smp_apply_result **out, const smp_value *live,
 	else
 		rc = apply_configure(res, a, mod, live, o, &po, too_large, &odoc, err);
 	if (!rc && (too_large || annotations_size(res->object) > SMP_ANNOTATIONS_MAX_BYTES)) {
-		const char *kind = str_at(cfg, "kind");
-		const char *name = str_at(smpv_map_get(cfg, "metadata"), "name");
+		const char *kind = smpv_map_str(cfg, "kind");
+		const char *name = smpv_map_str(smpv_map_get(cfg, "metadata"), "name");
 
 		rc = smp_err_set(err, SMP_EINVALOBJ, NULL, config->line, config->col,
 		                 "metadata.annotations",

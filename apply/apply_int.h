@@ -68,8 +68,28 @@ int smp__stored_daemonset_update(smp_arena *a, smp_value *obj, const smp_value *
 
 /* What Go's encoding/json (and the unstructured converter) leaves out of
  * an omitempty field decoded from `v`: null (a nil pointer), "", 0, false,
- * an empty list or map (defaults.c). */
-bool smp__go_empty(const smp_value *v);
+ * an empty list or map (used by defaults.c and stored_crd.c). */
+static inline bool smp__go_empty(const smp_value *v)
+{
+	switch (v->type) {
+	case SMP_NULL:
+		return true;
+	case SMP_STRING:
+		return v->u.s.len == 0;
+	case SMP_INT:
+		return v->u.i == 0;
+	case SMP_FLOAT:
+		return v->u.f == 0;
+	case SMP_BOOL:
+		return !v->u.b;
+	case SMP_LIST:
+		return v->u.list.len == 0;
+	case SMP_MAP:
+		return v->u.map.len == 0;
+	default:
+		return false;
+	}
+}
 
 /* SHA-256 of n bytes (sha256.c). */
 void smp__sha256(unsigned char out[32], const void *data, size_t n);

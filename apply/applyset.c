@@ -59,11 +59,6 @@ static int oom(smp_error *err)
 	return smp__err(err, SMP_ENOMEM, "out of memory");
 }
 
-static const char *str_at(const smp_value *map, const char *key)
-{
-	return smp_value_string(smp_map_get(map, key), NULL);
-}
-
 /* Inserts str (len bytes, copied) unless present. false on ENOMEM. */
 static bool set_add(strset *s, const char *str, size_t len)
 {
@@ -189,8 +184,8 @@ static int from_crd(plan_applyset *as, smp_plan *p, bool *permitted)
 {
 	for (size_t i = 0; i < p->nlive; i++) {
 		const smp_value *v = p->live[i].v, *spec, *names, *vers;
-		const char *av = str_at(v, "apiVersion"), *best = NULL;
-		const char *name = str_at(smp_map_get(v, "metadata"), "name");
+		const char *av = smpv_map_str(v, "apiVersion"), *best = NULL;
+		const char *name = smpv_map_str(smp_map_get(v, "metadata"), "name");
 		size_t nl = name ? strlen(name) : 0, gl = strlen(as->group);
 		smp_doc *doc = NULL;
 		smp_error lerr;
@@ -198,7 +193,7 @@ static int from_crd(plan_applyset *as, smp_plan *p, bool *permitted)
 
 		/* a CRD is named PLURAL.GROUP: only those of the group are read */
 		if (!v || !av || strncmp(av, "apiextensions.k8s.io/", 21) != 0 ||
-		    !str_at(v, "kind") || strcmp(str_at(v, "kind"), "CustomResourceDefinition") != 0 ||
+		    !smpv_map_str(v, "kind") || strcmp(smpv_map_str(v, "kind"), "CustomResourceDefinition") != 0 ||
 		    nl <= gl + 1 || name[nl - gl - 1] != '.' || strcmp(name + nl - gl, as->group) != 0)
 			continue;
 		if ((rc = smp__plan_live_load(p, &p->live[i], &doc, &v, &lerr)))
@@ -206,19 +201,19 @@ static int from_crd(plan_applyset *as, smp_plan *p, bool *permitted)
 				return rc;
 		spec = smp_map_get(v, "spec");
 		names = smp_map_get(spec, "names");
-		if (rc || !str_at(spec, "group") || strcmp(str_at(spec, "group"), as->group) != 0 ||
-		    !str_at(names, "kind") ||
-		    !((str_at(names, "plural") && strcasecmp(str_at(names, "plural"), as->res) == 0) ||
-		      (str_at(names, "singular") &&
-		       strcasecmp(str_at(names, "singular"), as->res) == 0) ||
-		      strcasecmp(str_at(names, "kind"), as->res) == 0)) {
+		if (rc || !smpv_map_str(spec, "group") || strcmp(smpv_map_str(spec, "group"), as->group) != 0 ||
+		    !smpv_map_str(names, "kind") ||
+		    !((smpv_map_str(names, "plural") && strcasecmp(smpv_map_str(names, "plural"), as->res) == 0) ||
+		      (smpv_map_str(names, "singular") &&
+		       strcasecmp(smpv_map_str(names, "singular"), as->res) == 0) ||
+		      strcasecmp(smpv_map_str(names, "kind"), as->res) == 0)) {
 			smp_doc_free(doc);
 			continue;
 		}
 		vers = smp_map_get(spec, "versions");
 		for (size_t j = 0; j < smp_value_len(vers); j++) {
 			const smp_value *ver = smp_list_get(vers, j);
-			const char *vn = str_at(ver, "name");
+			const char *vn = smpv_map_str(ver, "name");
 
 			if (vn && smp_value_type(smp_map_get(ver, "served")) == SMP_BOOL &&
 			    smp_value_bool(smp_map_get(ver, "served")) &&
@@ -226,12 +221,12 @@ static int from_crd(plan_applyset *as, smp_plan *p, bool *permitted)
 				best = vn;
 		}
 		if (!best)
-			best = str_at(spec, "version") ? str_at(spec, "version") : "v1";
-		snprintf(as->kind, sizeof(as->kind), "%s", str_at(names, "kind"));
+			best = smpv_map_str(spec, "version") ? smpv_map_str(spec, "version") : "v1";
+		snprintf(as->kind, sizeof(as->kind), "%s", smpv_map_str(names, "kind"));
 		snprintf(as->av, sizeof(as->av), "%.180s/%.60s", as->group, best);
 		snprintf(as->gvr, sizeof(as->gvr), "%.200s/%.60s, Resource=%.200s", as->group, best,
-		         str_at(names, "plural") ? str_at(names, "plural") : as->res);
-		as->namespaced = str_at(spec, "scope") && strcmp(str_at(spec, "scope"), "Namespaced") == 0;
+		         smpv_map_str(names, "plural") ? smpv_map_str(names, "plural") : as->res);
+		as->namespaced = smpv_map_str(spec, "scope") && strcmp(smpv_map_str(spec, "scope"), "Namespaced") == 0;
 		*permitted = smp_map_get(smp_value_at(v, "metadata.labels"), AS_PARENT_TYPE) != NULL;
 		smp_doc_free(doc);
 		return 1;
@@ -352,8 +347,8 @@ static int read_parent(plan_applyset *as, smp_error *err)
 {
 	const smp_value *md = smp_map_get(as->live, "metadata");
 	const smp_value *ann = smp_map_get(md, "annotations");
-	const char *tool = str_at(ann, AS_TOOLING), *id = str_at(smp_map_get(md, "labels"), AS_ID);
-	const char *gks = str_at(ann, AS_GKS), *grs = str_at(ann, AS_GRS), *slash;
+	const char *tool = smpv_map_str(ann, AS_TOOLING), *id = smpv_map_str(smp_map_get(md, "labels"), AS_ID);
+	const char *gks = smpv_map_str(ann, AS_GKS), *grs = smpv_map_str(ann, AS_GRS), *slash;
 
 	if (!tool)
 		return smp__err(err, SMP_EINVALOBJ, "ApplySet parent object \"%s\" already exists "
@@ -399,7 +394,7 @@ static int read_parent(plan_applyset *as, smp_error *err)
 		                "requires the \"%s\" annotation to be set on all ApplySet parent "
 		                "objects", as->ref, AS_GKS);
 	}
-	if (!add_list(&as->cur_ns, str_at(ann, AS_NSS)) ||
+	if (!add_list(&as->cur_ns, smpv_map_str(ann, AS_NSS)) ||
 	    (as->namespaced && !set_add(&as->cur_ns, as->ns, strlen(as->ns))))
 		return oom(err);
 	return 0;
@@ -591,10 +586,10 @@ int smp__applyset_begin(smp_plan *p, const plan_index *live_ix, plan_sink *sink,
 		const plan_obj *c = &p->cfg[i];
 		const char *ns;
 
-		if (!c->v || c->err || !str_at(c->v, "kind"))
+		if (!c->v || c->err || !smpv_map_str(c->v, "kind"))
 			continue;
 		ns = smp_apply_namespace(c->v, &p->ao);
-		if (!add_gk(&as->upd_gk, str_at(c->v, "apiVersion"), str_at(c->v, "kind")) ||
+		if (!add_gk(&as->upd_gk, smpv_map_str(c->v, "apiVersion"), smpv_map_str(c->v, "kind")) ||
 		    (*ns && !set_add(&as->upd_ns, ns, strlen(ns))))
 			return oom(err);
 	}
@@ -673,24 +668,24 @@ int smp__applyset_end(smp_plan *p, const bool *used, plan_sink *sink, smp_error 
 	 * cluster-scoped one), that this apply did not name */
 	for (size_t i = 0; i < p->nlive; i++) {
 		const smp_value *lv = p->live[i].v, *md = smp_map_get(lv, "metadata");
-		const char *id = str_at(smp_map_get(md, "labels"), AS_PART_OF);
-		const char *ns = str_at(md, "namespace"), *av = str_at(lv, "apiVersion");
+		const char *id = smpv_map_str(smp_map_get(md, "labels"), AS_PART_OF);
+		const char *ns = smpv_map_str(md, "namespace"), *av = smpv_map_str(lv, "apiVersion");
 		size_t gl = smp__plan_group_len(av);
 
-		if (used[i] || !id || strcmp(id, as->id) != 0 || !str_at(lv, "kind") ||
-		    !str_at(md, "name"))
+		if (used[i] || !id || strcmp(id, as->id) != 0 || !smpv_map_str(lv, "kind") ||
+		    !smpv_map_str(md, "name"))
 			continue;
 		if (!smp__plan_grow((void **)&c, &cap, n, sizeof(*c))) {
 			free(c);
 			return oom(err);
 		}
 		if (gl)
-			snprintf(c[n].gk, sizeof(c[n].gk), "%s.%.*s", str_at(lv, "kind"),
+			snprintf(c[n].gk, sizeof(c[n].gk), "%s.%.*s", smpv_map_str(lv, "kind"),
 			         (int)(gl & 255), av);
 		else
-			snprintf(c[n].gk, sizeof(c[n].gk), "%s", str_at(lv, "kind"));
+			snprintf(c[n].gk, sizeof(c[n].gk), "%s", smpv_map_str(lv, "kind"));
 		c[n].ns = ns ? ns : "";
-		c[n].name = str_at(md, "name");
+		c[n].name = smpv_map_str(md, "name");
 		c[n].i = i;
 		if (!set_has(&as->cur_gk, c[n].gk) || (*c[n].ns && !set_has(&as->cur_ns, c[n].ns)))
 			continue;

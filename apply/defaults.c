@@ -1932,28 +1932,6 @@ static smp_value *zero_value(dctx *c, const char *z)
 	return smpv_int(c->a, 0);
 }
 
-bool smp__go_empty(const smp_value *v)
-{
-	switch (v->type) {
-	case SMP_NULL:
-		return true;
-	case SMP_STRING:
-		return v->u.s.len == 0;
-	case SMP_INT:
-		return v->u.i == 0;
-	case SMP_FLOAT:
-		return v->u.f == 0;
-	case SMP_BOOL:
-		return !v->u.b;
-	case SMP_LIST:
-		return v->u.list.len == 0;
-	case SMP_MAP:
-		return v->u.map.len == 0;
-	default:
-		return false;
-	}
-}
-
 /* Adds to the map `v` of struct type `t` the fields the server writes when
  * they are not set (smp_go_zero_fields): absent, or null where the zero
  * value is not null (Go decodes a null into a struct or an int as its zero

@@ -1,7 +1,7 @@
 /*
- * plan.c - apply plans: the options, the inputs (Lists expanded, kubectl's
- * decoding checked) and the index of objects by group, kind, namespace and
- * name. The loop that decides the entries is plan_loop.c's.
+ * plan.c - apply plans: the options and the inputs (Lists expanded,
+ * kubectl's decoding checked). The index of objects is plan_index.c's, the
+ * loop that decides the entries plan_loop.c's.
  */
 #include "plan_int.h"
 
@@ -163,21 +163,6 @@ int smp_plan_options_set_list(smp_plan_options *o, const char *name,
 
 /* ------------------------------------------------------------ the plan */
 
-bool smp__plan_grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *g;
-
-	if (n < *cap)
-		return true;
-	ncap = *cap ? *cap * 2 : 16;
-	if (ncap > SIZE_MAX / elem || !(g = realloc(*arr, ncap * elem)))
-		return false;
-	*arr = g;
-	*cap = ncap;
-	return true;
-}
-
 static int oom(smp_error *err)
 {
 	return smp__err(err, SMP_ENOMEM, "out of memory");
@@ -314,29 +299,6 @@ int smp_plan_new(smp_plan **out, const smp_plan_options *opts, smp_error *err)
 fail:
 	smp_plan_free(p);
 	return rc;
-}
-
-void smp__plan_entry_release(smp_plan_entry *e)
-{
-	for (size_t i = 0; i < e->nwarn; i++)
-		free(e->warn[i]);
-	free(e->warn);
-	free(e->error);
-	free(e->detail);
-	smp_apply_result_free(e->ares);
-	smp_ssa_result_free(e->sres);
-	smp_doc_free(e->sent);
-	smp_doc_free(e->status_doc);
-	smp_doc_free(e->extra);
-	smp_doc_free(e->steps[0]);
-	smp_doc_free(e->steps[1]);
-	smp_doc_free(e->live_stored_doc);
-	smp_doc_free(e->delete_doc);
-	smp_doc_free(e->live_doc);
-	smp_doc_free(e->live_cmp_doc);
-	smp_doc_free(e->object_cmp_doc);
-	smp_doc_free(e->object_stored_doc);
-	memset(e, 0, sizeof(*e));
 }
 
 void smp_plan_free(smp_plan *p)
@@ -572,95 +534,6 @@ int smp_plan_add_error(smp_plan *p, const smp_error *input_error)
 	p->cfg[p->ncfg].err = copy;
 	p->ncfg++;
 	return 0;
-}
-
-/* ------------------------------------------------------------ the index */
-
-const char *smp__plan_str(const smp_value *map, const char *key)
-{
-	return smp_value_string(smp_map_get(map, key), NULL);
-}
-
-size_t smp__plan_group_len(const char *av)
-{
-	const char *slash = av ? strchr(av, '/') : NULL;
-	return slash ? (size_t)(slash - av) : 0;
-}
-
-static uint64_t key_hash(const smp_value *obj, const smp_apply_options *ao)
-{
-	const char *av = smp__plan_str(obj, "apiVersion"), *kind = smp__plan_str(obj, "kind");
-	const char *name = smp__plan_str(smp_map_get(obj, "metadata"), "name");
-	const char *ns = smp_apply_namespace(obj, ao);
-	uint64_t h = smp_hash_bytes(av ? av : "", smp__plan_group_len(av));
-
-	/* each part with its NUL, so ("ab","c") != ("a","bc") */
-	h = h * 31 + smp_hash_bytes(kind ? kind : "", kind ? strlen(kind) + 1 : 0);
-	h = h * 31 + smp_hash_bytes(ns, strlen(ns) + 1);
-	h = h * 31 + smp_hash_bytes(name ? name : "", name ? strlen(name) + 1 : 0);
-	return h;
-}
-
-static bool same_key(const smp_value *a, const smp_value *b, const smp_apply_options *ao)
-{
-	const char *aa = smp__plan_str(a, "apiVersion"), *ba = smp__plan_str(b, "apiVersion");
-	const char *ak = smp__plan_str(a, "kind"), *bk = smp__plan_str(b, "kind");
-	const char *an = smp__plan_str(smp_map_get(a, "metadata"), "name");
-	const char *bn = smp__plan_str(smp_map_get(b, "metadata"), "name");
-	size_t ag = smp__plan_group_len(aa), bg = smp__plan_group_len(ba);
-
-	return ag == bg && (ag == 0 || memcmp(aa, ba, ag) == 0) && ak && bk &&
-	       strcmp(ak, bk) == 0 && an && bn && strcmp(an, bn) == 0 &&
-	       strcmp(smp_apply_namespace(a, ao), smp_apply_namespace(b, ao)) == 0;
-}
-
-int smp__plan_index_build(plan_index *ix, const plan_obj *objs, size_t n,
-                          const smp_apply_options *ao)
-{
-	size_t cap = 16;
-
-	while (cap < n * 2 + 1)
-		cap *= 2;
-	if (!(ix->slots = calloc(cap, sizeof(*ix->slots))) ||
-	    !(ix->hashes = calloc(cap, sizeof(*ix->hashes)))) {
-		free(ix->slots);
-		ix->slots = NULL;
-		return SMP_ENOMEM;
-	}
-	ix->cap = cap;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t h;
-		size_t s;
-
-		if (!objs[i].v)
-			continue;
-		h = key_hash(objs[i].v, ao);
-		s = (size_t)h & (cap - 1);
-		while (ix->slots[s] &&
-		       (ix->hashes[s] != h || !same_key(objs[ix->slots[s] - 1].v, objs[i].v, ao)))
-			s = (s + 1) & (cap - 1);
-		if (!ix->slots[s]) {
-			ix->slots[s] = i + 1;
-			ix->hashes[s] = h;
-		}
-	}
-	return 0;
-}
-
-ptrdiff_t smp__plan_index_find(const plan_index *ix, const plan_obj *objs,
-                               const smp_value *obj, const smp_apply_options *ao)
-{
-	uint64_t h = key_hash(obj, ao);
-	size_t s = (size_t)h & (ix->cap - 1);
-
-	/* the stored hashes spare the key comparison of every other object
-	 * met on the way */
-	while (ix->slots[s]) {
-		if (ix->hashes[s] == h && same_key(objs[ix->slots[s] - 1].v, obj, ao))
-			return (ptrdiff_t)ix->slots[s] - 1;
-		s = (s + 1) & (ix->cap - 1);
-	}
-	return -1;
 }
 
 size_t smp_plan_count(const smp_plan *p)

@@ -30,25 +30,19 @@ void smp__plan_ref(smp_plan_entry *e, const smp_value *obj, const char *ns)
 	const smp_value *md = smp_map_get(obj, "metadata");
 	const char *s;
 
-	e->av = (s = smp__plan_str(obj, "apiVersion")) ? s : "";
-	e->kind = (s = smp__plan_str(obj, "kind")) ? s : "";
-	e->ns = (s = smp__plan_str(md, "namespace")) ? s : ns ? ns : "";
-	e->name = (s = smp__plan_str(md, "name")) ? s : "";
+	e->av = (s = smpv_map_str(obj, "apiVersion")) ? s : "";
+	e->kind = (s = smpv_map_str(obj, "kind")) ? s : "";
+	e->ns = (s = smpv_map_str(md, "namespace")) ? s : ns ? ns : "";
+	e->name = (s = smpv_map_str(md, "name")) ? s : "";
 }
 
-/* Puts "<prefix>: " in front of the message (its end cut when too long). */
-static void prefix_message(smp_error *err, const char *prefix)
+/* Puts "<ref>: " in front of the message (its end cut when too long). */
+static void prefix_message(smp_error *err, const char *ref)
 {
-	size_t rl = strlen(prefix), ml = strlen(err->message);
+	char p[sizeof(err->message)];
 
-	if (rl + 3 >= sizeof(err->message))
-		return;
-	if (ml > sizeof(err->message) - rl - 3)
-		ml = sizeof(err->message) - rl - 3;
-	memmove(err->message + rl + 2, err->message, ml);
-	memcpy(err->message, prefix, rl);
-	memcpy(err->message + rl, ": ", 2);
-	err->message[rl + 2 + ml] = '\0';
+	if ((size_t)snprintf(p, sizeof(p), "%s: ", ref) < sizeof(p))
+		smp_error_prefix(err, p);
 }
 
 int smp__plan_fail(smp_plan_entry *e, const smp_error *err, const smp_value *obj, bool bare)
@@ -404,4 +398,27 @@ int smp_plan_entry_changes(smp_doc **out, const smp_plan_entry *e, unsigned flag
 	if (e->ignoring)
 		return smp_changes(out, e->live_cmp, e->object_cmp, &co, err);
 	return smp_changes(out, e->live_stored ? e->live_stored : e->live, e->object, &co, err);
+}
+
+void smp__plan_entry_release(smp_plan_entry *e)
+{
+	for (size_t i = 0; i < e->nwarn; i++)
+		free(e->warn[i]);
+	free(e->warn);
+	free(e->error);
+	free(e->detail);
+	smp_apply_result_free(e->ares);
+	smp_ssa_result_free(e->sres);
+	smp_doc_free(e->sent);
+	smp_doc_free(e->status_doc);
+	smp_doc_free(e->extra);
+	smp_doc_free(e->steps[0]);
+	smp_doc_free(e->steps[1]);
+	smp_doc_free(e->live_stored_doc);
+	smp_doc_free(e->delete_doc);
+	smp_doc_free(e->live_doc);
+	smp_doc_free(e->live_cmp_doc);
+	smp_doc_free(e->object_cmp_doc);
+	smp_doc_free(e->object_stored_doc);
+	memset(e, 0, sizeof(*e));
 }

@@ -1,8 +1,20 @@
 /*
- * plan_int.h - the insides of an apply plan (smp_plan_*), shared by
- * plan.c (options, inputs, the index), plan_live.c (live files not held),
- * plan_loop.c (the loop, prune), plan_object.c (what each mode decides for
- * one object) and plan_entry.c (what an entry tells and renders).
+ * plan_int.h - the insides of an apply plan (smp_plan_*), shared by its
+ * files, each calling only the ones before it in this list:
+ *   plan_live_read.c  a live object not held, read again from its file
+ *   plan_entry.c      what an entry tells and renders, its failures and
+ *                     warnings, its release
+ *   plan_index.c      the index of objects by group, kind, namespace, name
+ *   plan_sink.c       where decided entries go (kept, or to a callback)
+ *   pod_warnings.c    the server's warnings about a pod template
+ *   plan_ignore.c     the ignore rules of a decided entry
+ *   plan_object.c     what each mode decides for one object
+ *   plan_prune.c      prune: which live objects go, their entries
+ *   applyset.c        kubectl's ApplySet around the loop
+ *   plan.c            options and inputs
+ *   plan_loop.c       the loop that decides the entries (the runner)
+ *   plan_live.c       live files not held (smp_plan_add_live_file)
+ *   plan_summary.c    a plan's counts
  */
 #ifndef SMP_PLAN_INT_H
 #define SMP_PLAN_INT_H
@@ -12,6 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* One input object: a configuration or a live object. */
 typedef struct plan_obj {
@@ -116,8 +130,16 @@ typedef struct plan_sink {
 int smp__plan_emit(smp_plan *p, plan_sink *sink, smp_plan_entry *e, bool keep);
 
 /* The PRUNE entry of live object i (an ERROR entry when its file changed
- * under the plan), handed on. 0 or SMP_ENOMEM. */
+ * under the plan), handed on. 0 or SMP_ENOMEM (plan_prune.c). */
 int smp__plan_prune_one(smp_plan *p, size_t i, plan_sink *sink);
+
+/* Prune entries after the configurations, handed on: live objects with
+ * the last-applied annotation that no configuration named (used[i]
+ * false), of a prunable kind, selected, in a namespace the applied
+ * configurations use (nss[0..ncfg): each applied configuration's, NULL
+ * for the others; sorted in place), cluster-scoped ones always. 0 or
+ * SMP_ENOMEM. */
+int smp__plan_prune_all(smp_plan *p, const bool *used, const char **nss, plan_sink *sink);
 
 /* What the loop hands to the per-mode decision for one configuration. */
 typedef struct plan_step {
@@ -126,14 +148,28 @@ typedef struct plan_step {
 } plan_step;
 
 /* Room for element n of *arr (cap elements of elem bytes), doubling;
- * false on ENOMEM (plan.c). */
-bool smp__plan_grow(void **arr, size_t *cap, size_t n, size_t elem);
+ * false on ENOMEM. */
+static inline bool smp__plan_grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	size_t ncap;
+	void *g;
 
-/* The string at map[key], or NULL. */
-const char *smp__plan_str(const smp_value *map, const char *key);
+	if (n < *cap)
+		return true;
+	ncap = *cap ? *cap * 2 : 16;
+	if (ncap > SIZE_MAX / elem || !(g = realloc(*arr, ncap * elem)))
+		return false;
+	*arr = g;
+	*cap = ncap;
+	return true;
+}
 
 /* The length of apiVersion's group ("apps/v1": 4; "v1": 0). */
-size_t smp__plan_group_len(const char *av);
+static inline size_t smp__plan_group_len(const char *av)
+{
+	const char *slash = av ? strchr(av, '/') : NULL;
+	return slash ? (size_t)(slash - av) : 0;
+}
 
 /* Open addressing over objs[] by (API group, kind, namespace, name): slot
  * holds index + 1, 0 is empty; the first object of a key wins. */

@@ -5,7 +5,7 @@
  * and learn its reference, then dropped; the plan keeps its place in the
  * file and a skeleton (apiVersion, kind, name, namespace, labels, whether
  * it carries the last-applied annotation) for the index and prune, and
- * reads the item again when an entry needs it (smp__plan_live_load).
+ * reads the item again when an entry needs it (plan_live_read.c).
  * Anything else (YAML, one object, a stream) is parsed whole, as
  * smp_plan_add_live does.
  */
@@ -434,47 +434,4 @@ out:
 	free(label);
 	close(s.fd);
 	return rc == SMP_ENOMEM ? smp__err(err, SMP_ENOMEM, "out of memory") : rc;
-}
-
-int smp__plan_live_load(const smp_plan *p, const plan_obj *o, smp_doc **doc,
-                        const smp_value **v, smp_error *err)
-{
-	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
-	size_t got = 0;
-	char *buf;
-	int rc;
-
-	*doc = NULL;
-	*v = o->v;
-	if (!o->file)
-		return 0;
-	if (!(buf = malloc(o->len ? o->len : 1)))
-		return smp__err(err, SMP_ENOMEM, "out of memory");
-	while (got < o->len) {
-		ssize_t n = pread(p->lfds[o->file - 1], buf + got, o->len - got,
-		                  (off_t)(o->off + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rc = smp_err_set(err, SMP_EIO, o->label, 0, 0, NULL, "cannot read: %s",
-			                 n ? strerror(errno) : "the file is shorter than it was");
-			free(buf);
-			return rc;
-		}
-		got += (size_t)n;
-	}
-	po.format = SMP_FORMAT_JSON;
-	po.filename = o->label;
-	rc = smp_doc_parse(doc, buf, o->len, &po, err);
-	free(buf);
-	if (!rc && smp_value_type(smp_doc_root(*doc, 0)) != SMP_MAP)
-		rc = smp_err_set(err, SMP_EIO, o->label, 0, 0, NULL,
-		                 "the file changed since it was read");
-	if (rc) {
-		smp_doc_free(*doc);
-		*doc = NULL;
-		return rc;
-	}
-	*v = smp_doc_root(*doc, 0);
-	return 0;
 }

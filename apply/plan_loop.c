@@ -15,7 +15,7 @@
 /* The name a warning gives kind of obj: "Kind.group" or "Kind". */
 static void scope_name(char *name, size_t size, const smp_value *obj)
 {
-	const char *av = smp__plan_str(obj, "apiVersion"), *kind = smp__plan_str(obj, "kind");
+	const char *av = smpv_map_str(obj, "apiVersion"), *kind = smpv_map_str(obj, "kind");
 	size_t gl = smp__plan_group_len(av);
 
 	if (gl)
@@ -32,7 +32,7 @@ static int scope_warns(smp_plan *p, const smp_value *obj, bool *warns)
 	char name[512];
 
 	*warns = false;
-	if (!smp__plan_str(obj, "kind") || smp_apply_kind_scope(obj, &p->ao) >= 0)
+	if (!smpv_map_str(obj, "kind") || smp_apply_kind_scope(obj, &p->ao) >= 0)
 		return 0;
 	scope_name(name, sizeof(name), obj);
 	for (size_t i = 0; i < p->nwarned; i++)
@@ -58,105 +58,7 @@ static int warn_scope(smp_plan_entry *e, const smp_value *obj)
 	return smp__plan_warn(e, line, strlen(line));
 }
 
-/* ------------------------------------------------------------ prune */
-
-/* kubectl's default prune set (group, kind). */
-static bool default_prunable(const char *av, const char *kind)
-{
-	static const char *const kinds[][2] = {
-		{"", "ConfigMap"}, {"", "Endpoints"}, {"", "Namespace"},
-		{"", "PersistentVolumeClaim"}, {"", "PersistentVolume"}, {"", "Pod"},
-		{"", "ReplicationController"}, {"", "Secret"}, {"", "Service"},
-		{"batch", "Job"}, {"batch", "CronJob"}, {"networking.k8s.io", "Ingress"},
-		{"apps", "DaemonSet"}, {"apps", "Deployment"}, {"apps", "ReplicaSet"},
-		{"apps", "StatefulSet"},
-	};
-	size_t gl = smp__plan_group_len(av);
-
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (strcmp(kinds[i][1], kind) == 0 && strlen(kinds[i][0]) == gl &&
-		    strncmp(kinds[i][0], av ? av : "", gl) == 0)
-			return true;
-	return false;
-}
-
-/* The allowlist's kinds, else kubectl's default set. */
-static bool prunable(const smp_plan *p, const smp_value *obj)
-{
-	const char *av = smp__plan_str(obj, "apiVersion"), *kind = smp__plan_str(obj, "kind");
-	size_t gl = smp__plan_group_len(av);
-
-	if (!kind)
-		return false;
-	if (!p->nallow)
-		return default_prunable(av, kind);
-	for (size_t i = 0; i < p->nallow; i++)
-		if (strcmp(p->allow_kind[i], kind) == 0 && strlen(p->allow_group[i]) == gl &&
-		    strncmp(p->allow_group[i], av ? av : "", gl) == 0)
-			return true;
-	return false;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* A PRUNE entry for the live object `live` (from `label`): the DELETE
- * kubectl sends (its DeleteOptions: propagation policy and grace period),
- * and the same with the live object's preconditions, to delete safely. */
-static int prune_entry(smp_plan_entry *e, smp_plan *p, const smp_value *live,
-                       const char *label)
-{
-	smp_delete_options d = SMP_DELETE_OPTIONS_INIT;
-	smp_error err;
-	bool pre = false;
-
-	e->plan = p;
-	e->action = SMP_ACTION_PRUNE;
-	e->live = live;
-	e->label = label;
-	smp__plan_ref(e, live, NULL);
-	d.propagation = p->o.propagation;
-	d.grace_period_seconds = p->o.grace_period_seconds;
-	if (smp_delete_options_build(&e->extra, NULL, NULL, &d, &err) ||
-	    smp_delete_options_build(&e->delete_doc, &pre, live, &d, &err))
-		return SMP_ENOMEM;
-	e->req[0].method = "DELETE";
-	e->req[0].content_type = "application/json";
-	e->req[0].body = smp_doc_root(e->extra, 0);
-	e->nreq = 1;
-	if (!pre) {
-		char ref[512], line[700];
-
-		smp_apply_object_ref(ref, sizeof(ref), live);
-		snprintf(line, sizeof(line), "Warning: %s has no metadata.uid: its delete options "
-		         "carry no preconditions", ref);
-		return smp__plan_warn(e, line, strlen(line));
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------ the loop */
-
-int smp__plan_emit(smp_plan *p, plan_sink *sink, smp_plan_entry *e, bool keep)
-{
-	if (e->action == SMP_ACTION_ERROR || e->action == SMP_ACTION_CONFLICT)
-		sink->failed++;
-	if (!sink->fn) {
-		if (!smp__plan_grow((void **)&p->entries, &p->ecap, p->nentries, sizeof(*p->entries))) {
-			smp__plan_entry_release(e);
-			return SMP_ENOMEM;
-		}
-		p->entries[p->nentries++] = *e;
-		memset(e, 0, sizeof(*e));
-		return 0;
-	}
-	sink->stop = sink->fn(e, sink->user);
-	if (!keep)
-		smp__plan_entry_release(e);
-	return 0;
-}
 
 /* The state of the loop over the configurations. Per configuration i
  * (prepare fills them before the loop, in order): */
@@ -485,64 +387,6 @@ static int decide_all(smp_plan *p, plan_loop *l, plan_sink *sink)
 	return rc;
 }
 
-/* Prune entries after the configurations: live objects with the
- * last-applied annotation that no configuration named, of a prunable kind,
- * selected, in a namespace the applied configurations use (cluster-scoped
- * ones always). */
-static int prune_all(smp_plan *p, plan_loop *l, plan_sink *sink)
-{
-	size_t nns = 0;
-
-	for (size_t i = 0; i < p->ncfg; i++) /* the applied ones' namespaces */
-		if (l->nss[i])
-			l->nss[nns++] = l->nss[i];
-	qsort(l->nss, nns, sizeof(*l->nss), cmp_str);
-	for (size_t i = 0; i < p->nlive && !sink->stop; i++) {
-		const smp_value *lv = p->live[i].v;
-		const smp_value *md = smp_map_get(lv, "metadata");
-		const char *lns = smp_apply_namespace(lv, &p->ao);
-		int rc;
-
-		if (l->used[i] || !smp_map_get(smp_map_get(md, "annotations"),
-		                               SMP_LAST_APPLIED_ANNOTATION) ||
-		    !prunable(p, lv) ||
-		    (p->o.selector && !smp_selector_matches(p->o.selector, smp_map_get(md, "labels"))))
-			continue;
-		if (*lns && !(nns && bsearch(&lns, l->nss, nns, sizeof(*l->nss), cmp_str)))
-			continue;
-		if ((rc = smp__plan_prune_one(p, i, sink)))
-			return rc;
-	}
-	return 0;
-}
-
-int smp__plan_prune_one(smp_plan *p, size_t i, plan_sink *sink)
-{
-	const smp_value *lv = p->live[i].v;
-	smp_plan_entry e;
-	smp_error lerr;
-	int rc;
-
-	memset(&e, 0, sizeof(e));
-	if ((rc = smp__plan_live_load(p, &p->live[i], &e.live_doc, &lv, &lerr))) {
-		/* the live file changed under the plan: an ERROR entry */
-		e.plan = p;
-		e.label = p->live[i].label;
-		smp__plan_ref(&e, lv, NULL);
-		if (rc == SMP_ENOMEM || smp__plan_fail(&e, &lerr, NULL, true)) {
-			smp__plan_entry_release(&e);
-			return SMP_ENOMEM;
-		}
-		return smp__plan_emit(p, sink, &e, false);
-	}
-	if ((rc = prune_entry(&e, p, lv, p->live[i].label)) ||
-	    (p->o.stored && (rc = smp__plan_stored(&e, p)))) {
-		smp__plan_entry_release(&e);
-		return rc;
-	}
-	return smp__plan_emit(p, sink, &e, false);
-}
-
 /* The command in kubectl's "no objects passed to ..." */
 static const char *mode_verb(const smp_plan *p)
 {
@@ -599,7 +443,7 @@ static int plan_all(smp_plan *p, plan_sink *sink, smp_error *err)
 			loop_release(&l, p->ncfg);
 			return rc ? rc : sink->stop;
 		}
-		rc = prune_all(p, &l, sink);
+		rc = smp__plan_prune_all(p, l.used, l.nss, sink);
 	}
 	loop_release(&l, p->ncfg);
 	if (rc)

@@ -25,11 +25,6 @@ static const char conflict_advice[] =
 	"  stop managing the field (remove it from their configuration).\n"
 	"See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts\n";
 
-static const char *str_at(const smp_value *map, const char *key)
-{
-	return smp_value_string(smp_map_get(map, key), NULL);
-}
-
 /* ------------------------------------------------------------ building values */
 
 /* map[key] = v (key a literal); nonzero when v could not be made. */
@@ -70,7 +65,7 @@ int smp__plan_with_namespace(smp_doc **out, const smp_value *cfg,
                              const smp_apply_options *ao, bool enforce, smp_error *err)
 {
 	const char *ns = smp_apply_namespace(cfg, ao);
-	const char *have = str_at(smp_map_get(cfg, "metadata"), "namespace");
+	const char *have = smpv_map_str(smp_map_get(cfg, "metadata"), "namespace");
 	smp_doc *pdoc = NULL;
 	smp_value *patch, *md;
 	int rc;
@@ -150,7 +145,7 @@ static int conflict_detail(smp_plan_entry *e, const smp_plan *p, const smp_value
 	force.overwrite = true;
 	if (smp_apply_object(&res, live, e->config, &force, &e2))
 		return e2.code == SMP_ENOMEM ? SMP_ENOMEM : 0;
-	la = str_at(smp_value_at(live, "metadata.annotations"), SMP_LAST_APPLIED_ANNOTATION);
+	la = smpv_map_str(smp_value_at(live, "metadata.annotations"), SMP_LAST_APPLIED_ANNOTATION);
 	po.type = smp_apply_result_patch_type(res);
 	smp_buf_init(&b);
 	if ((!la || !smp_doc_parse(&orig, la, strlen(la), NULL, &e2)) &&
@@ -398,8 +393,8 @@ static int conflict_status(smp_doc **out, const smp_ssa_result *res)
 static int named_refusal(smp_plan_entry *e, const smp_plan *p, const smp_value *obj,
                          bool exists)
 {
-	const char *av = str_at(obj, "apiVersion"), *kind = str_at(obj, "kind");
-	const char *name = str_at(smp_map_get(obj, "metadata"), "name");
+	const char *av = smpv_map_str(obj, "apiVersion"), *kind = smpv_map_str(obj, "kind");
+	const char *name = smpv_map_str(smp_map_get(obj, "metadata"), "name");
 	const char *res = NULL, *slash = av ? strchr(av, '/') : NULL;
 	smp_value *st, *details;
 	smp_doc *doc = NULL;
@@ -493,7 +488,7 @@ static int replace_body(smp_doc **body, const smp_value *live, const smp_value *
 	                                   "resourceVersion"};
 	const smp_value *lmd = smp_map_get(live, "metadata");
 	const smp_value *lstatus = smp_map_get(live, "status");
-	const char *av = str_at(cfg, "apiVersion"), *kind = str_at(cfg, "kind");
+	const char *av = smpv_map_str(cfg, "apiVersion"), *kind = smpv_map_str(cfg, "kind");
 	bool builtin = false;
 	smp_doc *pdoc = NULL, *mid = NULL;
 	smp_value *patch, *md;
@@ -600,8 +595,8 @@ static int migration_warning(smp_plan_entry *e, const char *what, const smp_erro
  * name and namespace and the annotation alone (saveLastApplyAnnotation). */
 static smp_value *just_annotation(smp_doc **doc, const smp_value *obj, const char *ann)
 {
-	const char *ns = str_at(smp_map_get(obj, "metadata"), "namespace");
-	const char *name = str_at(smp_map_get(obj, "metadata"), "name");
+	const char *ns = smpv_map_str(smp_map_get(obj, "metadata"), "namespace");
+	const char *name = smpv_map_str(smp_map_get(obj, "metadata"), "name");
 	smp_value *root = new_map_doc(doc), *md, *anns;
 	smp_arena *a;
 
@@ -610,8 +605,8 @@ static smp_value *just_annotation(smp_doc **doc, const smp_value *obj, const cha
 	a = &(*doc)->arena;
 	md = smpv_map(a, 3);
 	anns = smpv_map(a, 1);
-	if (!md || !anns || put(a, root, "apiVersion", str(a, str_at(obj, "apiVersion"))) |
-	    put(a, root, "kind", str(a, str_at(obj, "kind"))) |
+	if (!md || !anns || put(a, root, "apiVersion", str(a, smpv_map_str(obj, "apiVersion"))) |
+	    put(a, root, "kind", str(a, smpv_map_str(obj, "kind"))) |
 	    put(a, anns, SMP_LAST_APPLIED_ANNOTATION, str(a, ann)) |
 	    put(a, md, "annotations", anns) | put(a, md, "name", str(a, name ? name : "")) |
 	    (ns ? put(a, md, "namespace", str(a, ns)) : 0) | put(a, root, "metadata", md))
@@ -624,7 +619,7 @@ static smp_value *just_annotation(smp_doc **doc, const smp_value *obj, const cha
  * cannot be known here: the live one). */
 static smp_value *upgrade_patch(smp_doc **doc, const smp_value *mf, const smp_value *obj)
 {
-	const char *rv = str_at(smp_map_get(obj, "metadata"), "resourceVersion");
+	const char *rv = smpv_map_str(smp_map_get(obj, "metadata"), "resourceVersion");
 	smp_value *ops, *op1 = NULL, *op2 = NULL;
 	smp_arena *a;
 
@@ -661,7 +656,7 @@ static int migrate(smp_plan_entry *e, smp_plan *p, const smp_value *body)
 {
 	static const char *const path[] = {"metadata", "annotations", SMP_LAST_APPLIED_ANNOTATION};
 	const smp_value *obj = smp_ssa_result_object(e->sres), *mf;
-	const char *ann = str_at(smp_value_at(obj, "metadata.annotations"),
+	const char *ann = smpv_map_str(smp_value_at(obj, "metadata.annotations"),
 	                         SMP_LAST_APPLIED_ANNOTATION);
 	const char *owners[16];
 	smp_ssa_options so = p->so;

@@ -37,7 +37,7 @@ static const char *template_path(const char *av, const char *kind)
 
 static const char *str(const smp_value *v, const char *key)
 {
-	const char *s = smp_value_string(smp_map_get(v, key), NULL);
+	const char *s = smpv_map_str(v, key);
 	return s ? s : "";
 }
 

@@ -173,25 +173,6 @@ out:
 	return rc;
 }
 
-/* Puts `prefix` in front of err->message (truncating the end). */
-static void err_prefix(smp_error *err, const char *prefix)
-{
-	size_t pl, ml, cap;
-
-	if (!err)
-		return;
-	pl = strlen(prefix);
-	ml = strlen(err->message);
-	cap = sizeof(err->message) - 1;
-	if (pl >= cap)
-		return;
-	if (pl + ml > cap)
-		ml = cap - pl;
-	memmove(err->message + pl, err->message, ml);
-	memcpy(err->message, prefix, pl);
-	err->message[pl + ml] = '\0';
-}
-
 /* ---- the string grammar ---- */
 
 typedef enum tok {
@@ -507,7 +488,7 @@ static int parse_all(parser *p)
 		if ((rc = parse_requirement(p))) {
 			/* The reference wraps every error below a requirement. */
 			if (rc != SMP_ENOMEM)
-				err_prefix(p->err, "unable to parse requirement: ");
+				smp_error_prefix(p->err, "unable to parse requirement: ");
 			return rc;
 		}
 		it = take(p, true, &t);
@@ -617,7 +598,7 @@ static int add_obj_req(smp_selector *sel, const char *key, size_t klen, op o,
 	if (rc && rc != SMP_ENOMEM && err) {
 		char pre[SMP_ERROR_PATH_MAX + 4];
 		snprintf(pre, sizeof(pre), "%s: ", path);
-		err_prefix(err, pre);
+		smp_error_prefix(err, pre);
 		snprintf(err->path, sizeof(err->path), "%s", path);
 	}
 	if (!rc && (o == OP_GT || o == OP_LT))

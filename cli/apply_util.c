@@ -613,16 +613,10 @@ int cli_load_schemas(smp_schema **out, const char *openapi, const char **schemas
 
 void cli_err_prefix(smp_error *err, const char *prefix)
 {
-	size_t rl = strlen(prefix), ml = strlen(err->message);
+	char p[sizeof(err->message)];
 
-	if (rl + 3 >= sizeof(err->message))
-		return;
-	if (ml > sizeof(err->message) - rl - 3)
-		ml = sizeof(err->message) - rl - 3;
-	memmove(err->message + rl + 2, err->message, ml);
-	memcpy(err->message, prefix, rl);
-	memcpy(err->message + rl, ": ", 2);
-	err->message[rl + 2 + ml] = '\0';
+	if ((size_t)snprintf(p, sizeof(p), "%s: ", prefix) < sizeof(p))
+		smp_error_prefix(err, p);
 }
 
 int cli_fail_meta(const cli_obj *o)

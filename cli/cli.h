@@ -42,11 +42,9 @@ bool cli_write(const char *buf, size_t len);
  * else `code`. Call once, at the end of main. */
 int cli_finish(int code);
 
-/* Parses an output format name ("json", "yaml"); false when unknown. */
-bool cli_parse_output(const char *name, smp_output *out);
-
-/* Parses a boolean option value as kubectl does (cli_args_parse_bool). */
-bool cli_parse_bool(const char *s, bool *out);
+/* Parses the value of -o (json, yaml) into *out: CLI_OK, or the usage
+ * error naming it for `cmd`. */
+int cli_output_option(const char *cmd, const char *name, smp_output *out);
 
 /* Prints v to stdout as it is made (smp_print_to): JSON indented with Go's
  * escaping, or YAML; sorted keys when sort_keys. A value that cannot be

@@ -60,9 +60,8 @@ int cmd_convert(int argc, char **argv)
 	while ((c = cli_args_next(&a)) != CLI_ARGS_END) {
 		switch (c) {
 		case OPT_OUTPUT:
-			if (!cli_parse_output(a.value, &po.output))
-				return cli_usage(argv[0], "unknown output format '%s' (json or yaml)",
-				                 a.value);
+			if ((rc = cli_output_option(argv[0], a.value, &po.output)))
+				return rc;
 			break;
 		case OPT_SORT_KEYS:
 			po.sort_keys = a.on;

@@ -99,9 +99,8 @@ int cmd_diff(int argc, char **argv)
 			exit_code = a.on;
 			break;
 		case OPT_OUTPUT:
-			if (!cli_parse_output(a.value, &output))
-				return cli_usage(argv[0], "unknown output format '%s' (json or yaml)",
-				                 a.value);
+			if ((rc = cli_output_option(argv[0], a.value, &output)))
+				return rc;
 			break;
 		case CLI_ARGS_POSITIONAL:
 			if (npos == 2)

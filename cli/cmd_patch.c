@@ -290,9 +290,8 @@ int cmd_patch(int argc, char **argv)
 			so.definition = a.value;
 			break;
 		case OPT_OUTPUT:
-			if (!cli_parse_output(a.value, &output))
-				return cli_usage(argv[0], "unknown output format '%s' (json or yaml)",
-				                 a.value);
+			if ((rc = cli_output_option(argv[0], a.value, &output)))
+				return rc;
 			break;
 		case CLI_ARGS_POSITIONAL:
 			if (pfile)

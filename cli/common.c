@@ -122,20 +122,15 @@ int cli_finish(int code)
 	return code;
 }
 
-bool cli_parse_output(const char *name, smp_output *out)
+int cli_output_option(const char *cmd, const char *name, smp_output *out)
 {
 	if (strcmp(name, "json") == 0)
 		*out = SMP_OUT_JSON_INDENT;
 	else if (strcmp(name, "yaml") == 0)
 		*out = SMP_OUT_YAML;
 	else
-		return false;
-	return true;
-}
-
-bool cli_parse_bool(const char *s, bool *out)
-{
-	return cli_args_parse_bool(s, out);
+		return cli_usage(cmd, "unknown output format '%s' (json or yaml)", name);
+	return CLI_OK;
 }
 
 int cli_print_value(const smp_value *v, smp_output out, bool sort_keys, bool first,

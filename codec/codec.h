@@ -193,11 +193,7 @@ void smp_c_locale_leave(smp_c_locale *l);
 
 /* Appends s as a JSON string literal the way Go's encoding/json writes it. */
 void smp_json_put_string(smp_buf *b, const char *s, size_t n, bool go_escape);
-/* Entries of map in print order: *out is a malloc'ed array of pointers when
- * sorting reorders them, NULL when the map's own order is the print order
- * (no sorting asked, or the keys are sorted already). */
-int smp_sorted_members(const smp_member ***out, const smp_value *map, bool sort);
-/* SMP_EINVAL for NaN and infinities, which JSON cannot hold. */
+/* SMP_EINVAL for NaN and infinities, which JSON cannot hold (util.c). */
 int smp_float_check(const smp_value *v, smp_error *err);
 /* Block-style YAML (yaml_print.c). */
 int smp_yaml_print(smp_buf *b, const smp_value *v, bool sort_keys, smp_error *err);

@@ -174,58 +174,6 @@ void smp_json_put_string(smp_buf *b, const char *s, size_t n, bool go_escape)
 	put_string(b, NULL, s, n, go_escape);
 }
 
-static int member_cmp(const smp_member *a, const smp_member *b);
-
-static int key_cmp(const void *x, const void *y)
-{
-	return member_cmp(*(const smp_member *const *)x, *(const smp_member *const *)y);
-}
-
-static int member_cmp(const smp_member *a, const smp_member *b)
-{
-	size_t n = a->klen < b->klen ? a->klen : b->klen;
-	int c = memcmp(a->key, b->key, n);
-
-	if (c)
-		return c;
-	return a->klen < b->klen ? -1 : a->klen > b->klen;
-}
-
-int smp_sorted_members(const smp_member ***out, const smp_value *map, bool sort)
-{
-	size_t n = map->u.map.len;
-	const smp_member **v;
-	bool sorted = true;
-
-	*out = NULL;
-	if (!sort || n < 2)
-		return 0;
-	/* Maps are often in order already (kubectl's output always is). */
-	for (size_t i = 1; i < n && sorted; i++)
-		sorted = member_cmp(&map->u.map.items[i - 1], &map->u.map.items[i]) <= 0;
-	if (sorted)
-		return 0;
-	v = malloc(n * sizeof(*v));
-	if (!v)
-		return SMP_ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		v[i] = &map->u.map.items[i];
-	qsort(v, n, sizeof(*v), key_cmp);
-	*out = v;
-	return 0;
-}
-
-int smp_float_check(const smp_value *v, smp_error *err)
-{
-	if (isnan(v->u.f))
-		return smp_err_set(err, SMP_EINVAL, NULL, v->line, v->col, NULL,
-		                   "json: unsupported value: NaN");
-	if (isinf(v->u.f))
-		return smp_err_set(err, SMP_EINVAL, NULL, v->line, v->col, NULL,
-		                   "json: unsupported value: %cInf", v->u.f < 0 ? '-' : '+');
-	return 0;
-}
-
 /* Scalars (anything but a non-empty list or map). */
 static int put_json_scalar(pout *po, const smp_value *v, bool go_escape, smp_error *err)
 {

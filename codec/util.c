@@ -1,6 +1,6 @@
 /*
- * util.c - key index, UTF-8 decoding and Go-style float formatting shared
- * by the codec's readers and printers.
+ * util.c - key index, UTF-8 decoding, and Go-style float formatting and
+ * the floats JSON can hold, shared by the codec's readers and printers.
  */
 #include "codec.h"
 #include "simd.h"
@@ -560,6 +560,17 @@ char *smp_utf16_to_utf8(const char *buf, size_t len, bool big_endian, size_t *ou
 }
 
 /* ---- integers ---- */
+
+int smp_float_check(const smp_value *v, smp_error *err)
+{
+	if (isnan(v->u.f))
+		return smp_err_set(err, SMP_EINVAL, NULL, v->line, v->col, NULL,
+		                   "json: unsupported value: NaN");
+	if (isinf(v->u.f))
+		return smp_err_set(err, SMP_EINVAL, NULL, v->line, v->col, NULL,
+		                   "json: unsupported value: %cInf", v->u.f < 0 ? '-' : '+');
+	return 0;
+}
 
 size_t smp_format_int(char *buf, int64_t i)
 {

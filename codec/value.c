@@ -482,6 +482,13 @@ smp_value *smpv_map_get(const smp_value *map, const char *key)
 	return i < 0 ? NULL : map->u.map.items[i].val;
 }
 
+const char *smpv_map_str(const smp_value *map, const char *key)
+{
+	const smp_value *v = smpv_map_get(map, key);
+
+	return v && v->type == SMP_STRING ? v->u.s.ptr : NULL;
+}
+
 void smpv_map_remove(smp_value *map, size_t i)
 {
 	if (i >= map->u.map.len)
@@ -548,6 +555,49 @@ bool smpv_is_str(const smp_value *v, const char *s)
 	return v && v->type == SMP_STRING && v->u.s.len == n && memcmp(v->u.s.ptr, s, n) == 0;
 }
 
+/* ---- a map's members in key order ---- */
+
+static int member_cmp(const smp_member *a, const smp_member *b);
+
+static int key_cmp(const void *x, const void *y)
+{
+	return member_cmp(*(const smp_member *const *)x, *(const smp_member *const *)y);
+}
+
+static int member_cmp(const smp_member *a, const smp_member *b)
+{
+	size_t n = a->klen < b->klen ? a->klen : b->klen;
+	int c = memcmp(a->key, b->key, n);
+
+	if (c)
+		return c;
+	return a->klen < b->klen ? -1 : a->klen > b->klen;
+}
+
+int smp_sorted_members(const smp_member ***out, const smp_value *map, bool sort)
+{
+	size_t n = map->u.map.len;
+	const smp_member **v;
+	bool sorted = true;
+
+	*out = NULL;
+	if (!sort || n < 2)
+		return 0;
+	/* Maps are often in order already (kubectl's output always is). */
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = member_cmp(&map->u.map.items[i - 1], &map->u.map.items[i]) <= 0;
+	if (sorted)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return SMP_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		v[i] = &map->u.map.items[i];
+	qsort(v, n, sizeof(*v), key_cmp);
+	*out = v;
+	return 0;
+}
+
 /* ---- hashing ---- */
 
 uint64_t smp_hash_bytes(const char *p, size_t n)
@@ -562,15 +612,9 @@ uint64_t smp_hash_bytes(const char *p, size_t n)
 	return h;
 }
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h;
-}
-
-uint64_t smpv_hash(const smp_value *v)
+/* smpv_hash, or with `numeric` smpv_hash_numeric: ints and floats hashed
+ * by their value as a double, so that 1 and 1.0 hash alike. */
+static uint64_t hash(const smp_value *v, bool numeric)
 {
 	uint64_t h;
 
@@ -582,113 +626,120 @@ uint64_t smpv_hash(const smp_value *v)
 	case SMP_BOOL:
 		return v->u.b ? 2 : 3;
 	case SMP_INT:
-		return mix((uint64_t)v->u.i ^ 4);
+		if (!numeric)
+			return smp_hash_mix((uint64_t)v->u.i ^ 4);
+		/* fall through */
 	case SMP_FLOAT: {
 		uint64_t bits;
-		double f = v->u.f == 0.0 ? 0.0 : v->u.f; /* -0 == 0 */
+		double f = v->type == SMP_INT ? (double)v->u.i : v->u.f;
+		if (f == 0.0)
+			f = 0.0; /* -0 == 0 */
 		memcpy(&bits, &f, sizeof(bits));
-		return mix(bits ^ 5);
+		return smp_hash_mix(bits ^ 5);
 	}
 	case SMP_STRING:
 		return smp_hash_bytes(v->u.s.ptr, v->u.s.len);
 	case SMP_LIST:
 		h = 6;
 		for (size_t i = 0; i < v->u.list.len; i++)
-			h = mix(h * 31 + smpv_hash(v->u.list.items[i]));
+			h = smp_hash_mix(h * 31 + hash(v->u.list.items[i], numeric));
 		return h;
 	case SMP_MAP:
 		/* Order-independent: sum of per-entry hashes. */
 		h = 7;
 		for (size_t i = 0; i < v->u.map.len; i++) {
 			const smp_member *m = &v->u.map.items[i];
-			h += mix(smp_hash_bytes(m->key, m->klen) * 31 + smpv_hash(m->val));
+			h += smp_hash_mix(smp_hash_bytes(m->key, m->klen) * 31 + hash(m->val, numeric));
 		}
 		return h;
 	}
 	return 0;
 }
 
+uint64_t smpv_hash(const smp_value *v)
+{
+	return hash(v, false);
+}
+
+uint64_t smpv_hash_numeric(const smp_value *v)
+{
+	return hash(v, true);
+}
+
 /* ---- equality ---- */
 
-/* Two maps hold the same keys with equal values, whatever their order:
- * pairwise when the keys are in the same order (the usual case), else
- * through an index of b's keys. */
-static bool map_equal(const smp_value *a, const smp_value *b)
+static bool equal(const smp_value *a, const smp_value *b, bool numeric);
+
+/* The index in map b of the member named like x: through `slots` (a hash
+ * index of b's keys, `mask` its size - 1) when there is one, else a scan. */
+static ptrdiff_t member_in(const smp_value *b, const smp_member *x, const size_t *slots,
+                           size_t mask)
 {
-	size_t n = a->u.map.len;
+	if (!slots)
+		return smpv_map_find(b, x->key, x->klen);
+	for (size_t s = smp_hash_bytes(x->key, x->klen) & mask; slots[s] != SIZE_MAX;
+	     s = (s + 1) & mask) {
+		const smp_member *y = &b->u.map.items[slots[s]];
+		if (y->klen == x->klen && memcmp(y->key, x->key, x->klen) == 0)
+			return (ptrdiff_t)slots[s];
+	}
+	return -1;
+}
+
+/* Two maps hold the same keys with equal values, whatever their order:
+ * pairwise while the keys are in the same order (the usual case), then
+ * each key looked up in b: a scan for a few, through a hash index of b's
+ * keys for more (a scan again when there is no memory for the index). */
+static bool map_equal(const smp_value *a, const smp_value *b, bool numeric)
+{
+	size_t n = a->u.map.len, i = 0, cap = 16, *slots = NULL;
+	bool eq = true;
 
 	if (n != b->u.map.len)
 		return false;
-	/* Same order is the common case: check it in one pass first. */
-	size_t i = 0;
 	for (; i < n; i++) {
 		const smp_member *x = &a->u.map.items[i], *y = &b->u.map.items[i];
 		if (x->klen != y->klen || memcmp(x->key, y->key, x->klen) != 0)
 			break;
-		if (!smpv_equal(x->val, y->val))
+		if (!equal(x->val, y->val, numeric))
 			return false;
 	}
-	if (i == n)
-		return true;
-	if (n - i <= 16) {
-		for (; i < n; i++) {
-			const smp_member *x = &a->u.map.items[i];
-			ptrdiff_t j = smpv_map_find(b, x->key, x->klen);
-			if (j < 0 || !smpv_equal(x->val, b->u.map.items[j].val))
-				return false;
+	if (n - i > 16) {
+		while (cap < 2 * n)
+			cap *= 2;
+		if ((slots = malloc(cap * sizeof(*slots)))) {
+			for (size_t k = 0; k < cap; k++)
+				slots[k] = SIZE_MAX;
+			for (size_t k = 0; k < n; k++) {
+				const smp_member *y = &b->u.map.items[k];
+				size_t s = smp_hash_bytes(y->key, y->klen) & (cap - 1);
+				while (slots[s] != SIZE_MAX)
+					s = (s + 1) & (cap - 1);
+				slots[s] = k;
+			}
 		}
-		return true;
-	}
-	/* Large maps in different orders: hash index over b's keys. */
-	size_t cap = 16;
-	while (cap < 2 * n)
-		cap *= 2;
-	size_t *slots = malloc(cap * sizeof(size_t));
-	bool eq = true;
-	if (!slots) {
-		/* No memory for the index: fall back to the slow scan, still correct. */
-		for (; i < n; i++) {
-			const smp_member *x = &a->u.map.items[i];
-			ptrdiff_t j = smpv_map_find(b, x->key, x->klen);
-			if (j < 0 || !smpv_equal(x->val, b->u.map.items[j].val))
-				return false;
-		}
-		return true;
-	}
-	for (size_t k = 0; k < cap; k++)
-		slots[k] = SIZE_MAX;
-	for (size_t k = 0; k < n; k++) {
-		const smp_member *y = &b->u.map.items[k];
-		size_t s = smp_hash_bytes(y->key, y->klen) & (cap - 1);
-		while (slots[s] != SIZE_MAX)
-			s = (s + 1) & (cap - 1);
-		slots[s] = k;
 	}
 	for (; i < n && eq; i++) {
-		const smp_member *x = &a->u.map.items[i];
-		size_t s = smp_hash_bytes(x->key, x->klen) & (cap - 1);
-		bool found = false;
-		while (slots[s] != SIZE_MAX) {
-			const smp_member *y = &b->u.map.items[slots[s]];
-			if (y->klen == x->klen && memcmp(y->key, x->key, x->klen) == 0) {
-				found = true;
-				eq = smpv_equal(x->val, y->val);
-				break;
-			}
-			s = (s + 1) & (cap - 1);
-		}
-		if (!found)
-			eq = false;
+		ptrdiff_t j = member_in(b, &a->u.map.items[i], slots, cap - 1);
+		eq = j >= 0 && equal(a->u.map.items[i].val, b->u.map.items[j].val, numeric);
 	}
 	free(slots);
 	return eq;
 }
 
-bool smpv_equal(const smp_value *a, const smp_value *b)
+/* smpv_equal, or with `numeric` smpv_equal_numeric. */
+static bool equal(const smp_value *a, const smp_value *b, bool numeric)
 {
 	if (a == b)
 		return true;
-	if (!a || !b || a->type != b->type)
+	if (!a || !b)
+		return false;
+	if (numeric && (a->type == SMP_FLOAT || b->type == SMP_FLOAT) &&
+	    (a->type == SMP_INT || a->type == SMP_FLOAT) &&
+	    (b->type == SMP_INT || b->type == SMP_FLOAT))
+		return (a->type == SMP_INT ? (double)a->u.i : a->u.f) ==
+		       (b->type == SMP_INT ? (double)b->u.i : b->u.f);
+	if (a->type != b->type)
 		return false;
 	switch (a->type) {
 	case SMP_NULL:
@@ -706,13 +757,23 @@ bool smpv_equal(const smp_value *a, const smp_value *b)
 		if (a->u.list.len != b->u.list.len)
 			return false;
 		for (size_t i = 0; i < a->u.list.len; i++)
-			if (!smpv_equal(a->u.list.items[i], b->u.list.items[i]))
+			if (!equal(a->u.list.items[i], b->u.list.items[i], numeric))
 				return false;
 		return true;
 	case SMP_MAP:
-		return map_equal(a, b);
+		return map_equal(a, b, numeric);
 	}
 	return false;
+}
+
+bool smpv_equal(const smp_value *a, const smp_value *b)
+{
+	return equal(a, b, false);
+}
+
+bool smpv_equal_numeric(const smp_value *a, const smp_value *b)
+{
+	return equal(a, b, true);
 }
 
 /* ---- public accessors ---- */
@@ -911,6 +972,24 @@ static void fmt_append(char *buf, size_t size, size_t *n, const char *fmt, ...)
 }
 
 /* No allocation: an out-of-memory error must still be printable. */
+void smp_error_prefix(smp_error *err, const char *prefix)
+{
+	size_t pl, ml, cap;
+
+	if (!err || !prefix)
+		return;
+	pl = strlen(prefix);
+	ml = strnlen(err->message, sizeof(err->message) - 1);
+	cap = sizeof(err->message) - 1;
+	if (pl >= cap)
+		return;
+	if (pl + ml > cap)
+		ml = cap - pl;
+	memmove(err->message + pl, err->message, ml);
+	memcpy(err->message, prefix, pl);
+	err->message[pl + ml] = '\0';
+}
+
 size_t smp_error_format(char *buf, size_t size, const smp_error *err)
 {
 	size_t n = 0;

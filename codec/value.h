@@ -148,20 +148,44 @@ int smpv_map_add_copy(smp_arena *a, smp_value *map, const char *key, size_t klen
 /* Index of key in map, or -1. Linear: callers with large maps index them. */
 ptrdiff_t smpv_map_find(const smp_value *map, const char *key, size_t klen);
 smp_value *smpv_map_get(const smp_value *map, const char *key);
+/* The string at map[key] (NUL-terminated), or NULL: map NULL or not a map,
+ * no such key, or another type there. The one reader of a string member. */
+const char *smpv_map_str(const smp_value *map, const char *key);
 /* Removes entry i, keeping order. */
 void smpv_map_remove(smp_value *map, size_t i);
+
+/* Entries of map in key order (bytewise, shorter first): *out is a
+ * malloc'ed array of pointers when sorting reorders them, NULL when the
+ * map's own order is that order (no sorting asked, or the keys are sorted
+ * already). 0 or SMP_ENOMEM. The one key sorter of the library. */
+int smp_sorted_members(const smp_member ***out, const smp_value *map, bool sort);
 
 /* Deep copy into arena `a` (keys and strings copied too). */
 smp_value *smpv_copy(smp_arena *a, const smp_value *v);
 
+/* Deep equality, map order ignored, list order counting: type-aware
+ * (1 != 1.0) as kubectl and the merge engine compare; _numeric compares
+ * ints and floats by value (1 == 1.0), as structured-merge-diff does. The
+ * one value comparison of the library. */
 bool smpv_equal(const smp_value *a, const smp_value *b);
+bool smpv_equal_numeric(const smp_value *a, const smp_value *b);
 bool smpv_is_str(const smp_value *v, const char *s);
 
 /* ---- hashing (for indices over keys and merge-key values) ---- */
 
 uint64_t smp_hash_bytes(const char *p, size_t n);
-/* Hash of a value consistent with smpv_equal (map order ignored). */
+/* Spreads the bits of a hash (a 64-bit finalizer), for combining hashes. */
+static inline uint64_t smp_hash_mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+/* Hash of a value consistent with smpv_equal (map order ignored), and
+ * with smpv_equal_numeric. */
 uint64_t smpv_hash(const smp_value *v);
+uint64_t smpv_hash_numeric(const smp_value *v);
 
 /* ---- errors ---- */
 

@@ -92,6 +92,12 @@ SMP_API const char *smp_strerror(int code);
  * NULL; `buf` may be NULL when `size` is 0. */
 SMP_API size_t smp_error_format(char *buf, size_t size, const smp_error *err);
 
+/* Puts `prefix` in front of err->message ("web.yaml: " to say where an
+ * error came from), the message's end cut when the whole would not fit
+ * (err->message stays NUL-terminated); a prefix that alone fills the
+ * message leaves it as it was. NULL `err` or `prefix`: nothing. */
+SMP_API void smp_error_prefix(smp_error *err, const char *prefix);
+
 /* Frees memory the library returned as a plain buffer (smp_print and
  * smp_last_applied_encode output). NULL is fine. */
 SMP_API void smp_free(void *ptr);

@@ -12,7 +12,7 @@
 
 static const char *entry_str(const smp_value *e, const char *key)
 {
-	const char *s = smp_value_string(smpv_map_get(e, key), NULL);
+	const char *s = smpv_map_str(e, key);
 
 	return s ? s : "";
 }

@@ -34,30 +34,6 @@ struct smp_ssa_result {
 	const char *message, *warning;
 };
 
-/* ---------------------------------------------------------------- context */
-
-void ssa_ctx_init(ssa_ctx *c, smp_error *err)
-{
-	memset(c, 0, sizeof(*c));
-	smp_arena_init(&c->arena);
-	c->err = err;
-	c->null_value = smpv_null(&c->arena);
-	if (!c->null_value)
-		ssa_oom(c);
-}
-
-void ssa_ctx_release(ssa_ctx *c)
-{
-	smp_arena_release(&c->arena);
-}
-
-int ssa_oom(ssa_ctx *c)
-{
-	if (!c->rc)
-		c->rc = smp_err_set(c->err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-	return SMP_ENOMEM;
-}
-
 /* ---------------------------------------------------------------- helpers */
 
 static const char *str_of(const smp_value *v)
@@ -1173,7 +1149,7 @@ static void apply_config(call *k, const smp_value *config, bool force)
 
 		if (!la || !(result = with_last_applied(c, result, la)))
 			return;
-		if (!ssa_value_eq(was, la))
+		if (!smpv_equal_numeric(was, la))
 			k->res->changed = true;
 	}
 	finish(c, k->res, result, &k->ms, k->stype != NULL);
@@ -1237,7 +1213,7 @@ static void update_object(call *k, const smp_value *config)
 		 * tracking, and applies) */
 		if (!(obj = without_managed(c, config)))
 			return;
-		k->res->changed = !ssa_value_eq(k->live_obj, obj);
+		k->res->changed = !smpv_equal_numeric(k->live_obj, obj);
 		finish(c, k->res, obj, &k->ms, k->stype != NULL);
 		return;
 	}

@@ -18,11 +18,6 @@
 
 /* ---------------------------------------------------------------- values */
 
-static bool is_num(const smp_value *v)
-{
-	return v->type == SMP_INT || v->type == SMP_FLOAT;
-}
-
 static double num(const smp_value *v)
 {
 	return v->type == SMP_INT ? (double)v->u.i : v->u.f;
@@ -42,51 +37,23 @@ static int bytes_cmp(const char *a, size_t an, const char *b, size_t bn)
 	return an < bn ? -1 : an > bn;
 }
 
-static int member_cmp(const void *x, const void *y)
-{
-	const smp_member *a = *(const smp_member *const *)x, *b = *(const smp_member *const *)y;
-
-	return bytes_cmp(a->key, a->klen, b->key, b->klen);
-}
-
-/* Entries of a map in key order (malloc'ed), NULL for an empty map or on
- * ENOMEM (*oom set). */
-static const smp_member **sorted_members(const smp_value *m, bool *oom)
-{
-	size_t n = m->u.map.len;
-	const smp_member **v;
-
-	if (!n)
-		return NULL;
-	if (!(v = malloc(n * sizeof(*v)))) {
-		*oom = true;
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++)
-		v[i] = &m->u.map.items[i];
-	qsort(v, n, sizeof(*v), member_cmp);
-	return v;
-}
-
 /* SMD's MapCompareUsing, quirks included (it counts keys of the union). */
 static int map_cmp(const smp_value *a, const smp_value *b)
 {
 	size_t la = a->u.map.len, lb = b->u.map.len, i = 0, j = 0, k = 0;
-	bool oom = false;
-	const smp_member **sa, **sb;
+	const smp_member **sa = NULL, **sb = NULL;
 	int c = 0;
 
 	if (la == 0 && lb == 0)
 		return 0;
-	sa = sorted_members(a, &oom);
-	sb = sorted_members(b, &oom);
-	if (oom) {
-		free(sa);
-		free(sb);
+	if (smp_sorted_members(&sa, a, true) || smp_sorted_members(&sb, b, true)) {
+		free(sa); /* no memory: equal, as no order can be told */
 		return 0;
 	}
 	while (c == 0 && (i < la || j < lb)) {
-		const smp_member *ma = i < la ? sa[i] : NULL, *mb = j < lb ? sb[j] : NULL;
+		/* NULL arrays: the map's own order is key order */
+		const smp_member *ma = i >= la ? NULL : sa ? sa[i] : &a->u.map.items[i];
+		const smp_member *mb = j >= lb ? NULL : sb ? sb[j] : &b->u.map.items[j];
 		int d = !ma ? 1 : !mb ? -1 : bytes_cmp(ma->key, ma->klen, mb->key, mb->klen);
 		const smp_value *lv = d <= 0 ? ma->val : NULL, *rv = d >= 0 ? mb->val : NULL;
 
@@ -167,133 +134,6 @@ int ssa_value_cmp(const smp_value *a, const smp_value *b)
 	return 0; /* both null */
 }
 
-/* Index of key k in map m using the table built by index_map, or -1. */
-static ptrdiff_t index_find(const uint32_t *slots, size_t mask, const smp_value *m,
-                            const char *k, size_t kn)
-{
-	for (size_t i = smp_hash_bytes(k, kn) & mask;; i = (i + 1) & mask) {
-		uint32_t s = slots[i];
-
-		if (!s)
-			return -1;
-		if (m->u.map.items[s - 1].klen == kn && memcmp(m->u.map.items[s - 1].key, k, kn) == 0)
-			return s - 1;
-	}
-}
-
-static bool map_eq(const smp_value *a, const smp_value *b)
-{
-	size_t n = a->u.map.len, cap = 16;
-	uint32_t *slots;
-	bool eq = true;
-
-	if (n != b->u.map.len)
-		return false;
-	if (n <= 16) {
-linear:
-		for (size_t i = 0; i < n; i++) {
-			const smp_member *m = &a->u.map.items[i];
-			ptrdiff_t j = smpv_map_find(b, m->key, m->klen);
-
-			if (j < 0 || !ssa_value_eq(m->val, b->u.map.items[j].val))
-				return false;
-		}
-		return true;
-	}
-	while (cap < n * 2)
-		cap *= 2;
-	if (!(slots = calloc(cap, sizeof(*slots))))
-		goto linear;
-	for (size_t i = 0; i < n; i++) {
-		const smp_member *m = &b->u.map.items[i];
-		size_t h = smp_hash_bytes(m->key, m->klen) & (cap - 1);
-
-		while (slots[h])
-			h = (h + 1) & (cap - 1);
-		slots[h] = (uint32_t)(i + 1);
-	}
-	for (size_t i = 0; i < n && eq; i++) {
-		const smp_member *m = &a->u.map.items[i];
-		ptrdiff_t j = index_find(slots, cap - 1, b, m->key, m->klen);
-
-		eq = j >= 0 && ssa_value_eq(m->val, b->u.map.items[j].val);
-	}
-	free(slots);
-	return eq;
-}
-
-bool ssa_value_eq(const smp_value *a, const smp_value *b)
-{
-	if (a->type == SMP_FLOAT || b->type == SMP_FLOAT)
-		return is_num(a) && is_num(b) && num(a) == num(b);
-	if (a->type != b->type)
-		return false;
-	switch (a->type) {
-	case SMP_INT:
-		return a->u.i == b->u.i;
-	case SMP_STRING:
-		return a->u.s.len == b->u.s.len && memcmp(a->u.s.ptr, b->u.s.ptr, a->u.s.len) == 0;
-	case SMP_BOOL:
-		return a->u.b == b->u.b;
-	case SMP_LIST:
-		if (a->u.list.len != b->u.list.len)
-			return false;
-		for (size_t i = 0; i < a->u.list.len; i++)
-			if (!ssa_value_eq(a->u.list.items[i], b->u.list.items[i]))
-				return false;
-		return true;
-	case SMP_MAP:
-		return map_eq(a, b);
-	default:
-		return true;
-	}
-}
-
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h;
-}
-
-uint64_t ssa_value_hash(const smp_value *v)
-{
-	uint64_t h;
-
-	switch (v->type) {
-	case SMP_INT:
-	case SMP_FLOAT: {
-		double d = num(v);
-		uint64_t bits;
-
-		if (d == 0)
-			d = 0; /* -0 == 0 */
-		memcpy(&bits, &d, sizeof(bits));
-		return mix(bits ^ 0x51ull);
-	}
-	case SMP_STRING:
-		return smp_hash_bytes(v->u.s.ptr, v->u.s.len);
-	case SMP_BOOL:
-		return v->u.b ? 0x1234567ull : 0x7654321ull;
-	case SMP_LIST:
-		h = 6;
-		for (size_t i = 0; i < v->u.list.len; i++)
-			h = mix(h * 31 + ssa_value_hash(v->u.list.items[i]));
-		return h;
-	case SMP_MAP:
-		h = 7;
-		for (size_t i = 0; i < v->u.map.len; i++) {
-			const smp_member *m = &v->u.map.items[i];
-
-			h += mix(smp_hash_bytes(m->key, m->klen) * 31 + ssa_value_hash(m->val));
-		}
-		return h;
-	default:
-		return 0x9e3779b97f4a7c15ull;
-	}
-}
-
 /* ---------------------------------------------------------------- elements */
 
 int ssa_pe_cmp(const ssa_pe *a, const ssa_pe *b)
@@ -334,11 +174,11 @@ bool ssa_pe_eq(const ssa_pe *a, const ssa_pe *b)
 		for (uint32_t i = 0; i < a->n; i++)
 			if (a->u.keys[i].nlen != b->u.keys[i].nlen ||
 			    memcmp(a->u.keys[i].name, b->u.keys[i].name, a->u.keys[i].nlen) != 0 ||
-			    !ssa_value_eq(a->u.keys[i].val, b->u.keys[i].val))
+			    !smpv_equal_numeric(a->u.keys[i].val, b->u.keys[i].val))
 				return false;
 		return true;
 	case SSA_PE_VALUE:
-		return ssa_value_eq(a->u.val, b->u.val);
+		return smpv_equal_numeric(a->u.val, b->u.val);
 	default:
 		return a->u.index == b->u.index;
 	}
@@ -350,16 +190,16 @@ uint64_t ssa_pe_hash(const ssa_pe *pe)
 
 	switch (pe->kind) {
 	case SSA_PE_FIELD:
-		return mix(h ^ smp_hash_bytes(pe->u.name, pe->n));
+		return smp_hash_mix(h ^ smp_hash_bytes(pe->u.name, pe->n));
 	case SSA_PE_KEY:
 		for (uint32_t i = 0; i < pe->n; i++)
-			h = mix(h * 31 + smp_hash_bytes(pe->u.keys[i].name, pe->u.keys[i].nlen)) +
-			    ssa_value_hash(pe->u.keys[i].val);
-		return mix(h);
+			h = smp_hash_mix(h * 31 + smp_hash_bytes(pe->u.keys[i].name, pe->u.keys[i].nlen)) +
+			    smpv_hash_numeric(pe->u.keys[i].val);
+		return smp_hash_mix(h);
 	case SSA_PE_VALUE:
-		return mix(h ^ ssa_value_hash(pe->u.val));
+		return smp_hash_mix(h ^ smpv_hash_numeric(pe->u.val));
 	default:
-		return mix(h ^ (uint64_t)pe->u.index);
+		return smp_hash_mix(h ^ (uint64_t)pe->u.index);
 	}
 }
 
@@ -456,18 +296,21 @@ static void value_to_string(smp_buf *b, const smp_value *v)
 		smp_buf_putc(b, ']');
 		break;
 	case SMP_MAP: {
-		bool oom = false;
-		const smp_member **m = sorted_members(v, &oom);
+		const smp_member **m = NULL;
 
-		/* Go iterates maps in random order; sorted here. */
-		for (size_t i = 0; m && i < v->u.map.len; i++) {
-			smp_buf_put(b, m[i]->key, m[i]->klen);
+		if (smp_sorted_members(&m, v, true)) {
+			b->oom = true;
+			break;
+		}
+		/* Go iterates maps in random order; sorted here (m NULL: the
+		 * map's own order is key order) */
+		for (size_t i = 0; i < v->u.map.len; i++) {
+			const smp_member *x = m ? m[i] : &v->u.map.items[i];
+			smp_buf_put(b, x->key, x->klen);
 			smp_buf_putc(b, '=');
-			value_to_string(b, m[i]->val);
+			value_to_string(b, x->val);
 		}
 		free(m);
-		if (oom)
-			b->oom = true;
 		break;
 	}
 	}
@@ -597,24 +440,26 @@ void ssa_json_put_value(smp_buf *b, const smp_value *v, bool html)
 		smp_buf_putc(b, ']');
 		break;
 	case SMP_MAP: {
-		bool oom = false;
-		const smp_member **m = sorted_members(v, &oom);
+		const smp_member **m = NULL;
 
+		if (smp_sorted_members(&m, v, true)) {
+			b->oom = true;
+			break;
+		}
 		smp_buf_putc(b, '{');
-		for (size_t i = 0; m && i < v->u.map.len; i++) {
+		for (size_t i = 0; i < v->u.map.len; i++) {
+			const smp_member *x = m ? m[i] : &v->u.map.items[i];
 			if (i)
 				smp_buf_putc(b, ',');
 			if (html)
-				ssa_json_put_string_html(b, m[i]->key, m[i]->klen);
+				ssa_json_put_string_html(b, x->key, x->klen);
 			else
-				smp_json_put_string(b, m[i]->key, m[i]->klen, false);
+				smp_json_put_string(b, x->key, x->klen, false);
 			smp_buf_putc(b, ':');
-			ssa_json_put_value(b, m[i]->val, html);
+			ssa_json_put_value(b, x->val, html);
 		}
 		smp_buf_putc(b, '}');
 		free(m);
-		if (oom)
-			b->oom = true;
 		break;
 	}
 	}

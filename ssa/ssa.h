@@ -7,6 +7,7 @@
  * and in live objects, recorded by their element alone), one concern per
  * file:
  *
+ *   context.c   one call's state (ssa_ctx): arena, error, out of memory
  *   types.c     SSA's view of a schema type (kube-openapi schemaconv rules)
  *   pathelem.c  path elements: order, equality, hashing, printing, FieldsV1 keys
  *   fieldset.c  sets of paths (a trie with sorted, binary-searched children),
@@ -15,6 +16,9 @@
  *               merge, compare, remove items, reconcile a set with the schema
  *   update.c    SMD's Updater: apply, update, prune, conflicts
  *   manager.c   apimachinery's managedFields pipeline and the public API
+ *   csaupgrade.c  client-go's csaupgrade (kubectl's migration)
+ *
+ * Each file calls only the files above it in this list.
  *
  * Everything of one call lives in one scratch arena (ssa_ctx.arena) and is
  * released at once; values built here reference the caller's values and
@@ -108,10 +112,10 @@ typedef struct ssa_pe {
 	} u;
 } ssa_pe;
 
-/* SMD value.Compare / value.Equals (numbers compare numerically, 1 == 1.0). */
+/* SMD value.Compare (numbers compare numerically, 1 == 1.0); its Equals
+ * and a hash consistent with it are codec's smpv_equal_numeric and
+ * smpv_hash_numeric. */
 int ssa_value_cmp(const smp_value *a, const smp_value *b);
-bool ssa_value_eq(const smp_value *a, const smp_value *b);
-uint64_t ssa_value_hash(const smp_value *v);
 int ssa_pe_cmp(const ssa_pe *a, const ssa_pe *b);
 bool ssa_pe_eq(const ssa_pe *a, const ssa_pe *b);
 uint64_t ssa_pe_hash(const ssa_pe *pe);

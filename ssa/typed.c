@@ -428,7 +428,7 @@ static bool lgroups_same(const lgroups *lg, const smp_value *l, uint32_t le, con
 	if (lg->cnt[le] != rg->cnt[re])
 		return false;
 	for (; i != LG_NONE && j != LG_NONE; i = lg->nxt[i], j = rg->nxt[j])
-		if (!ssa_value_eq(l->u.list.items[i], r->u.list.items[j]))
+		if (!smpv_equal_numeric(l->u.list.items[i], r->u.list.items[j]))
 			return false;
 	return i == LG_NONE && j == LG_NONE;
 }
@@ -782,7 +782,7 @@ static void leaf(mwalk *mw, const smp_value *lhs, const smp_value *rhs, mres *re
 		res->self[R_ADDED] = true;
 	else if (!rhs)
 		res->self[R_REMOVED] = true;
-	else if (!ssa_value_eq(rhs, lhs))
+	else if (!smpv_equal_numeric(rhs, lhs))
 		res->self[R_MODIFIED] = true;
 }
 

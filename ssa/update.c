@@ -232,7 +232,7 @@ int ssa_updater_apply(ssa_ctx *c, const smp_value **out_obj, bool *changed,
 	if ((rc = update(c, &cmp, live, pruned, t, ms, manager, force, conflicts)))
 		return rc;
 	*out_obj = pruned;
-	*changed = !ssa_value_eq(live, pruned);
+	*changed = !smpv_equal_numeric(live, pruned);
 	return 0;
 }
 

@@ -235,6 +235,19 @@ def _result(rc, out, e):
         return V.to_python(doc.root(0))
 
 
+def _run(fn, values, names, kinds, type, overwrite, schema, definition):
+    """fn(&out, root..., &options, &err) on `values` (read as one document
+    each, named `names` in errors), the strategic type looked up from the
+    documents at the positions `kinds`, in that order; its result."""
+    with _Inputs() as ins:
+        docs = [ins.add(v, name) for v, name in zip(values, names)]
+        o = _patch_options(type, overwrite, schema, definition, [docs[i] for i in kinds])
+        out = n.doc_p()
+        e = n.Error()
+        rc = fn(ctypes.byref(out), *[V.root(d) for d in docs], ctypes.byref(o), ctypes.byref(e))
+        return _result(rc, out, e)
+
+
 def patch(target, patch, *, type="strategic", schema=None, definition=None):
     """Applies `patch` to `target` as the API server does, and returns the
     result. type: "strategic" (default), "merge" (RFC 7386) or "json"
@@ -244,29 +257,15 @@ def patch(target, patch, *, type="strategic", schema=None, definition=None):
     instead ("io.k8s.api.core.v1.PodSpec"). target None means {}.
     Arguments are Python values or YAML/JSON text of one document.
     Raises PatchError (err.path names the field), SchemaError, ..."""
-    with _Inputs() as ins:
-        t = ins.add(target, "<target>")
-        p = ins.add(patch, "<patch>")
-        o = _patch_options(type, True, schema, definition, (t, p))
-        out = n.doc_p()
-        e = n.Error()
-        rc = n.smp_patch_apply(ctypes.byref(out), V.root(t), V.root(p), ctypes.byref(o),
-                               ctypes.byref(e))
-        return _result(rc, out, e)
+    return _run(n.smp_patch_apply, (target, patch), ("<target>", "<patch>"), (0, 1), type,
+                True, schema, definition)
 
 
 def diff(original, modified, *, type="strategic", schema=None, definition=None):
     """Two-way diff: the patch ("strategic" or "merge") that turns
     `original` into `modified`; {} when they are alike. None means {}."""
-    with _Inputs() as ins:
-        a = ins.add(original, "<original>")
-        b = ins.add(modified, "<modified>")
-        o = _patch_options(type, True, schema, definition, (b, a))
-        out = n.doc_p()
-        e = n.Error()
-        rc = n.smp_diff_two_way(ctypes.byref(out), V.root(a), V.root(b), ctypes.byref(o),
-                                ctypes.byref(e))
-        return _result(rc, out, e)
+    return _run(n.smp_diff_two_way, (original, modified), ("<original>", "<modified>"),
+                (1, 0), type, True, schema, definition)
 
 
 def diff3(original, modified, current, *, type="strategic", overwrite=True, schema=None,
@@ -276,16 +275,9 @@ def diff3(original, modified, current, *, type="strategic", overwrite=True, sche
     live object. With overwrite=False a change that conflicts with one made
     to the live object raises ConflictError; a patch that would change
     apiVersion, kind or metadata.name raises PreconditionError."""
-    with _Inputs() as ins:
-        a = ins.add(original, "<original>")
-        b = ins.add(modified, "<modified>")
-        c = ins.add(current, "<current>")
-        o = _patch_options(type, overwrite, schema, definition, (b, a, c))
-        out = n.doc_p()
-        e = n.Error()
-        rc = n.smp_diff_three_way(ctypes.byref(out), V.root(a), V.root(b), V.root(c),
-                                  ctypes.byref(o), ctypes.byref(e))
-        return _result(rc, out, e)
+    return _run(n.smp_diff_three_way, (original, modified, current),
+                ("<original>", "<modified>", "<current>"), (1, 0, 2), type, overwrite, schema,
+                definition)
 
 
 def has_conflicts(a, b):
