@@ -37,6 +37,17 @@ static smp_value *masked(cctx *c, const smp_value *v)
 	return smpv_str_ref(c->a, "***", 3);
 }
 
+/* A copied Secret `v` (NULL: nothing) with its data and stringData masked. */
+static void mask_secret(cctx *c, smp_value *v)
+{
+	for (int k = 0; v && k < 2; k++) {
+		const char *key = k ? "stringData" : "data";
+		ptrdiff_t i = smpv_map_find(v, key, strlen(key));
+		if (i >= 0)
+			v->u.map.items[i].val = masked(c, v->u.map.items[i].val);
+	}
+}
+
 static bool path_is_secret(cctx *c)
 {
 	const char *p = c->path.ptr ? c->path.ptr : "";
@@ -128,50 +139,23 @@ static bool is_scalar(const smp_value *v)
 static void diff(cctx *c, const smp_value *b, const smp_value *a, const smp_stype *t,
                  const smp_sfield *f, int depth);
 
-/* Sorted entry indexes of a map (keys bytewise). */
-static size_t *sorted_keys(const smp_value *m)
-{
-	size_t n = m->u.map.len, *idx = malloc((n ? n : 1) * sizeof(*idx));
-
-	if (!idx)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		idx[i] = i;
-	for (size_t gap = n / 2; gap > 0; gap /= 2)
-		for (size_t i = gap; i < n; i++) {
-			size_t x = idx[i], j = i;
-			const smp_member *mx = &m->u.map.items[x];
-			while (j >= gap) {
-				const smp_member *my = &m->u.map.items[idx[j - gap]];
-				size_t l = mx->klen < my->klen ? mx->klen : my->klen;
-				int cmp = memcmp(my->key, mx->key, l);
-				if (cmp < 0 || (cmp == 0 && my->klen <= mx->klen))
-					break;
-				idx[j] = idx[j - gap];
-				j -= gap;
-			}
-			idx[j] = x;
-		}
-	return idx;
-}
-
 /* The changes between two maps, keys in sorted order: added, removed,
  * and nested values compared (maps and lists by their rules, scalars by
  * value). */
 static void diff_maps(cctx *c, const smp_value *b, const smp_value *a, const smp_stype *t,
                       int depth)
 {
-	size_t *ia = sorted_keys(a), *ib = sorted_keys(b);
+	const smp_member **ia = NULL, **ib = NULL;
 	size_t i = 0, j = 0;
 
-	if (!ia || !ib) {
+	if (smp_sorted_members(&ia, a, true) || smp_sorted_members(&ib, b, true)) {
 		c->rc = SMP_ENOMEM;
 		goto out;
 	}
 	/* Merge the two sorted key lists. */
 	while ((i < a->u.map.len || j < b->u.map.len) && !c->rc) {
-		const smp_member *ma = i < a->u.map.len ? &a->u.map.items[ia[i]] : NULL;
-		const smp_member *mb = j < b->u.map.len ? &b->u.map.items[ib[j]] : NULL;
+		const smp_member *ma = i < a->u.map.len ? smp_member_at(ia, a, i) : NULL;
+		const smp_member *mb = j < b->u.map.len ? smp_member_at(ib, b, j) : NULL;
 		int cmp;
 		size_t pl = c->path.len;
 		if (!ma)
@@ -460,14 +444,8 @@ int smp_changes(smp_doc **out, const smp_value *before, const smp_value *after,
 			    (at = smpv_map_find(md, "managedFields", 13)) >= 0)
 				smpv_map_remove(md, (size_t)at);
 		}
-		if (c.mask) {
-			for (int k = 0; v && k < 2; k++) {
-				const char *key = k ? "stringData" : "data";
-				ptrdiff_t i = smpv_map_find(v, key, strlen(key));
-				if (i >= 0)
-					v->u.map.items[i].val = masked(&c, v->u.map.items[i].val);
-			}
-		}
+		if (c.mask)
+			mask_secret(&c, v);
 		c.mask = false;
 		if (v)
 			emit(&c, "add", NULL, v);
@@ -475,12 +453,8 @@ int smp_changes(smp_doc **out, const smp_value *before, const smp_value *after,
 			c.rc = SMP_ENOMEM;
 	} else if (before && !after) {
 		smp_value *v = c.mask ? smpv_copy(c.a, before) : (smp_value *)before;
-		for (int k = 0; c.mask && v && k < 2; k++) {
-			const char *key = k ? "stringData" : "data";
-			ptrdiff_t i = smpv_map_find(v, key, strlen(key));
-			if (i >= 0)
-				v->u.map.items[i].val = masked(&c, v->u.map.items[i].val);
-		}
+		if (c.mask)
+			mask_secret(&c, v);
 		c.mask = false;
 		if (v)
 			emit(&c, "remove", v, NULL);

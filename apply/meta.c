@@ -383,31 +383,6 @@ static int check_time(mctx *c, const smp_value *v, const char *strct, const char
 	return SMP_EINVALOBJ;
 }
 
-/* The members of a map in sorted key order (sigs.k8s.io/yaml's JSON). */
-static int cmp_member(const void *a, const void *b)
-{
-	const smp_member *x = *(const smp_member *const *)a, *y = *(const smp_member *const *)b;
-	size_t n = x->klen < y->klen ? x->klen : y->klen;
-	int r = memcmp(x->key, y->key, n);
-
-	return r ? r : (x->klen < y->klen ? -1 : x->klen > y->klen);
-}
-
-static const smp_member **sorted(const smp_value *m, int *rc)
-{
-	const smp_member **arr = malloc((m->u.map.len ? m->u.map.len : 1) * sizeof(*arr));
-
-	*rc = 0;
-	if (!arr) {
-		*rc = SMP_ENOMEM;
-		return NULL;
-	}
-	for (size_t i = 0; i < m->u.map.len; i++)
-		arr[i] = &m->u.map.items[i];
-	qsort(arr, m->u.map.len, sizeof(*arr), cmp_member);
-	return arr;
-}
-
 static bool key_is(const smp_member *m, const char *k)
 {
 	return m->klen == strlen(k) && memcmp(m->key, k, m->klen) == 0;
@@ -427,12 +402,13 @@ static int check_string_map(mctx *c, const smp_value *v, const char *field)
 	}
 	if (c->saved)
 		return 0; /* later type errors are not reported */
-	if (!(ms = sorted(v, &rc)))
+	if ((rc = smp_sorted_members(&ms, v, true)))
 		return rc;
 	for (size_t i = 0; i < v->u.map.len && !c->saved; i++) {
-		size_t old = push(c, ms[i]->key, ms[i]->klen, false);
+		const smp_member *m = smp_member_at(ms, v, i);
+		size_t old = push(c, m->key, m->klen, false);
 
-		check_string(c, ms[i]->val, "ObjectMeta", field, "string");
+		check_string(c, m->val, "ObjectMeta", field, "string");
 		pop(c, old);
 	}
 	free(ms);
@@ -483,10 +459,10 @@ static int owner_ref(mctx *c, const smp_value *e)
 	const smp_member **ms;
 	int rc;
 
-	if (!(ms = sorted(e, &rc)))
+	if ((rc = smp_sorted_members(&ms, e, true)))
 		return rc;
 	for (size_t i = 0; i < e->u.map.len; i++) {
-		const smp_member *m = ms[i];
+		const smp_member *m = smp_member_at(ms, e, i);
 		char field[64];
 		size_t old = push(c, m->key, m->klen, false);
 
@@ -511,10 +487,10 @@ static int managed_entry(mctx *c, const smp_value *e)
 	const smp_member **ms;
 	int rc = 0;
 
-	if (!(ms = sorted(e, &rc)))
+	if ((rc = smp_sorted_members(&ms, e, true)))
 		return rc;
 	for (size_t i = 0; i < e->u.map.len && !rc; i++) {
-		const smp_member *m = ms[i];
+		const smp_member *m = smp_member_at(ms, e, i);
 		char field[64];
 		size_t old = push(c, m->key, m->klen, false);
 
@@ -540,10 +516,10 @@ static int object_meta(mctx *c, const smp_value *md)
 	const smp_member **ms;
 	int rc = 0;
 
-	if (!(ms = sorted(md, &rc)))
+	if ((rc = smp_sorted_members(&ms, md, true)))
 		return rc;
 	for (size_t i = 0; i < md->u.map.len && !rc; i++) {
-		const smp_member *m = ms[i];
+		const smp_member *m = smp_member_at(ms, md, i);
 		char field[64];
 		size_t old = push(c, m->key, m->klen, false);
 

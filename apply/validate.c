@@ -92,17 +92,11 @@ static void json_kind(smp_buf *b, const smp_value *v, bool literal)
 		smp_buf_puts(b, "object");
 		return;
 	case SMP_INT:
-		smp_buf_puts(b, "number");
-		if (literal) {
-			n = smp_format_int(num, smp_value_int(v));
-			smp_buf_putc(b, ' ');
-			smp_buf_put(b, num, n);
-		}
-		return;
 	case SMP_FLOAT:
 		smp_buf_puts(b, "number");
 		if (literal) {
-			n = smp_format_float(num, smp_value_float(v));
+			n = v->type == SMP_INT ? smp_format_int(num, smp_value_int(v))
+			                       : smp_format_float(num, smp_value_float(v));
 			smp_buf_putc(b, ' ');
 			smp_buf_put(b, num, n);
 		}
@@ -196,37 +190,6 @@ static const char *struct_name(const smp_stype *t)
 static int check(vctx *c, const smp_value *v, const smp_stype *t, const char *owner,
                  int depth);
 
-/* Visits the entries of a map in sorted key order. */
-static int sorted_order(size_t **out, const smp_value *map)
-{
-	size_t n = map->u.map.len;
-	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
-
-	if (!idx)
-		return SMP_ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		idx[i] = i;
-	/* Keys compare bytewise, as Go sorts strings; a shell sort keeps it
-	 * sub-quadratic for large maps without allocation. */
-	for (size_t gap = n / 2; gap > 0; gap /= 2)
-		for (size_t i = gap; i < n; i++) {
-			size_t x = idx[i], j = i;
-			const smp_member *mx = &map->u.map.items[x];
-			while (j >= gap) {
-				const smp_member *my = &map->u.map.items[idx[j - gap]];
-				size_t l = mx->klen < my->klen ? mx->klen : my->klen;
-				int cmp = memcmp(my->key, mx->key, l);
-				if (cmp < 0 || (cmp == 0 && my->klen <= mx->klen))
-					break;
-				idx[j] = idx[j - gap];
-				j -= gap;
-			}
-			idx[j] = x;
-		}
-	*out = idx;
-	return SMP_OK;
-}
-
 static bool special_format(const smp_stype *t, const char *f)
 {
 	return t && t->format && strcmp(t->format, f) == 0;
@@ -237,14 +200,14 @@ static bool special_format(const smp_stype *t, const char *f)
  * by check(). */
 static int check_object(vctx *c, const smp_value *v, const smp_stype *t, int depth)
 {
-	size_t *idx = NULL;
+	const smp_member **idx = NULL;
 	int rc;
 
-	rc = sorted_order(&idx, v);
+	rc = smp_sorted_members(&idx, v, true);
 	if (rc)
 		return rc;
 	for (size_t k = 0; k < v->u.map.len && rc == SMP_OK; k++) {
-		const smp_member *m = &v->u.map.items[idx[k]];
+		const smp_member *m = smp_member_at(idx, v, k);
 		const smp_sfield *f = smp_stype_field(t, m->key, m->klen);
 		size_t pl = c->path.len, gl = c->gopath.len;
 
@@ -337,10 +300,10 @@ static int check(vctx *c, const smp_value *v, const smp_stype *t, const char *ow
 		if (!t->elem || t->elem->kind == SMP_SKIND_ANY)
 			return SMP_OK;
 		{
-			size_t *idx = NULL;
-			int rc = sorted_order(&idx, v);
+			const smp_member **idx = NULL;
+			int rc = smp_sorted_members(&idx, v, true);
 			for (size_t k = 0; k < v->u.map.len && rc == SMP_OK; k++) {
-				const smp_member *m = &v->u.map.items[idx[k]];
+				const smp_member *m = smp_member_at(idx, v, k);
 				size_t pl = c->path.len, gl = c->gopath.len;
 				/* Map entries are [key] in the strict decoder's
 				 * paths and absent from Go's field stack. */

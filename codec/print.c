@@ -310,8 +310,7 @@ static int print_json(pout *po, const smp_value *root, bool indent, bool sort,
 		if (indent)
 			newline_indent(b, po, depth);
 		if (f->c->type == SMP_MAP) {
-			const smp_member *m =
-				f->members ? f->members[f->i] : &f->c->u.map.items[f->i];
+			const smp_member *m = smp_member_at(f->members, f->c, f->i);
 			put_string(b, po, m->key, m->klen, go_escape);
 			if (indent)
 				put(b, ": ", 2);

@@ -159,6 +159,12 @@ void smpv_map_remove(smp_value *map, size_t i);
  * map's own order is that order (no sorting asked, or the keys are sorted
  * already). 0 or SMP_ENOMEM. The one key sorter of the library. */
 int smp_sorted_members(const smp_member ***out, const smp_value *map, bool sort);
+/* Member i of `map` in the order smp_sorted_members gave as `sorted`. */
+static inline const smp_member *smp_member_at(const smp_member *const *sorted,
+                                              const smp_value *map, size_t i)
+{
+	return sorted ? sorted[i] : &map->u.map.items[i];
+}
 
 /* Deep copy into arena `a` (keys and strings copied too). */
 smp_value *smpv_copy(smp_arena *a, const smp_value *v);

@@ -397,7 +397,7 @@ static int emit(yp *p, const smp_value *v, size_t col, int ctx, size_t depth)
 	if (ctx == CTX_MAPVAL)
 		smp_buf_putc(p->b, '\n');
 	for (size_t i = 0; i < v->u.map.len && !rc; i++) {
-		const smp_member *m = ms ? ms[i] : &v->u.map.items[i];
+		const smp_member *m = smp_member_at(ms, v, i);
 		if (i > 0 || ctx != CTX_SEQITEM)
 			indent(p->b, kcol);
 		size_t before = p->b->len;

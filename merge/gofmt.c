@@ -27,18 +27,6 @@ static void put_go_g(smp_buf *b, double f)
 		smp_buf_put(b, num, smp_format_float_g(num, f, false));
 }
 
-static int cmp_member_keys(const void *x, const void *y)
-{
-	const smp_member *a = *(const smp_member *const *)x;
-	const smp_member *b = *(const smp_member *const *)y;
-	size_t n = a->klen < b->klen ? a->klen : b->klen;
-	int c = memcmp(a->key, b->key, n);
-
-	if (c)
-		return c;
-	return a->klen < b->klen ? -1 : a->klen > b->klen;
-}
-
 /* v as Go's fmt prints the interface{} values of an unstructured object
  * with %v (verb 'v') or %s: maps as map[k:v ...] with sorted keys, lists
  * as [a b], floats as %v formats float64; reference error messages embed
@@ -85,24 +73,21 @@ static void gofmt(smp_buf *b, const smp_value *v, char verb, unsigned depth)
 		return;
 	case SMP_MAP: {
 		size_t n = v->u.map.len;
-		const smp_member **m = n ? malloc(n * sizeof(*m)) : NULL;
+		const smp_member **m = NULL;
 
 		smp_buf_puts(b, "map[");
-		if (n && !m) {
+		/* fmt prints map keys sorted. */
+		if (smp_sorted_members(&m, v, true)) {
 			smp_buf_puts(b, "...]");
 			return;
 		}
-		for (size_t i = 0; i < n; i++)
-			m[i] = &v->u.map.items[i];
-		/* fmt prints map keys sorted. */
-		if (n > 1)
-			qsort(m, n, sizeof(*m), cmp_member_keys);
 		for (size_t i = 0; i < n; i++) {
+			const smp_member *x = smp_member_at(m, v, i);
 			if (i)
 				smp_buf_putc(b, ' ');
-			smp_buf_put(b, m[i]->key, m[i]->klen);
+			smp_buf_put(b, x->key, x->klen);
 			smp_buf_putc(b, ':');
-			gofmt(b, m[i]->val, verb, depth + 1);
+			gofmt(b, x->val, verb, depth + 1);
 		}
 		smp_buf_putc(b, ']');
 		free(m);

@@ -52,8 +52,8 @@ static int map_cmp(const smp_value *a, const smp_value *b)
 	}
 	while (c == 0 && (i < la || j < lb)) {
 		/* NULL arrays: the map's own order is key order */
-		const smp_member *ma = i >= la ? NULL : sa ? sa[i] : &a->u.map.items[i];
-		const smp_member *mb = j >= lb ? NULL : sb ? sb[j] : &b->u.map.items[j];
+		const smp_member *ma = i >= la ? NULL : smp_member_at(sa, a, i);
+		const smp_member *mb = j >= lb ? NULL : smp_member_at(sb, b, j);
 		int d = !ma ? 1 : !mb ? -1 : bytes_cmp(ma->key, ma->klen, mb->key, mb->klen);
 		const smp_value *lv = d <= 0 ? ma->val : NULL, *rv = d >= 0 ? mb->val : NULL;
 
@@ -305,7 +305,7 @@ static void value_to_string(smp_buf *b, const smp_value *v)
 		/* Go iterates maps in random order; sorted here (m NULL: the
 		 * map's own order is key order) */
 		for (size_t i = 0; i < v->u.map.len; i++) {
-			const smp_member *x = m ? m[i] : &v->u.map.items[i];
+			const smp_member *x = smp_member_at(m, v, i);
 			smp_buf_put(b, x->key, x->klen);
 			smp_buf_putc(b, '=');
 			value_to_string(b, x->val);
@@ -448,7 +448,7 @@ void ssa_json_put_value(smp_buf *b, const smp_value *v, bool html)
 		}
 		smp_buf_putc(b, '{');
 		for (size_t i = 0; i < v->u.map.len; i++) {
-			const smp_member *x = m ? m[i] : &v->u.map.items[i];
+			const smp_member *x = smp_member_at(m, v, i);
 			if (i)
 				smp_buf_putc(b, ',');
 			if (html)

@@ -185,30 +185,27 @@ static bool keyed_list(const smp_field_info *fi)
 	return fi->merge_key && (fi->strategy & SMP_STRATEGY_MERGE);
 }
 
-static bool repeats_merge_key(const smp_value *v, const smp_stype *t);
+/* A property of one list (the value of field fi). */
+typedef bool (*list_pred)(const smp_value *list, const smp_field_info *fi);
 
-/* Whether list f (the value of field fi) repeats a merge key value, in
- * itself or in a list inside its items. */
-static bool list_repeats(const smp_value *f, const smp_field_info *fi)
+static bool in_lists(const smp_value *v, const smp_stype *t, list_pred pred);
+
+/* Whether list f (the value of field fi), or a list inside its items,
+ * has the property. */
+static bool list_has(const smp_value *f, const smp_field_info *fi, list_pred pred)
 {
 	if (smp_value_type(f) != SMP_LIST)
 		return false;
-	for (size_t a = 0; a < smp_value_len(f); a++) {
-		const smp_value *it = smp_list_get(f, a), *ka = keyed_list(fi) ? key_of(it, fi) : NULL;
-		if (repeats_merge_key(it, smp_stype_elem(fi->stype)))
+	if (pred(f, fi))
+		return true;
+	for (size_t a = 0; a < smp_value_len(f); a++)
+		if (in_lists(smp_list_get(f, a), smp_stype_elem(fi->stype), pred))
 			return true;
-		for (size_t b = a + 1; ka && b < smp_value_len(f); b++) {
-			const smp_value *kb = key_of(smp_list_get(f, b), fi);
-			if (kb && smp_value_equal(ka, kb))
-				return true;
-		}
-	}
 	return false;
 }
 
-/* Whether v (of type t) holds a list merged by a key with two items that
- * have the same key value ([{name: b, value: "3"}, {name: b}]). */
-static bool repeats_merge_key(const smp_value *v, const smp_stype *t)
+/* Whether a list anywhere below map v (of type t) has the property. */
+static bool in_lists(const smp_value *v, const smp_stype *t, list_pred pred)
 {
 	if (smp_value_type(v) != SMP_MAP)
 		return false;
@@ -219,10 +216,38 @@ static bool repeats_merge_key(const smp_value *v, const smp_stype *t)
 		smp_field_info fi;
 
 		if (field_of(&fi, t, k, l) &&
-		    (repeats_merge_key(f, fi.stype) || list_repeats(f, &fi)))
+		    (in_lists(f, fi.stype, pred) || list_has(f, &fi, pred)))
 			return true;
 	}
 	return false;
+}
+
+/* A list merged by a key with two items of the same key value. */
+static bool repeats_key(const smp_value *f, const smp_field_info *fi)
+{
+	for (size_t a = 0; keyed_list(fi) && a < smp_value_len(f); a++) {
+		const smp_value *ka = key_of(smp_list_get(f, a), fi);
+		for (size_t b = a + 1; ka && b < smp_value_len(f); b++) {
+			const smp_value *kb = key_of(smp_list_get(f, b), fi);
+			if (kb && smp_value_equal(ka, kb))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Whether list f (field fi) repeats a merge key value, in itself or in a
+ * list inside its items. */
+static bool list_repeats(const smp_value *f, const smp_field_info *fi)
+{
+	return list_has(f, fi, repeats_key);
+}
+
+/* Whether v (of type t) holds a list merged by a key with two items that
+ * have the same key value ([{name: b, value: "3"}, {name: b}]). */
+static bool repeats_merge_key(const smp_value *v, const smp_stype *t)
+{
+	return in_lists(v, t, repeats_key);
 }
 
 /* Whether scalar field (k, l) of got's item equals that field in one of
@@ -326,6 +351,17 @@ static bool merged_repeats(const smp_value *orig, const smp_value *want, const s
 	return true;
 }
 
+/* A list merged by a key with an item whose key is null. */
+static bool null_key(const smp_value *f, const smp_field_info *fi)
+{
+	for (size_t a = 0; keyed_list(fi) && a < smp_value_len(f); a++) {
+		const smp_value *k = key_of(smp_list_get(f, a), fi);
+		if (k && smp_value_type(k) == SMP_NULL)
+			return true;
+	}
+	return false;
+}
+
 /* Whether v (of type t) holds an item of a list merged by a key whose key
  * is null ({name: null}): the patch carries the null, which its apply
  * reads as a deletion, and then refuses the item for its missing key, as
@@ -333,27 +369,7 @@ static bool merged_repeats(const smp_value *orig, const smp_value *want, const s
  * merge key: name"). */
 static bool null_merge_key(const smp_value *v, const smp_stype *t)
 {
-	if (smp_value_type(v) != SMP_MAP)
-		return false;
-	for (size_t i = 0; i < smp_value_len(v); i++) {
-		size_t l;
-		const char *k = smp_map_key(v, i, &l);
-		const smp_value *f = smp_map_value(v, i);
-		smp_field_info fi;
-
-		if (!field_of(&fi, t, k, l))
-			continue;
-		if (null_merge_key(f, fi.stype))
-			return true;
-		for (size_t a = 0; smp_value_type(f) == SMP_LIST && a < smp_value_len(f); a++) {
-			const smp_value *it = smp_list_get(f, a);
-			if ((keyed_list(&fi) && smp_value_type(key_of(it, &fi)) == SMP_NULL &&
-			     key_of(it, &fi)) ||
-			    null_merge_key(it, smp_stype_elem(fi.stype)))
-				return true;
-		}
-	}
-	return false;
+	return in_lists(v, t, null_key);
 }
 
 /* Whether v holds, at any depth, a map key the patch format reads as a
