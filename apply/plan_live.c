@@ -132,13 +132,18 @@ static int value(scan *s, size_t *end)
 
 /* Parses buf[0..n) as JSON, one value, as the whole file's parse would
  * read it there: SCAN_WHOLE when it does not parse (the whole file's
- * parse then says where). */
+ * parse then says where). A byte-order mark is a document's first bytes
+ * or nothing: inside the file, where a piece starts, the whole parse
+ * refuses it, so the piece is not read alone. */
 static int parse_piece(smp_doc **doc, const char *buf, size_t n, const char *label)
 {
 	smp_parse_options po = SMP_PARSE_OPTIONS_INIT;
 	smp_error err;
 	int rc;
 
+	*doc = NULL;
+	if (n >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+		return SCAN_WHOLE;
 	po.format = SMP_FORMAT_JSON;
 	po.filename = label;
 	rc = smp_doc_parse(doc, buf, n, &po, &err);

@@ -466,6 +466,30 @@ static size_t count_of(const smp_value *l, const smp_value *v)
 	return n;
 }
 
+/* Whether got is list l with the copies of each repeated value moved up
+ * to its first occurrence ([3, 1, 2, 3] as [3, 3, 1, 2]): the reference's
+ * diff of such a list, unchanged or only reordered, still sends its
+ * $setElementOrder, and its apply groups the repeats so, in modified's
+ * order ([1, 3, 3] to [3, 1, 3] gives [3, 3, 1]; apimachinery v0.32.4,
+ * checked). */
+static bool grouped(const smp_value *got, const smp_value *l)
+{
+	size_t j = 0, n = smp_value_len(l);
+
+	if (smp_value_len(got) != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const smp_value *v = smp_list_get(l, i);
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = smp_value_equal(smp_list_get(l, k), v);
+		for (size_t c = seen ? 0 : count_of(l, v); c > 0; c--)
+			if (!smp_value_equal(smp_list_get(got, j++), v))
+				return false;
+	}
+	return j == n;
+}
+
 /* got is want as the reference leaves it in a merged list of scalars
  * (apimachinery v0.32.4's CreateTwoWayMergePatch and StrategicMergePatch,
  * run on these inputs): when original repeats a scalar, its diff names
@@ -473,7 +497,8 @@ static size_t count_of(const smp_value *l, const smp_value *v)
  * copy, so a value original holds more often than modified is gone
  * (original [1,3,3], modified [3,1,4] give [1,4]; with modified's own
  * repeats once: original [2,2,8], modified [1,2,1] give [1]); when only
- * the order differs, its diff is empty and original's order stays. */
+ * the order differs, its diff is empty and original's order stays (or,
+ * with repeats, they are grouped: grouped()). */
 static bool lost_repeats(const smp_value *orig, const smp_value *want, const smp_value *got)
 {
 	smp_type tw = smp_value_type(want), tg = smp_value_type(got);
@@ -508,7 +533,8 @@ static bool lost_repeats(const smp_value *orig, const smp_value *want, const smp
 			same = count_of(orig, smp_list_get(want, i)) ==
 			       count_of(want, smp_list_get(want, i));
 		if (same)
-			return smp_value_equal(got, orig);
+			return smp_value_equal(got, orig) || grouped(got, orig) ||
+			       grouped(got, want);
 		for (size_t i = 0; i < smp_value_len(want); i++) {
 			const smp_value *v = smp_list_get(want, i);
 			bool again = false;
