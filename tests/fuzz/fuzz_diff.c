@@ -503,6 +503,11 @@ static bool lost_repeats(const smp_value *orig, const smp_value *want, const smp
 {
 	smp_type tw = smp_value_type(want), tg = smp_value_type(got);
 
+	/* what came back as it was needs no excuse (a replaced list of
+	 * scalars, which the reference does not treat as a set, included) */
+	if (eq_modulo_null(got, want))
+		return true;
+
 	if (tw == SMP_MAP && tg == SMP_MAP) {
 		for (size_t i = 0; i < smp_value_len(want); i++) {
 			size_t l;
