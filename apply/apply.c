@@ -223,25 +223,20 @@ static smp_value *reset_annotations(smp_arena *a, smp_value *obj)
 static int print_encoded(char **out, size_t *len, const smp_value *v, smp_error *err)
 {
 	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
-	char *text = NULL, *nl;
-	size_t n = 0;
+	smp_buf b;
 	int rc;
 
 	po.sort_keys = true;
 	po.go_escape = true;
-	rc = smp_print(&text, &n, v, &po, err);
-	if (rc)
+	smp_buf_init(&b);
+	if ((rc = smp_print_buf(&b, v, &po, err))) {
+		smp_buf_release(&b);
 		return rc;
-	/* json.Encoder.Encode, which the reference uses, ends with a newline. */
-	nl = realloc(text, n + 2);
-	if (!nl) {
-		smp_free(text);
-		return oom(err);
 	}
-	nl[n] = '\n';
-	nl[n + 1] = '\0';
-	*out = nl;
-	*len = n + 1;
+	/* json.Encoder.Encode, which the reference uses, ends with a newline. */
+	smp_buf_putc(&b, '\n');
+	if (!(*out = smp_buf_detach(&b, len)))
+		return oom(err);
 	return 0;
 }
 

@@ -80,7 +80,7 @@ static bool set_add(strset *s, const char *str, size_t len)
 		else
 			hi = mid;
 	}
-	if (!smp__plan_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v))) {
+	if (!smp_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v), 16)) {
 		free(c);
 		return false;
 	}
@@ -675,7 +675,7 @@ int smp__applyset_end(smp_plan *p, const bool *used, plan_sink *sink, smp_error 
 		if (used[i] || !id || strcmp(id, as->id) != 0 || !smpv_map_str(lv, "kind") ||
 		    !smpv_map_str(md, "name"))
 			continue;
-		if (!smp__plan_grow((void **)&c, &cap, n, sizeof(*c))) {
+		if (!smp_grow((void **)&c, &cap, n, sizeof(*c), 16)) {
 			free(c);
 			return oom(err);
 		}

@@ -346,11 +346,7 @@ static int bad_input(smp_error *err, const char *label, const smp_value *v, cons
 	                   NULL, "%s", msg);
 }
 
-/* Whether v is a list for kubectl: any object with a string kind and an
- * items field, whatever its kind (kubectl's builder reads List,
- * ConfigMapList, even a ConfigMap with items so); items: null is empty.
- * 1 with *items (NULL: empty), 0 not a list, -1 items not a list. */
-static int list_items(const smp_value *v, const smp_value **items)
+int smp_apply_list_items(const smp_value *v, const smp_value **items)
 {
 	const smp_value *it;
 
@@ -394,9 +390,9 @@ static int add_value(smp_plan *p, plan_obj **arr, size_t *n, size_t *cap, const 
 		if (rc)
 			list = 0, items = NULL;
 		else
-			list = list_items(v, &items);
+			list = smp_apply_list_items(v, &items);
 	} else {
-		list = list_items(v, &items);
+		list = smp_apply_list_items(v, &items);
 	}
 	if (list < 0)
 		return bad_input(err, label, items, "items: expected a list of objects");
@@ -414,7 +410,7 @@ static int add_value(smp_plan *p, plan_obj **arr, size_t *n, size_t *cap, const 
 	}
 	if (count)
 		return 0;
-	if (!smp__plan_grow((void **)arr, cap, *n, sizeof(**arr))) {
+	if (!smp_grow((void **)arr, cap, *n, sizeof(**arr), 16)) {
 		free(merr);
 		return oom(err);
 	}
@@ -441,8 +437,8 @@ static int add_doc(smp_plan *p, plan_obj **arr, size_t *n, size_t *cap, smp_doc 
 		return smp__err(err, SMP_EINVAL, p->started ? "the plan is already computed"
 		                                            : "no document");
 	}
-	if (!smp__plan_grow((void **)&p->docs, &p->dcap, p->ndocs, sizeof(*p->docs)) ||
-	    !smp__plan_grow((void **)&p->labels, &p->lcap, p->nlabels, sizeof(*p->labels)) ||
+	if (!smp_grow((void **)&p->docs, &p->dcap, p->ndocs, sizeof(*p->docs), 16) ||
+	    !smp_grow((void **)&p->labels, &p->lcap, p->nlabels, sizeof(*p->labels), 16) ||
 	    !(name = strdup(label ? label : ""))) {
 		smp_doc_free(doc);
 		return oom(err);
@@ -490,7 +486,7 @@ int smp_plan_add_live(smp_plan *p, smp_doc *doc, const char *label, smp_error *e
 
 bool smp__plan_grow_files(smp_plan *p)
 {
-	return smp__plan_grow((void **)&p->lfds, &p->lfcap, p->nlfds, sizeof(*p->lfds));
+	return smp_grow((void **)&p->lfds, &p->lfcap, p->nlfds, sizeof(*p->lfds), 16);
 }
 
 int smp__plan_commit_live(smp_plan *p, const plan_obj *objs, size_t n, smp_doc *skel,
@@ -499,11 +495,11 @@ int smp__plan_commit_live(smp_plan *p, const plan_obj *objs, size_t n, smp_doc *
 	size_t n0 = p->nlive;
 	int rc;
 
-	if (!smp__plan_grow((void **)&p->docs, &p->dcap, p->ndocs, sizeof(*p->docs)) ||
-	    !smp__plan_grow((void **)&p->labels, &p->lcap, p->nlabels, sizeof(*p->labels)))
+	if (!smp_grow((void **)&p->docs, &p->dcap, p->ndocs, sizeof(*p->docs), 16) ||
+	    !smp_grow((void **)&p->labels, &p->lcap, p->nlabels, sizeof(*p->labels), 16))
 		return oom(err);
 	while (p->livecap < n0 + n)
-		if (!smp__plan_grow((void **)&p->live, &p->livecap, p->livecap, sizeof(*p->live)))
+		if (!smp_grow((void **)&p->live, &p->livecap, p->livecap, sizeof(*p->live), 16))
 			return oom(err);
 	for (size_t i = 0; i < n; i++)
 		if ((rc = smp_scopes_learn(p->scopes, objs[i].v, err)))
@@ -522,7 +518,7 @@ int smp_plan_add_error(smp_plan *p, const smp_error *input_error)
 
 	if (!p || !input_error || p->started)
 		return SMP_EINVAL;
-	if (!smp__plan_grow((void **)&p->cfg, &p->cfgcap, p->ncfg, sizeof(*p->cfg)) ||
+	if (!smp_grow((void **)&p->cfg, &p->cfgcap, p->ncfg, sizeof(*p->cfg), 16) ||
 	    !(copy = malloc(sizeof(*copy))))
 		return SMP_ENOMEM;
 	*copy = *input_error;

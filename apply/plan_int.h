@@ -147,23 +147,6 @@ typedef struct plan_step {
 	const smp_value *live;      /* the object as it is now (NULL: none) */
 } plan_step;
 
-/* Room for element n of *arr (cap elements of elem bytes), doubling;
- * false on ENOMEM. */
-static inline bool smp__plan_grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *g;
-
-	if (n < *cap)
-		return true;
-	ncap = *cap ? *cap * 2 : 16;
-	if (ncap > SIZE_MAX / elem || !(g = realloc(*arr, ncap * elem)))
-		return false;
-	*arr = g;
-	*cap = ncap;
-	return true;
-}
-
 /* The length of apiVersion's group ("apps/v1": 4; "v1": 0). */
 static inline size_t smp__plan_group_len(const char *av)
 {

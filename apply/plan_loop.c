@@ -38,7 +38,7 @@ static int scope_warns(smp_plan *p, const smp_value *obj, bool *warns)
 	for (size_t i = 0; i < p->nwarned; i++)
 		if (strcmp(p->warned[i], name) == 0)
 			return 0;
-	if (!smp__plan_grow((void **)&p->warned, &p->wcap, p->nwarned, sizeof(*p->warned)) ||
+	if (!smp_grow((void **)&p->warned, &p->wcap, p->nwarned, sizeof(*p->warned), 16) ||
 	    !(p->warned[p->nwarned] = strdup(name)))
 		return SMP_ENOMEM;
 	p->nwarned++;

@@ -6,6 +6,7 @@
  * refused request, the metav1.Status the server answers.
  */
 #include "plan_int.h"
+#include "codec/codec.h"
 #include "schema/schema.h"
 
 #include <stdio.h>
@@ -115,17 +116,10 @@ static int field_match(const smp_plan *p, const smp_value *cfg, bool *match)
 static int put_yaml(smp_buf *b, const smp_value *v, smp_error *err)
 {
 	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
-	char *text = NULL;
-	size_t len = 0;
-	int rc;
 
 	po.output = SMP_OUT_YAML;
 	po.sort_keys = true;
-	if ((rc = smp_print(&text, &len, v, &po, err)))
-		return rc;
-	smp_buf_put(b, text, len);
-	smp_free(text);
-	return 0;
+	return smp_print_buf(b, v, &po, err);
 }
 
 /* What kubectl shows with a conflict: the patch it would send and the

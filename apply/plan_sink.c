@@ -12,7 +12,7 @@ int smp__plan_emit(smp_plan *p, plan_sink *sink, smp_plan_entry *e, bool keep)
 	if (e->action == SMP_ACTION_ERROR || e->action == SMP_ACTION_CONFLICT)
 		sink->failed++;
 	if (!sink->fn) {
-		if (!smp__plan_grow((void **)&p->entries, &p->ecap, p->nentries, sizeof(*p->entries))) {
+		if (!smp_grow((void **)&p->entries, &p->ecap, p->nentries, sizeof(*p->entries), 16)) {
 			smp__plan_entry_release(e);
 			return SMP_ENOMEM;
 		}

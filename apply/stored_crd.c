@@ -153,39 +153,60 @@ static int prune(cctx *c, smp_value *v, const smp_stype *t, bool root, bool skip
 
 /* ---- nulls: defaulting.PruneNonNullableNullsWithoutDefaults ---- */
 
-/* Drops a map key whose value is null where its schema is neither nullable
- * nor has a default (a null with a default is defaulted later; list items
- * are never dropped). */
-static int prune_nulls(cctx *c, smp_value *v, const smp_stype *t)
+/* What a walk does with the member *i of map v under schema t; it may
+ * remove the member (and step *i back). */
+typedef int (*member_fn)(cctx *c, smp_value *v, uint32_t *i, const smp_stype *t);
+
+/* The walk of the schema that prune_nulls and coerce share: nothing where
+ * there is no schema, or no map or list; else, under the depth limit,
+ * member() on each member of a map, or node() on each item of a list with
+ * the items' schema. */
+static int walk(cctx *c, smp_value *v, const smp_stype *t,
+                int (*node)(cctx *, smp_value *, const smp_stype *), member_fn member)
 {
-	int rc = SMP_OK;
+	int rc;
 
 	if (no_schema(t) || (v->type != SMP_MAP && v->type != SMP_LIST))
 		return SMP_OK;
 	if ((rc = deeper(c)))
 		return rc;
 	if (v->type == SMP_MAP) {
-		for (uint32_t i = 0; i < v->u.map.len && rc == SMP_OK; i++) {
-			smp_member *m = &v->u.map.items[i];
-			bool found;
-			const smp_stype *ct = child(t, m, &found);
-
-			if (implicit(c, ct) || no_schema(ct))
-				continue;
-			if (m->val->type == SMP_NULL && !nullable(ct) &&
-			    !smp_stype_default(c->s, ct)) {
-				smpv_map_remove(v, i);
-				i--;
-			} else {
-				rc = prune_nulls(c, m->val, ct);
-			}
-		}
+		for (uint32_t i = 0; i < v->u.map.len && rc == SMP_OK; i++)
+			rc = member(c, v, &i, t);
 	} else {
 		for (uint32_t i = 0; i < v->u.list.len && rc == SMP_OK; i++)
-			rc = prune_nulls(c, v->u.list.items[i], items(t));
+			rc = node(c, v->u.list.items[i], items(t));
 	}
 	c->depth--;
 	return rc;
+}
+
+static int prune_nulls(cctx *c, smp_value *v, const smp_stype *t);
+
+/* prune_nulls of one member: dropped when null where its schema is
+ * neither nullable nor has a default, else walked. */
+static int null_member(cctx *c, smp_value *v, uint32_t *i, const smp_stype *t)
+{
+	smp_member *m = &v->u.map.items[*i];
+	bool found;
+	const smp_stype *ct = child(t, m, &found);
+
+	if (implicit(c, ct) || no_schema(ct))
+		return SMP_OK;
+	if (m->val->type == SMP_NULL && !nullable(ct) && !smp_stype_default(c->s, ct)) {
+		smpv_map_remove(v, *i);
+		(*i)--;
+		return SMP_OK;
+	}
+	return prune_nulls(c, m->val, ct);
+}
+
+/* Drops a map key whose value is null where its schema is neither nullable
+ * nor has a default (a null with a default is defaulted later; list items
+ * are never dropped). */
+static int prune_nulls(cctx *c, smp_value *v, const smp_stype *t)
+{
+	return walk(c, v, t, prune_nulls, null_member);
 }
 
 /* ---- ObjectMeta: objectmeta.GetObjectMeta and SetObjectMeta ---- */
@@ -310,32 +331,33 @@ static int object_meta(cctx *c, smp_value *holder)
 	return SMP_OK;
 }
 
+static int coerce(cctx *c, smp_value *v, const smp_stype *t);
+
+/* coerce of one member, where the schema has it. */
+static int coerce_member(cctx *c, smp_value *v, uint32_t *i, const smp_stype *t)
+{
+	bool found;
+	const smp_stype *ct = child(t, &v->u.map.items[*i], &found);
+
+	return found && !implicit(c, ct) ? coerce(c, v->u.map.items[*i].val, ct) : SMP_OK;
+}
+
 /* objectmeta.coerce (isResourceRoot false): the metadata of every
  * x-kubernetes-embedded-resource below V, following the schema T. */
 static int coerce(cctx *c, smp_value *v, const smp_stype *t)
 {
-	int rc = SMP_OK;
+	int rc;
 
-	if (no_schema(t) || (v->type != SMP_MAP && v->type != SMP_LIST))
-		return SMP_OK;
-	if ((rc = deeper(c)))
-		return rc;
-	if (v->type == SMP_MAP) {
-		if (t->flags & SMP_SFLAG_EMBEDDED)
-			rc = object_meta(c, v);
-		for (uint32_t i = 0; i < v->u.map.len && rc == SMP_OK; i++) {
-			bool found;
-			const smp_stype *ct = child(t, &v->u.map.items[i], &found);
-
-			if (found && !implicit(c, ct))
-				rc = coerce(c, v->u.map.items[i].val, ct);
-		}
-	} else {
-		for (uint32_t i = 0; i < v->u.list.len && rc == SMP_OK; i++)
-			rc = coerce(c, v->u.list.items[i], items(t));
+	/* at the depth of the members, as upstream */
+	if (!no_schema(t) && v->type == SMP_MAP && (t->flags & SMP_SFLAG_EMBEDDED)) {
+		if ((rc = deeper(c)))
+			return rc;
+		rc = object_meta(c, v);
+		c->depth--;
+		if (rc)
+			return rc;
 	}
-	c->depth--;
-	return rc;
+	return walk(c, v, t, coerce, coerce_member);
 }
 
 /* ---- defaults: defaulting.Default ---- */

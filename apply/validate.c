@@ -179,6 +179,18 @@ static int type_error(vctx *c, const smp_value *v, const smp_stype *t, const cha
 	return rc;
 }
 
+/* Takes the two paths back to the lengths pl and gl they had before a
+ * member was added. */
+static void path_back(vctx *c, size_t pl, size_t gl)
+{
+	c->path.len = pl;
+	c->gopath.len = gl;
+	if (c->path.ptr)
+		c->path.ptr[pl] = '\0';
+	if (c->gopath.ptr)
+		c->gopath.ptr[gl] = '\0';
+}
+
 /* The Go struct name of an OBJECT type ("DeploymentSpec"). */
 static const char *struct_name(const smp_stype *t)
 {
@@ -231,12 +243,7 @@ static int check_object(vctx *c, const smp_value *v, const smp_stype *t, int dep
 		} else {
 			rc = check(c, m->val, f->type, struct_name(t), depth + 1);
 		}
-		c->path.len = pl;
-		c->gopath.len = gl;
-		if (c->path.ptr)
-			c->path.ptr[pl] = '\0';
-		if (c->gopath.ptr)
-			c->gopath.ptr[gl] = '\0';
+		path_back(c, pl, gl);
 	}
 	free(idx);
 	return rc;
@@ -313,12 +320,7 @@ static int check(vctx *c, const smp_value *v, const smp_stype *t, const char *ow
 				rc = (c->path.oom || c->gopath.oom)
 				             ? SMP_ENOMEM
 				             : check(c, m->val, t->elem, owner, depth + 1);
-				c->path.len = pl;
-				c->gopath.len = gl;
-				if (c->path.ptr)
-					c->path.ptr[pl] = '\0';
-				if (c->gopath.ptr)
-					c->gopath.ptr[gl] = '\0';
+				path_back(c, pl, gl);
 			}
 			free(idx);
 			return rc;

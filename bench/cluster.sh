@@ -21,35 +21,20 @@
 # to one: (t2/t1)^(1/log2(n2/n1))); each mode.
 # Exit status: 1 when an output is wrong (counts of created/configured/
 # unchanged objects differ from the generator's, or runs disagree), else 0.
-set -u
-export LC_ALL=C
-
-BUILD=${1:-build}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-BENCH=$ROOT/bench
+TAG=bench/cluster
+. "$(dirname "$0")/lib.sh"
 OUT=$BENCH/out/cluster
-BIN=$BENCH/out/bin
+RUNS=$OUT/runs
 SMPATCH=$BUILD/smpatch
 SIZES=${BENCH_CLUSTER_SIZES:-2500 5000 10000 20000 31450}
 REPS=${BENCH_CLUSTER_REPS:-3}
 MODES=${BENCH_CLUSTER_MODES:-patch patch1 diff ssa}
-CC=${CC:-cc}
-START=$(date +%s)
-LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-failures=0
-
-fail() {
-	echo "bench/cluster: FAIL: $*" >&2
-	failures=$((failures + 1))
-}
 
 [ -x "$SMPATCH" ] || { echo "bench/cluster: $SMPATCH missing: build first (make bench does)" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "bench/cluster: python3 is needed for the generator" >&2; exit 1; }
 mkdir -p "$BIN" "$OUT"
 if [ ! -x "$BIN/runner" ] || [ "$BENCH/runner.c" -nt "$BIN/runner" ]; then
-	$CC -std=c11 -O2 -D_GNU_SOURCE -o "$BIN/runner" "$BENCH/runner.c" ||
-		{ echo "bench/cluster: cannot build bench/runner.c" >&2; exit 1; }
+	build_tool runner || { echo "bench/cluster: cannot build bench/runner.c" >&2; exit 1; }
 fi
 
 # ---- inputs ----------------------------------------------------------------
@@ -66,13 +51,9 @@ done
 
 # ---- measuring ---------------------------------------------------------------
 
-# run OUT ERR CMD... appends "wall_ms rss_kib status cpu_ms" to $RUNS.
-RUNS=$OUT/runs
+# The runner appends "wall_ms rss_kib status cpu_ms" to $RUNS/NAME.
 rm -rf "$RUNS"
 mkdir -p "$RUNS"
-median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-col() { cut -d' ' -f"$2" "$RUNS/$1" | median; }
-worst() { cut -d' ' -f3 "$RUNS/$1" | sort -g | tail -n 1; }
 
 # mode_cmd MODE DIR: the smpatch command line of an apply mode.
 mode_args() {
@@ -186,12 +167,9 @@ cat "$TABLE"
 
 # ---- RESULTS.md ----------------------------------------------------------------
 
-# The section between the markers is replaced (bench/run.sh keeps it when it
-# rewrites the file), or added before the history.
+# Its section of bench/RESULTS.md, replaced (see results_section).
 if [ -z "${BENCH_NO_RESULTS:-}" ] && [ -f "$BENCH/RESULTS.md" ]; then
-	sec=$OUT/section.md
 	{
-		echo "<!-- cluster:begin -->"
 		echo "## Cluster-scale plans"
 		echo
 		echo "\`smpatch apply -R -f config/ --live live.json\` (-o patch, -o diff, --server-side) over bench/cluster_gen.py's dump"
@@ -200,19 +178,7 @@ if [ -z "${BENCH_NO_RESULTS:-}" ] && [ -f "$BENCH/RESULTS.md" ]; then
 		echo "no configuration names; 10 % of the configurations changed, 2 % new)."
 		echo
 		cat "$TABLE"
-		echo "<!-- cluster:end -->"
-	} >"$sec"
-	awk -v sec="$sec" '
-		function put() { while ((getline l < sec) > 0) print l; done = 1 }
-		/^<!-- cluster:begin -->/ { skip = 1; put(); next }
-		/^<!-- cluster:end -->/ { skip = 0; next }
-		skip { next }
-		!done && /^## History/ { put(); print "" }
-		{ print }
-		END { if (!done) { print ""; put() } }
-	' "$BENCH/RESULTS.md" >"$BENCH/RESULTS.md.new" && mv "$BENCH/RESULTS.md.new" "$BENCH/RESULTS.md"
-	echo "bench/cluster: updated bench/RESULTS.md"
+	} | results_section cluster
 fi
 
-[ "$failures" -eq 0 ] || { echo "bench/cluster: $failures FAILURE(S)" >&2; exit 1; }
-exit 0
+finish

@@ -106,6 +106,16 @@ static int fail(const char *what, const smp_error *err)
 	return 1;
 }
 
+/* got == want, compared outside the clock: the comparison's time is added
+ * to *spent, which the caller takes off its timing. */
+static bool equal_untimed(const smp_value *got, const smp_value *want, double *spent)
+{
+	double c0 = now_ms();
+	bool ok = smp_value_equal(got, want);
+	*spent += now_ms() - c0;
+	return ok;
+}
+
 static int load(input *in, const char *dir, const char *name)
 {
 	char path[4096];
@@ -141,6 +151,32 @@ static void unload(input *in)
 {
 	smp_doc_free(in->doc);
 	free(in->buf);
+}
+
+/* The median of reps timings of parsing (print 0) or printing as compact
+ * JSON (print 1) the document of in, each call from cold memory, its result
+ * freed outside the clock; t holds the timings. -1 when a call fails
+ * (reported). */
+static double parse_print_ms(const input *in, int print, int reps, double *t)
+{
+	smp_error err;
+
+	for (int r = 0; r < reps; r++) {
+		smp_doc *doc = NULL;
+		char *text = NULL;
+		size_t len;
+		double t0 = start_ms();
+		int e = print ? smp_print(&text, &len, in->root, NULL, &err)
+		              : smp_doc_parse(&doc, in->buf, in->len, NULL, &err);
+		t[r] = now_ms() - t0;
+		smp_doc_free(doc);
+		smp_free(text);
+		if (e != SMP_OK) {
+			fail(print ? "print" : "parse", &err);
+			return -1;
+		}
+	}
+	return median(t, reps);
 }
 
 static const char *item_name(const smp_value *obj)
@@ -183,6 +219,30 @@ static const smp_value *find(const named *ix, size_t n, const char *name)
 	return hit ? hit->obj : NULL;
 }
 
+/* The objects an operation takes one by one: a List's items, or the one
+ * document (items NULL, n 1). */
+typedef struct objects {
+	const smp_value *doc;
+	const smp_value *items;
+	size_t n;
+} objects;
+
+static objects objects_of(const smp_value *doc, int is_list)
+{
+	objects o = {doc, NULL, 1};
+
+	if (is_list) {
+		o.items = smp_value_at(doc, "items");
+		o.n = smp_value_len(o.items);
+	}
+	return o;
+}
+
+static const smp_value *object_at(const objects *o, size_t i)
+{
+	return o->items ? smp_list_get(o->items, i) : o->doc;
+}
+
 int main(int argc, char **argv)
 {
 	input last = {0}, new = {0}, live = {0}, patch = {0}, expected = {0}, expected3 = {0};
@@ -222,31 +282,12 @@ int main(int argc, char **argv)
 	/* parse and print the three documents of a three-way diff */
 	input *three[3] = {&last, &new, &live};
 	for (int d = 0; d < 3; d++) {
-		for (int r = 0; r < reps; r++) {
-			smp_doc *doc = NULL;
-			double t0 = start_ms();
-			int e = smp_doc_parse(&doc, three[d]->buf, three[d]->len, NULL, &err);
-			t[r] = now_ms() - t0;
-			smp_doc_free(doc);
-			if (e != SMP_OK) {
-				fail("parse", &err);
-				goto out;
-			}
-		}
-		parse3 += median(t, reps);
-		for (int r = 0; r < reps; r++) {
-			char *text = NULL;
-			size_t len;
-			double t0 = start_ms();
-			int e = smp_print(&text, &len, three[d]->root, NULL, &err);
-			t[r] = now_ms() - t0;
-			smp_free(text);
-			if (e != SMP_OK) {
-				fail("print", &err);
-				goto out;
-			}
-		}
-		print3 += median(t, reps);
+		double parse = parse_print_ms(three[d], 0, reps, t);
+		double print = parse < 0 ? -1 : parse_print_ms(three[d], 1, reps, t);
+		if (print < 0)
+			goto out;
+		parse3 += parse;
+		print3 += print;
 	}
 
 	if (is_list) {
@@ -312,31 +353,22 @@ int main(int argc, char **argv)
 	diff3 = median(t, reps);
 
 	/* the strategic patch of patch.json */
+	objects targets = objects_of(live.root, is_list);
+	objects patched = objects_of(expected.root, is_list);
 	for (int r = 0; r < reps; r++) {
-		const smp_value *vi = smp_value_at(live.root, "items");
-		const smp_value *ei = smp_value_at(expected.root, "items");
-		size_t n = is_list ? smp_value_len(vi) : 1;
 		double t0 = start_ms(), spent = 0;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < targets.n; i++) {
 			smp_doc *res = NULL;
-			const smp_value *target = is_list ? smp_list_get(vi, i) : live.root;
-			int e = smp_patch_apply(&res, target, patch.root, NULL, &err);
+			int e = smp_patch_apply(&res, object_at(&targets, i), patch.root, NULL, &err);
 			if (e != SMP_OK) {
 				fail("patch", &err);
 				goto out;
 			}
-			if (r == 0) {
-				/* check outside the clock */
-				double c0 = now_ms();
-				const smp_value *want = is_list ? smp_list_get(ei, i) : expected.root;
-				bool ok = smp_value_equal(smp_doc_root(res, 0), want);
-				spent += now_ms() - c0;
-				if (!ok) {
-					fprintf(stderr, "driver: %s: patch result %zu != expected.json\n",
-					        dir, i);
-					smp_doc_free(res);
-					goto out;
-				}
+			if (r == 0 &&
+			    !equal_untimed(smp_doc_root(res, 0), object_at(&patched, i), &spent)) {
+				fprintf(stderr, "driver: %s: patch result %zu != expected.json\n", dir, i);
+				smp_doc_free(res);
+				goto out;
 			}
 			smp_doc_free(res);
 		}
@@ -373,15 +405,15 @@ int main(int argc, char **argv)
 			tinplace = median(t, reps);
 	}
 
-	/* the kubectl-apply workflow for each config object */
+	/* the kubectl-apply workflow for each config object (a List's results
+	 * are in apply.json, loaded as expected3) */
+	objects cfgs = objects_of(new.root, is_list);
+	objects applied = objects_of(is_list ? expected3.root : expected.root, is_list);
 	for (int r = 0; r < reps; r++) {
-		const smp_value *ni = smp_value_at(new.root, "items");
-		const smp_value *ai = smp_value_at(expected3.root, "items");
-		size_t n = is_list ? smp_value_len(ni) : 1;
 		double t0 = start_ms(), spent = 0;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < cfgs.n; i++) {
 			smp_apply_result *res = NULL;
-			const smp_value *cfg = is_list ? smp_list_get(ni, i) : new.root;
+			const smp_value *cfg = object_at(&cfgs, i);
 			const smp_value *cur = is_list ? find(live_ix, live_n, item_name(cfg))
 			                               : live.root;
 			int e = smp_apply_object(&res, cur, cfg, NULL, &err);
@@ -399,17 +431,12 @@ int main(int argc, char **argv)
 				fail("apply", &err);
 				goto out;
 			}
-			if (r == 0) {
-				double c0 = now_ms();
-				const smp_value *want = is_list ? smp_list_get(ai, i) : expected.root;
-				bool ok = smp_value_equal(smp_apply_result_object(res), want);
-				spent += now_ms() - c0;
-				if (!ok) {
-					fprintf(stderr, "driver: %s: apply result %zu != %s\n", dir, i,
-					        is_list ? "apply.json" : "expected.json");
-					smp_apply_result_free(res);
-					goto out;
-				}
+			if (r == 0 && !equal_untimed(smp_apply_result_object(res),
+			                             object_at(&applied, i), &spent)) {
+				fprintf(stderr, "driver: %s: apply result %zu != %s\n", dir, i,
+				        is_list ? "apply.json" : "expected.json");
+				smp_apply_result_free(res);
+				goto out;
 			}
 			smp_apply_result_free(res);
 		}

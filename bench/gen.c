@@ -289,11 +289,12 @@ static void indent(buf *b, int level)
 		bput(b, "    ", 4);
 }
 
-/* level < 0: compact. sorted: keys in byte order (Go's encoding/json). */
-static void json_write(buf *b, const node *x, int level, int sorted)
+/* A null, boolean, integer or string as JSON, which YAML reads alike (a
+ * double-quoted JSON string is a valid YAML scalar); a list or a map as the
+ * empty one, [] or {}: json_write and yaml_write write the others. */
+static void scalar_write(buf *b, const node *x)
 {
 	char num[32];
-	int next = level < 0 ? -1 : level + 1;
 
 	switch (x->t) {
 	case N_NULL:
@@ -308,6 +309,27 @@ static void json_write(buf *b, const node *x, int level, int sorted)
 		break;
 	case N_STR:
 		json_str(b, x->s, x->slen);
+		break;
+	case N_LIST:
+		bputs(b, "[]");
+		break;
+	case N_MAP:
+		bputs(b, "{}");
+		break;
+	}
+}
+
+/* level < 0: compact. sorted: keys in byte order (Go's encoding/json). */
+static void json_write(buf *b, const node *x, int level, int sorted)
+{
+	int next = level < 0 ? -1 : level + 1;
+
+	switch (x->t) {
+	case N_NULL:
+	case N_BOOL:
+	case N_INT:
+	case N_STR:
+		scalar_write(b, x);
 		break;
 	case N_LIST:
 		if (!x->n) {
@@ -425,33 +447,6 @@ static void yaml_pad(buf *b, int level)
 		bput(b, "  ", 2);
 }
 
-static void yaml_scalar(buf *b, const node *x)
-{
-	char num[32];
-	switch (x->t) {
-	case N_NULL:
-		bputs(b, "null");
-		break;
-	case N_BOOL:
-		bputs(b, x->i ? "true" : "false");
-		break;
-	case N_INT:
-		snprintf(num, sizeof(num), "%lld", x->i);
-		bputs(b, num);
-		break;
-	case N_STR:
-		/* A double-quoted JSON string is a valid YAML scalar. */
-		json_str(b, x->s, x->slen);
-		break;
-	case N_LIST:
-		bputs(b, "[]");
-		break;
-	case N_MAP:
-		bputs(b, "{}");
-		break;
-	}
-}
-
 static int yaml_is_block(const node *x)
 {
 	return (x->t == N_LIST || x->t == N_MAP) && x->n > 0;
@@ -472,7 +467,7 @@ static void yaml_write(buf *b, const node *x, int level, int inlist)
 				           x->v[i]->t == N_LIST ? level : level + 1, 0);
 			} else {
 				bputc(b, ' ');
-				yaml_scalar(b, x->v[i]);
+				scalar_write(b, x->v[i]);
 				bputc(b, '\n');
 			}
 		}
@@ -486,7 +481,7 @@ static void yaml_write(buf *b, const node *x, int level, int inlist)
 				bputc(b, '\n');
 				yaml_write(b, x->v[i], level + 1, 0);
 			} else {
-				yaml_scalar(b, x->v[i]);
+				scalar_write(b, x->v[i]);
 				bputc(b, '\n');
 			}
 		}

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../tests/read_file.h"
+
 typedef struct docs {
 	cJSON **v;
 	size_t n, cap;
@@ -40,39 +42,10 @@ static bool push(cJSON ***arr, size_t *n, size_t *cap, cJSON *x)
 	return true;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (cap - n < 65536) {
-			cap = cap ? cap * 2 : 1 << 20;
-			char *p = realloc(buf, cap + 1);
-			if (!p) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = p;
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	fclose(f);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 static int load(docs *d, const char *path)
 {
 	size_t len = 0;
-	char *buf = slurp(path, &len);
+	char *buf = read_file(path, &len);
 	if (!buf) {
 		fprintf(stderr, "jsoncmp: cannot read %s\n", path);
 		return 2;

@@ -14,15 +14,9 @@
 #   BENCH_NO_KUBECTL=1   behave as if kubectl were not installed
 # Exit status: 0 when every output matched, 1 on any mismatch or failure
 # (the tables are still printed). Missed targets are reported, not fatal.
-set -u
-export LC_ALL=C
-
-BUILD=${1:-build}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-BENCH=$ROOT/bench
+TAG=bench
+. "$(dirname "$0")/lib.sh"
 OUT=$BENCH/out
-BIN=$OUT/bin
 RUNS=$OUT/runs
 SMPATCH=$BUILD/smpatch
 REPS=${BENCH_REPS:-9}
@@ -30,36 +24,16 @@ KREPS=${BENCH_KREPS:-3}
 DREPS=${BENCH_DREPS:-5}
 FAMILIES=${BENCH_FAMILIES:-deploy configmap pod list}
 NSIZES=${BENCH_SIZES:-4}
-CC=${CC:-cc}
-CFLAGS="-std=c11 -O2 -Wall -Wextra -Wpedantic -Wshadow -Werror"
-START=$(date +%s)
-LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-failures=0
 
 # Sizes double at each step; the largest are the issue's: 1000 containers x
 # 100 env vars (a 5.8 MB config), 200,000 keys, 10,000 volumes (issue 4 asks for
 # lists of 10,000 elements: two such merge lists, volumes and volumeMounts), 10,000 objects.
-sizes_of() {
-	case $1 in
-	deploy) echo 125 250 500 1000 ;;
-	configmap) echo 25000 50000 100000 200000 ;;
-	pod) echo 1250 2500 5000 10000 ;;
-	list) echo 1250 2500 5000 10000 ;;
-	esac | tr ' ' '\n' | head -n "$NSIZES" | tr '\n' ' '
-}
-unit_of() {
-	case $1 in
-	deploy) echo "containers x 100 env" ;;
-	configmap) echo "keys" ;;
-	pod) echo "volumes" ;;
-	list) echo "Services" ;;
-	esac
-}
-
-fail() {
-	echo "bench: FAIL: $*" >&2
-	failures=$((failures + 1))
-}
+declare -A FAMILY_SIZES=(
+	[deploy]="125 250 500 1000"
+	[configmap]="25000 50000 100000 200000"
+	[pod]="1250 2500 5000 10000"
+	[list]="1250 2500 5000 10000"
+)
 
 # ---- tools ---------------------------------------------------------------
 
@@ -84,32 +58,17 @@ else
 	echo "bench: kubectl not found: kubectl columns are skipped" >&2
 fi
 
-mkdir -p "$BIN" "$RUNS"
-YAML_LIBS=$(pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml)
-CJSON_CFLAGS=$(pkg-config --cflags libcjson 2>/dev/null)
-CJSON_LIBS=$(pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
-$CC $CFLAGS -D_POSIX_C_SOURCE=200809L -o "$BIN/gen" "$BENCH/gen.c" &&
-	$CC $CFLAGS -D_GNU_SOURCE -o "$BIN/runner" "$BENCH/runner.c" &&
-	$CC $CFLAGS -D_POSIX_C_SOURCE=200809L $CJSON_CFLAGS -o "$BIN/jsoncmp" \
-		"$BENCH/jsoncmp.c" $CJSON_LIBS ||
-	{ echo "bench: cannot build the bench tools" >&2; exit 1; }
+mkdir -p "$RUNS"
+build_tools gen runner jsoncmp
 rm -f "$BIN/driver"
-# shellcheck disable=SC2086 # word splitting of the flags is intended
-$CC $CFLAGS -D_POSIX_C_SOURCE=200809L -I"$ROOT/include" -o "$BIN/driver" \
-	"$BENCH/driver.c" "$BUILD/libsmpatch.a" $YAML_LIBS -lm ||
-	fail "cannot build bench/driver.c against $BUILD/libsmpatch.a: no in-process timings"
-# shellcheck disable=SC2086 # word splitting of the flags is intended
-$CC $CFLAGS -D_POSIX_C_SOURCE=200809L -I"$ROOT/include" -o "$BIN/schema_load" \
-	"$BENCH/schema_load.c" "$BUILD/libsmpatch.a" $YAML_LIBS -lm ||
-	fail "cannot build bench/schema_load.c"
+build_tool driver || fail "cannot build bench/driver.c against $BUILD/libsmpatch.a: no in-process timings"
+build_tool schema_load || fail "cannot build bench/schema_load.c"
 SWAGGER=${BENCH_SWAGGER:-$ROOT/../shared/openapi/kubernetes-1.36.swagger.json}
 
 # ---- inputs --------------------------------------------------------------
 
-for fam in $FAMILIES; do
-	for n in $(sizes_of "$fam"); do
-		"$BIN/gen" "$OUT/$fam-$n" "$fam" "$n" || { echo "bench: gen failed" >&2; exit 1; }
-	done
+for key in $(inputs); do
+	"$BIN/gen" "$OUT/$key" "${key%-*}" "${key##*-}" || { echo "bench: gen failed" >&2; exit 1; }
 done
 
 # ---- measuring -----------------------------------------------------------
@@ -125,15 +84,9 @@ run() {
 # stats NAME -> "median_wall_ms median_rss_kib worst_status median_cpu_ms"
 # (worst status: the highest exit status seen, so one failure shows).
 stats() {
-	local f=$RUNS/$1
-	[ -s "$f" ] || { echo "- - - -"; return; }
-	local med='{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-	local m r s c
-	m=$(cut -d' ' -f1 "$f" | sort -g | awk "$med")
-	r=$(cut -d' ' -f2 "$f" | sort -g | awk "$med")
-	s=$(cut -d' ' -f3 "$f" | sort -g | tail -n 1)
-	c=$(cut -d' ' -f4 "$f" | sort -g | awk "$med")
-	awk -v m="$m" -v r="$r" -v s="$s" -v c="$c" 'BEGIN { printf "%.1f %d %d %.1f\n", m, r, s, c }'
+	[ -s "$RUNS/$1" ] || { echo "- - - -"; return; }
+	awk -v m="$(col "$1" 1)" -v r="$(col "$1" 2)" -v s="$(worst "$1")" -v c="$(col "$1" 4)" \
+		'BEGIN { printf "%.1f %d %d %.1f\n", m, r, s, c }'
 }
 
 fsize() { stat -c %s "$1"; }
@@ -163,95 +116,93 @@ shown() {
 rm -f "$RUNS"/*
 declare -A MB IN_PATCH IN_DIFF IN_APPLY DRV NOTE
 
-for fam in $FAMILIES; do
-	for n in $(sizes_of "$fam"); do
-		d=$OUT/$fam-$n
-		key=$fam-$n
-		echo "bench: $key" >&2
-		IN_PATCH[$key]=$(($(fsize "$d/live.json") + $(fsize "$d/patch.json")))
-		IN_DIFF[$key]=$(($(fsize "$d/live.json") + $(fsize "$d/last.json") + $(fsize "$d/new.json")))
-		IN_APPLY[$key]=$(($(fsize "$d/live.json") + $(fsize "$d/new.yaml")))
-		MB[$key]=$(awk -v b="$(fsize "$d/live.json")" 'BEGIN { printf "%.2f", b / 1e6 }')
-		# Interleaved: each repetition runs every command once, so drifts in
-		# machine load hit all of them alike.
-		for r in $(seq 1 "$REPS"); do
-			# Both patch every item of a List and print one after the other.
-			run "$key.patch" "$d/smpatch-patch.json" \
-				"$SMPATCH" patch -o json "$d/live.json" "$d/patch.json"
-			if [ "$HAVE_KUBECTL" = 1 ] && [ "$r" -le "$KREPS" ]; then
-				run "$key.kubectl" "$d/kubectl-patch.json" kubectl patch --local \
-					-f "$d/live.json" --type strategic --patch-file "$d/patch.json" -o json
-			fi
-			if [ "$fam" != list ]; then
-				run "$key.diff" "$d/smpatch-diff.json" "$SMPATCH" diff -o json \
-					--current "$d/live.json" "$d/last.json" "$d/new.json"
-			fi
-			run "$key.apply" "$d/smpatch-apply.json" "$SMPATCH" apply -o json \
-				-f "$d/new.yaml" --live "$d/live.json"
-		done
-
-		# Correctness, every input: outputs compared as JSON values.
-		read -r _ _ st _ < <(stats "$key.patch")
-		if [ "$st" != 0 ]; then
-			fail "$key: smpatch patch exited $st: $(head -c 300 "$d/smpatch-patch.json.err")"
-		elif ! "$BIN/jsoncmp" "$d/expected.json" "$d/smpatch-patch.json"; then
-			fail "$key: smpatch patch output differs from the expected object(s)"
-		fi
-		if [ "$HAVE_KUBECTL" = 1 ]; then
-			read -r _ _ st _ < <(stats "$key.kubectl")
-			if [ "$st" != 0 ]; then
-				fail "$key: kubectl patch exited $st: $(head -c 300 "$d/kubectl-patch.json.err")"
-			elif ! "$BIN/jsoncmp" "$d/expected.json" "$d/kubectl-patch.json"; then
-				fail "$key: kubectl patch output differs from the expected object(s)"
-			elif ! "$BIN/jsoncmp" "$d/kubectl-patch.json" "$d/smpatch-patch.json"; then
-				fail "$key: smpatch patch and kubectl patch outputs differ"
-			fi
+for key in $(inputs); do
+	fam=${key%-*}
+	d=$OUT/$key
+	echo "bench: $key" >&2
+	IN_PATCH[$key]=$(($(fsize "$d/live.json") + $(fsize "$d/patch.json")))
+	IN_DIFF[$key]=$(($(fsize "$d/live.json") + $(fsize "$d/last.json") + $(fsize "$d/new.json")))
+	IN_APPLY[$key]=$(($(fsize "$d/live.json") + $(fsize "$d/new.yaml")))
+	MB[$key]=$(awk -v b="$(fsize "$d/live.json")" 'BEGIN { printf "%.2f", b / 1e6 }')
+	# Interleaved: each repetition runs every command once, so drifts in
+	# machine load hit all of them alike.
+	for r in $(seq 1 "$REPS"); do
+		# Both patch every item of a List and print one after the other.
+		run "$key.patch" "$d/smpatch-patch.json" \
+			"$SMPATCH" patch -o json "$d/live.json" "$d/patch.json"
+		if [ "$HAVE_KUBECTL" = 1 ] && [ "$r" -le "$KREPS" ]; then
+			run "$key.kubectl" "$d/kubectl-patch.json" kubectl patch --local \
+				-f "$d/live.json" --type strategic --patch-file "$d/patch.json" -o json
 		fi
 		if [ "$fam" != list ]; then
-			read -r _ _ st _ < <(stats "$key.diff")
-			if [ "$st" != 0 ]; then
-				fail "$key: smpatch diff --current exited $st: $(head -c 300 "$d/smpatch-diff.json.err")"
-			elif [ "$HAVE_KUBECTL" = 1 ]; then
-				# kubectl applies smpatch's three-way patch to the live
-				# object: the result must be the new config over live.
-				kubectl patch --local -f "$d/live.json" --type strategic \
-					--patch-file "$d/smpatch-diff.json" -o json >"$d/kubectl-diff3.json" \
-					2>"$d/kubectl-diff3.json.err" ||
-					fail "$key: kubectl rejects smpatch's three-way patch: $(head -c 300 "$d/kubectl-diff3.json.err")"
-				"$BIN/jsoncmp" "$d/expected3.json" "$d/kubectl-diff3.json" ||
-					fail "$key: live + smpatch three-way patch (applied by kubectl) differs from expected3.json"
-			else
-				# Without kubectl, smpatch applies its own patch (weaker).
-				"$SMPATCH" patch -o json "$d/live.json" "$d/smpatch-diff.json" \
-					>"$d/smpatch-diff3.json" 2>"$d/smpatch-diff3.json.err" ||
-					fail "$key: smpatch rejects its own three-way patch: $(head -c 300 "$d/smpatch-diff3.json.err")"
-				"$BIN/jsoncmp" "$d/expected3.json" "$d/smpatch-diff3.json" ||
-					fail "$key: live + smpatch three-way patch differs from expected3.json"
-			fi
+			run "$key.diff" "$d/smpatch-diff.json" "$SMPATCH" diff -o json \
+				--current "$d/live.json" "$d/last.json" "$d/new.json"
 		fi
-		read -r _ _ st _ < <(stats "$key.apply")
-		if [ "$fam" = list ]; then want=$d/apply.json; else want=$d/expected.json; fi
-		if [ "$st" = 3 ] && [ "$fam" != list ] && grep -qi 'annotation' "$d/smpatch-apply.json.err" &&
-			[ "$(fsize "$d/new.json")" -gt 262144 ]; then
-			# Over the 262,144-byte annotation limit: the API server would
-			# refuse this apply, and smpatch does the same (issue 5).
-			NOTE[$key.apply]="refused"
-		elif [ "$st" != 0 ]; then
-			fail "$key: smpatch apply exited $st: $(head -c 300 "$d/smpatch-apply.json.err")"
-		elif ! "$BIN/jsoncmp" "$want" "$d/smpatch-apply.json"; then
-			fail "$key: smpatch apply result differs from $(basename "$want")"
-		fi
-
-		# In-process timings (and library-level checks).
-		if [ ! -x "$BIN/driver" ]; then
-			DRV[$key]="- - - - - - - -"
-		elif DRV[$key]=$("$BIN/driver" "$d" "$fam" "$DREPS" 2>"$RUNS/$key.driver.err"); then
-			:
-		else
-			DRV[$key]="- - - - - - - -"
-			fail "$key: driver: $(head -c 300 "$RUNS/$key.driver.err")"
-		fi
+		run "$key.apply" "$d/smpatch-apply.json" "$SMPATCH" apply -o json \
+			-f "$d/new.yaml" --live "$d/live.json"
 	done
+
+	# Correctness, every input: outputs compared as JSON values.
+	read -r _ _ st _ < <(stats "$key.patch")
+	if [ "$st" != 0 ]; then
+		fail "$key: smpatch patch exited $st: $(head -c 300 "$d/smpatch-patch.json.err")"
+	elif ! "$BIN/jsoncmp" "$d/expected.json" "$d/smpatch-patch.json"; then
+		fail "$key: smpatch patch output differs from the expected object(s)"
+	fi
+	if [ "$HAVE_KUBECTL" = 1 ]; then
+		read -r _ _ st _ < <(stats "$key.kubectl")
+		if [ "$st" != 0 ]; then
+			fail "$key: kubectl patch exited $st: $(head -c 300 "$d/kubectl-patch.json.err")"
+		elif ! "$BIN/jsoncmp" "$d/expected.json" "$d/kubectl-patch.json"; then
+			fail "$key: kubectl patch output differs from the expected object(s)"
+		elif ! "$BIN/jsoncmp" "$d/kubectl-patch.json" "$d/smpatch-patch.json"; then
+			fail "$key: smpatch patch and kubectl patch outputs differ"
+		fi
+	fi
+	if [ "$fam" != list ]; then
+		read -r _ _ st _ < <(stats "$key.diff")
+		if [ "$st" != 0 ]; then
+			fail "$key: smpatch diff --current exited $st: $(head -c 300 "$d/smpatch-diff.json.err")"
+		elif [ "$HAVE_KUBECTL" = 1 ]; then
+			# kubectl applies smpatch's three-way patch to the live
+			# object: the result must be the new config over live.
+			kubectl patch --local -f "$d/live.json" --type strategic \
+				--patch-file "$d/smpatch-diff.json" -o json >"$d/kubectl-diff3.json" \
+				2>"$d/kubectl-diff3.json.err" ||
+				fail "$key: kubectl rejects smpatch's three-way patch: $(head -c 300 "$d/kubectl-diff3.json.err")"
+			"$BIN/jsoncmp" "$d/expected3.json" "$d/kubectl-diff3.json" ||
+				fail "$key: live + smpatch three-way patch (applied by kubectl) differs from expected3.json"
+		else
+			# Without kubectl, smpatch applies its own patch (weaker).
+			"$SMPATCH" patch -o json "$d/live.json" "$d/smpatch-diff.json" \
+				>"$d/smpatch-diff3.json" 2>"$d/smpatch-diff3.json.err" ||
+				fail "$key: smpatch rejects its own three-way patch: $(head -c 300 "$d/smpatch-diff3.json.err")"
+			"$BIN/jsoncmp" "$d/expected3.json" "$d/smpatch-diff3.json" ||
+				fail "$key: live + smpatch three-way patch differs from expected3.json"
+		fi
+	fi
+	read -r _ _ st _ < <(stats "$key.apply")
+	if [ "$fam" = list ]; then want=$d/apply.json; else want=$d/expected.json; fi
+	if [ "$st" = 3 ] && [ "$fam" != list ] && grep -qi 'annotation' "$d/smpatch-apply.json.err" &&
+		[ "$(fsize "$d/new.json")" -gt 262144 ]; then
+		# Over the 262,144-byte annotation limit: the API server would
+		# refuse this apply, and smpatch does the same (issue 5).
+		NOTE[$key.apply]="refused"
+	elif [ "$st" != 0 ]; then
+		fail "$key: smpatch apply exited $st: $(head -c 300 "$d/smpatch-apply.json.err")"
+	elif ! "$BIN/jsoncmp" "$want" "$d/smpatch-apply.json"; then
+		fail "$key: smpatch apply result differs from $(basename "$want")"
+	fi
+
+	# In-process timings (and library-level checks).
+	if [ ! -x "$BIN/driver" ]; then
+		DRV[$key]="- - - - - - - -"
+	elif DRV[$key]=$("$BIN/driver" "$d" "$fam" "$DREPS" 2>"$RUNS/$key.driver.err"); then
+		:
+	else
+		DRV[$key]="- - - - - - - -"
+		fail "$key: driver: $(head -c 300 "$RUNS/$key.driver.err")"
+	fi
 done
 
 # Cross-check of the runner's RSS figure with GNU time on the largest
@@ -274,7 +225,6 @@ fi
 
 # ---- tables --------------------------------------------------------------
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b <= 0) print "-"; else printf "%.1f", a / b }'; }
 perMB() { awk -v t="$1" -v b="$2" 'BEGIN { if (t == "-" || b <= 0) print "-"; else printf "%.2f", t / (b / 1e6) }'; }
 mib() { awk -v k="$1" 'BEGIN { if (k == "-") print "-"; else printf "%.1f", k / 1024 }'; }
 fmt() { [ "$1" = "-" ] && echo "-" || awk -v x="$1" 'BEGIN { printf "%.1f", x }'; }
@@ -290,21 +240,18 @@ TABLES=$OUT/tables.md
 	echo "compared as JSON values (with each other and with the generator's expected object)."
 	[ -n "$TIMECHECK" ] && echo "$TIMECHECK"
 	echo
-	echo "| input | size | live MB | smpatch wall ms | smpatch CPU ms | kubectl wall ms | kubectl CPU ms | kubectl/smpatch wall | kubectl/smpatch CPU | smpatch RSS MiB | kubectl RSS MiB | RSS ratio | smpatch ms/MB |"
-	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-	for fam in $FAMILIES; do
-		for n in $(sizes_of "$fam"); do
-			key=$fam-$n
-			read -r _ srss _ < <(stats "$key.patch")
-			read -r _ krss _ < <(stats "$key.kubectl")
-			sms=$(ok_ms "$key.patch")
-			kms=$(ok_ms "$key.kubectl")
-			scpu=$(cpu_ms "$key.patch")
-			kcpu=$(cpu_ms "$key.kubectl")
-			[ "$HAVE_KUBECTL" = 1 ] || { kms=-; krss=-; kcpu=-; }
-			sshown=$(shown "$key.patch")
-			echo "| $fam | $n $(unit_of "$fam") | ${MB[$key]} | $sshown | $scpu | $kms | $kcpu | $(ratio "$kms" "$sms") | $(ratio "$kcpu" "$scpu") | $(mib "$srss") | $(mib "$krss") | $(ratio "$krss" "$srss") | $(perMB "$scpu" "${IN_PATCH[$key]}") |"
-		done
+	table_head input size "live MB" "smpatch wall ms" "smpatch CPU ms" "kubectl wall ms" "kubectl CPU ms" \
+		"kubectl/smpatch wall" "kubectl/smpatch CPU" "smpatch RSS MiB" "kubectl RSS MiB" "RSS ratio" "smpatch ms/MB"
+	for key in $(inputs); do
+		fam=${key%-*}
+		read -r _ srss _ < <(stats "$key.patch")
+		read -r _ krss _ < <(stats "$key.kubectl")
+		sms=$(ok_ms "$key.patch")
+		kms=$(ok_ms "$key.kubectl")
+		scpu=$(cpu_ms "$key.patch")
+		kcpu=$(cpu_ms "$key.kubectl")
+		[ "$HAVE_KUBECTL" = 1 ] || { kms=-; krss=-; kcpu=-; }
+		echo "| $fam | ${key##*-} $(unit_of "$fam") | ${MB[$key]} | $(shown "$key.patch") | $scpu | $kms | $kcpu | $(ratio "$kms" "$sms") | $(ratio "$kcpu" "$scpu") | $(mib "$srss") | $(mib "$krss") | $(ratio "$krss" "$srss") | $(perMB "$scpu" "${IN_PATCH[$key]}") |"
 	done
 	if [ "$HAVE_KUBECTL" = 0 ]; then
 		echo
@@ -329,18 +276,14 @@ TABLES=$OUT/tables.md
 	echo "three-way patch (whose errors come first, as in kubectl) but not the resulting object,"
 	echo "so these times cover that part of the work only."
 	echo
-	echo "| input | size | diff wall ms | diff CPU ms | diff RSS MiB | diff ms/MB | apply wall ms | apply CPU ms | apply RSS MiB | apply ms/MB |"
-	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-	for fam in $FAMILIES; do
-		for n in $(sizes_of "$fam"); do
-			key=$fam-$n
-			read -r _ drss _ < <(stats "$key.diff")
-			read -r ams arss _ < <(stats "$key.apply")
-			dval=$(shown "$key.diff")
-			aval=$(shown "$key.apply")
-			[ -n "${NOTE[$key.apply]:-}" ] && aval="$ams (refused)"
-			echo "| $fam | $n | $dval | $(cpu_ms "$key.diff") | $(mib "$drss") | $(perMB "$(cpu_ms "$key.diff")" "${IN_DIFF[$key]}") | $aval | $(cpu_ms "$key.apply") | $(mib "$arss") | $(perMB "$(cpu_ms "$key.apply")" "${IN_APPLY[$key]}") |"
-		done
+	table_head input size "diff wall ms" "diff CPU ms" "diff RSS MiB" "diff ms/MB" \
+		"apply wall ms" "apply CPU ms" "apply RSS MiB" "apply ms/MB"
+	for key in $(inputs); do
+		read -r _ drss _ < <(stats "$key.diff")
+		read -r ams arss _ < <(stats "$key.apply")
+		aval=$(shown "$key.apply")
+		[ -n "${NOTE[$key.apply]:-}" ] && aval="$ams (refused)"
+		echo "| ${key%-*} | ${key##*-} | $(shown "$key.diff") | $(cpu_ms "$key.diff") | $(mib "$drss") | $(perMB "$(cpu_ms "$key.diff")" "${IN_DIFF[$key]}") | $aval | $(cpu_ms "$key.apply") | $(mib "$arss") | $(perMB "$(cpu_ms "$key.apply")" "${IN_APPLY[$key]}") |"
 	done
 	echo
 	echo "### 3. Library calls alone (in-process, bench/driver.c)"
@@ -355,16 +298,12 @@ TABLES=$OUT/tables.md
 	echo "three-way patch is still computed, the resulting object is not). Each result is checked"
 	echo "against the expected document with \`smp_value_equal\`."
 	echo
-	echo "| input | size | parse3 | print3 | diff3 | diff3 / (parse3+print3) | patch | patch in place | apply |"
-	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
-	for fam in $FAMILIES; do
-		for n in $(sizes_of "$fam"); do
-			key=$fam-$n
-			read -r p3 pr3 d3 rt pt ap ast ip <<<"${DRV[$key]}"
-			[ "$ast" = refused ] && ap="$ap (refused)"
-			[ "$ip" = "-1.000" ] && ip=-
-			echo "| $fam | $n | $p3 | $pr3 | $d3 | $rt | $pt | $ip | $ap |"
-		done
+	table_head input size parse3 print3 diff3 "diff3 / (parse3+print3)" patch "patch in place" apply
+	for key in $(inputs); do
+		read -r p3 pr3 d3 rt pt ap ast ip <<<"${DRV[$key]}"
+		[ "$ast" = refused ] && ap="$ap (refused)"
+		[ "$ip" = "-1.000" ] && ip=-
+		echo "| ${key%-*} | ${key##*-} | $p3 | $pr3 | $d3 | $rt | $pt | $ip | $ap |"
 	done
 	echo
 	echo "### 4. Growth: time(2n) / time(n), target <= 2.2"
@@ -372,53 +311,38 @@ TABLES=$OUT/tables.md
 	echo "CPU time medians: whole processes (patch, diff, apply), library calls (lib ...), and"
 	echo "kubectl patch for comparison (not a target of ours). Ratios above 2.2 are marked **!**."
 	echo
-	echo "| input | step | patch | diff | apply | lib diff3 | lib patch | lib apply | kubectl patch |"
-	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+	table_head input step patch diff apply "lib diff3" "lib patch" "lib apply" "kubectl patch"
 } >"$TABLES"
+
+# growth_row FAMILY N1 N2: the growth table's row of a step, scored by growth.
+growth_row() {
+	local pk=$1-$2 key=$1-$3 row="| $1 | $2 -> $3" c g pair
+	local d3a pta apa asa d3b ptb apb asb
+	for c in patch diff apply; do
+		g=$(ratio "$(cpu_ms "$key.$c")" "$(cpu_ms "$pk.$c")")
+		# a refused apply does less work than a completed one
+		[ "${NOTE[$pk.$c]:-}" = "${NOTE[$key.$c]:-}" ] || g=-
+		growth "$g" GROWTH
+		row="$row | $g$MARK"
+	done
+	read -r _ _ d3a _ pta apa asa _ <<<"${DRV[$pk]}"
+	read -r _ _ d3b _ ptb apb asb _ <<<"${DRV[$key]}"
+	[ "$asa" = "$asb" ] || apb=- # refused vs completed: not comparable
+	for pair in "$d3a $d3b" "$pta $ptb" "$apa $apb"; do
+		# shellcheck disable=SC2086 # split the pair
+		set -- $pair
+		g=$(ratio "$2" "$1")
+		growth "$g" LGROWTH
+		row="$row | $g$MARK"
+	done
+	echo "$row | $(ratio "$(cpu_ms "$key.kubectl")" "$(cpu_ms "$pk.kubectl")") |"
+}
 
 GROWTH_BAD=0 # whole processes
 GROWTH_MAX=0
 LGROWTH_BAD=0 # library calls in-process
 LGROWTH_MAX=0
-for fam in $FAMILIES; do
-	prev=
-	for n in $(sizes_of "$fam"); do
-		key=$fam-$n
-		if [ -n "$prev" ]; then
-			pk=$fam-$prev
-			row="| $fam | $prev -> $n"
-			for c in patch diff apply; do
-				a=$(cpu_ms "$pk.$c")
-				b=$(cpu_ms "$key.$c")
-				g=$(ratio "$b" "$a")
-				# a refused apply does less work than a completed one
-				[ "${NOTE[$pk.$c]:-}" = "${NOTE[$key.$c]:-}" ] || g=-
-				row="$row | $g"
-				if [ "$g" != - ] && awk -v g="$g" 'BEGIN { exit !(g > 2.2) }'; then
-					GROWTH_BAD=$((GROWTH_BAD + 1))
-					row="$row **!**"
-				fi
-				[ "$g" != - ] && GROWTH_MAX=$(awk -v g="$g" -v m="$GROWTH_MAX" 'BEGIN { print (g > m) ? g : m }')
-			done
-			read -r _ _ d3a _ pta apa asa _ <<<"${DRV[$pk]}"
-			read -r _ _ d3b _ ptb apb asb _ <<<"${DRV[$key]}"
-			[ "$asa" = "$asb" ] || apb=- # refused vs completed: not comparable
-			for pair in "$d3a $d3b" "$pta $ptb" "$apa $apb"; do
-				# shellcheck disable=SC2086 # split the pair
-				set -- $pair
-				g=$(ratio "$2" "$1")
-				row="$row | $g"
-				if [ "$g" != - ] && awk -v g="$g" 'BEGIN { exit !(g > 2.2) }'; then
-					LGROWTH_BAD=$((LGROWTH_BAD + 1))
-					row="$row **!**"
-				fi
-				[ "$g" != - ] && LGROWTH_MAX=$(awk -v g="$g" -v m="$LGROWTH_MAX" 'BEGIN { print (g > m) ? g : m }')
-			done
-			echo "$row | $(ratio "$(cpu_ms "$key.kubectl")" "$(cpu_ms "$pk.kubectl")") |" >>"$TABLES"
-		fi
-		prev=$n
-	done
-done
+each_step growth_row >>"$TABLES"
 
 # ---- targets -------------------------------------------------------------
 
@@ -449,17 +373,15 @@ TARGETS=$OUT/targets.md
 	[ "$LGROWTH_BAD" -gt 0 ] && v2=FAIL
 	echo "- **$v2** growth, library calls in-process (thread CPU time; each call starts on cold memory"
 	echo "  and a cold cache, see bench/driver.c): largest $LGROWTH_MAX, $LGROWTH_BAD step(s) above 2.2."
-	worst=0
+	worst_rt=0
 	worst_key=-
-	for fam in $FAMILIES; do
-		for n in $(sizes_of "$fam"); do
-			read -r _ _ _ rt _ _ _ _ <<<"${DRV[$fam-$n]}"
-			[ "$rt" = - ] && continue
-			if awk -v a="$rt" -v b="$worst" 'BEGIN { exit !(a > b) }'; then
-				worst=$rt
-				worst_key=$fam-$n
-			fi
-		done
+	for key in $(inputs); do
+		read -r _ _ _ rt _ _ _ _ <<<"${DRV[$key]}"
+		[ "$rt" = - ] && continue
+		if awk -v a="$rt" -v b="$worst_rt" 'BEGIN { exit !(a > b) }'; then
+			worst_rt=$rt
+			worst_key=$key
+		fi
 	done
 	# Issue 3: the full 4 MB Kubernetes v2 document loads in under 200 ms.
 	if [ -f "$SWAGGER" ] && [ -x "$BIN/schema_load" ]; then
@@ -474,26 +396,17 @@ TARGETS=$OUT/targets.md
 		echo "- n/a: schema load time (no $SWAGGER)."
 	fi
 	v3=PASS
-	awk -v w="$worst" 'BEGIN { exit !(w > 2) }' && v3=FAIL
+	awk -v w="$worst_rt" 'BEGIN { exit !(w > 2) }' && v3=FAIL
 	[ "$worst_key" = - ] && v3="n/a (no in-process figures)"
-	echo "- **$v3** three-way diff / (parse + print of the three documents): worst $worst ($worst_key) (target <= 2)."
-	if [ "$failures" -gt 0 ]; then
-		echo "- **FAIL** correctness: $failures mismatch(es) or failure(s), see the run's stderr."
+	echo "- **$v3** three-way diff / (parse + print of the three documents): worst $worst_rt ($worst_key) (target <= 2)."
+	if [ "$HAVE_KUBECTL" = 1 ]; then
+		correctness "every output equal to kubectl's and to the expected objects."
 	else
-		if [ "$HAVE_KUBECTL" = 1 ]; then
-			echo "- **PASS** correctness: every output equal to kubectl's and to the expected objects."
-		else
-			echo "- **PASS** correctness: every output equal to the expected objects (kubectl not installed)."
-		fi
+		correctness "every output equal to the expected objects (kubectl not installed)."
 	fi
 } >"$TARGETS"
 
-cat "$TABLES"
-echo
-cat "$TARGETS"
-ELAPSED=$(($(date +%s) - START))
-echo
-echo "bench: finished in ${ELAPSED}s"
+show_results "$TABLES" "$TARGETS"
 
 # ---- RESULTS.md ------------------------------------------------------------
 
@@ -542,10 +455,10 @@ if [ -z "${BENCH_NO_RESULTS:-}" ]; then
 		cat "$TABLES"
 		# bench/cluster.sh's and bench/ssa.sh's sections, kept until they run again.
 		if [ -f "$BENCH/RESULTS.md" ]; then
-			sed -n '/^<!-- cluster:begin -->/,/^<!-- cluster:end -->/p' "$BENCH/RESULTS.md" |
-				awk 'NR == 1 { print "" } { print }'
-			sed -n '/^<!-- ssa:begin -->/,/^<!-- ssa:end -->/p' "$BENCH/RESULTS.md" |
-				awk 'NR == 1 { print "" } { print }'
+			for sec in cluster ssa; do
+				sed -n "/^<!-- $sec:begin -->/,/^<!-- $sec:end -->/p" "$BENCH/RESULTS.md" |
+					awk 'NR == 1 { print "" } { print }'
+			done
 		fi
 		if [ -f "$BENCH/history.md" ]; then
 			echo
@@ -555,5 +468,4 @@ if [ -z "${BENCH_NO_RESULTS:-}" ]; then
 	echo "bench: wrote bench/RESULTS.md"
 fi
 
-[ "$failures" -eq 0 ] || { echo "bench: $failures FAILURE(S)" >&2; exit 1; }
-exit 0
+finish

@@ -33,15 +33,10 @@
 # Exit status: 0 when every answer matched the oracle's, 1 otherwise (missed
 # targets are reported, not fatal), 77 when the oracle or the driver is
 # missing.
-set -u
-export LC_ALL=C
-
-BUILD=${1:-build}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-BENCH=$ROOT/bench
+TAG=bench-ssa
+. "$(dirname "$0")/lib.sh"
 OUT=$BENCH/out/ssa
-BIN=$BENCH/out/bin
+RUNS=$OUT/runs
 SHARED=${SMP_SHARED_DIR:-$ROOT/../shared}
 SWAGGER=$SHARED/openapi/kubernetes-1.36.swagger.json
 DRIVER=${SSA_BENCH_DRIVER:-$BUILD/tests/ssa/ssa_driver}
@@ -51,28 +46,7 @@ REPS=${SSA_BENCH_REPS:-5}
 OREPS=${SSA_BENCH_OREPS:-2}
 FAMILIES=${SSA_BENCH_FAMILIES:-deploy configmap}
 NSIZES=${SSA_BENCH_SIZES:-3}
-CC=${CC:-cc}
-CFLAGS="-std=c11 -O2 -Wall -Wextra -Wpedantic -Wshadow -Werror"
-START=$(date +%s)
-LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-failures=0
-
-sizes_of() {
-	case $1 in
-	deploy) echo 250 500 1000 ;;
-	configmap) echo 25000 50000 100000 ;;
-	esac | tr ' ' '\n' | head -n "$NSIZES" | tr '\n' ' '
-}
-unit_of() {
-	case $1 in
-	deploy) echo "containers x 100 env" ;;
-	configmap) echo "keys" ;;
-	esac
-}
-fail() {
-	echo "bench-ssa: FAIL: $*" >&2
-	failures=$((failures + 1))
-}
+declare -A FAMILY_SIZES=([deploy]="250 500 1000" [configmap]="25000 50000 100000")
 
 # ---- tools ---------------------------------------------------------------
 
@@ -85,14 +59,8 @@ if [ ! -x "$ORACLE" ]; then
 	[ -x "$ORACLE" ] || { echo "bench-ssa: no oracle: nothing to compare with" >&2; exit 77; }
 fi
 [ -f "$SWAGGER" ] || { echo "bench-ssa: $SWAGGER missing" >&2; exit 77; }
-mkdir -p "$BIN" "$OUT"
-CJSON_CFLAGS=$(pkg-config --cflags libcjson 2>/dev/null)
-CJSON_LIBS=$(pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
-# shellcheck disable=SC2086 # word splitting of the flags is intended
-$CC $CFLAGS -D_POSIX_C_SOURCE=200809L -o "$BIN/gen" "$BENCH/gen.c" &&
-	$CC $CFLAGS -D_GNU_SOURCE -o "$BIN/runner" "$BENCH/runner.c" &&
-	$CC $CFLAGS -D_POSIX_C_SOURCE=200809L $CJSON_CFLAGS -o "$BIN/ssa_prep" "$BENCH/ssa_prep.c" $CJSON_LIBS ||
-	{ echo "bench-ssa: cannot build the bench tools" >&2; exit 1; }
+mkdir -p "$OUT"
+build_tools gen runner ssa_prep
 ORACLE_CMD=("$ORACLE" -swagger "$SWAGGER")
 DRIVER_CMD=("$DRIVER")
 
@@ -115,56 +83,54 @@ prepare() {
 measure() {
 	local name=$1 in=$2 out=$3
 	shift 3
-	"$BIN/runner" "$out" "$out.err" -- sh -c 'exec "$@" <"$0"' "$in" "$@" >>"$OUT/runs/$name"
+	"$BIN/runner" "$out" "$out.err" -- sh -c 'exec "$@" <"$0"' "$in" "$@" >>"$RUNS/$name"
 }
 # med NAME COLUMN: the median of one column (1 wall, 4 cpu); worst status with 3.
 med() {
-	local f=$OUT/runs/$1
-	[ -s "$f" ] || { echo -; return; }
-	if [ "$2" = 3 ]; then
-		cut -d' ' -f3 "$f" | sort -g | tail -n 1
-		return
-	fi
-	cut -d' ' -f"$2" "$f" | sort -g |
-		awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+	[ -s "$RUNS/$1" ] || { echo -; return; }
+	if [ "$2" = 3 ]; then worst "$1"; else col "$1" "$2"; fi
 }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-") print "-"; else { d = a - b; if (d < 0.1) d = 0.1; printf "%.1f", d } }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b <= 0) print "-"; else printf "%.1f", a / b }'; }
 mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", b / 1e6 }'; }
 
-rm -rf "$OUT/runs"
-mkdir -p "$OUT/runs"
+rm -rf "$RUNS"
+mkdir -p "$RUNS"
 declare -A OCPU OWALL SCPU SWALL INMB
-for fam in $FAMILIES; do
-	for n in $(sizes_of "$fam"); do
-		key=$fam-$n
-		d=$OUT/$key
-		echo "bench-ssa: $key" >&2
-		prepare "$d" "$fam" "$n" || { fail "$key: cannot prepare the inputs"; continue; }
-		INMB[$key]=$(mb "$d/apply.jsonl")
-		# Interleaved, so that drifts in machine load hit both alike.
-		for r in $(seq 1 "$REPS"); do
-			measure "$key.s1" "$d/apply.jsonl" "$d/smpatch.out" "${DRIVER_CMD[@]}"
-			measure "$key.s0" "$d/empty.jsonl" "$d/smpatch0.out" "${DRIVER_CMD[@]}"
-			if [ "$r" -le "$OREPS" ]; then
-				measure "$key.o1" "$d/apply.jsonl" "$d/oracle.out" "${ORACLE_CMD[@]}"
-				measure "$key.o0" "$d/empty.jsonl" "$d/oracle0.out" "${ORACLE_CMD[@]}"
-			fi
-		done
-		for p in s1 s0 o1 o0; do
-			[ "$(med "$key.$p" 3)" = 0 ] || fail "$key: a run ($p) exited $(med "$key.$p" 3): $(head -c 300 "$d/smpatch.out.err" "$d/oracle.out.err" 2>/dev/null)"
-		done
-		"$CHECK" cmp "$d/oracle.out" "$d/smpatch.out" >"$d/cmp.txt" ||
-			fail "$key: smpatch's answer differs from the oracle's: $(cut -f3 "$d/cmp.txt" | head -c 400)"
-		grep -q '"ok":true' "$d/oracle.out" || fail "$key: the oracle rejected the request"
-		SCPU[$key]=$(sub "$(med "$key.s1" 4)" "$(med "$key.s0" 4)")
-		SWALL[$key]=$(sub "$(med "$key.s1" 1)" "$(med "$key.s0" 1)")
-		OCPU[$key]=$(sub "$(med "$key.o1" 4)" "$(med "$key.o0" 4)")
-		OWALL[$key]=$(sub "$(med "$key.o1" 1)" "$(med "$key.o0" 1)")
+for key in $(inputs); do
+	d=$OUT/$key
+	echo "bench-ssa: $key" >&2
+	prepare "$d" "${key%-*}" "${key##*-}" || { fail "$key: cannot prepare the inputs"; continue; }
+	INMB[$key]=$(mb "$d/apply.jsonl")
+	# Interleaved, so that drifts in machine load hit both alike.
+	for r in $(seq 1 "$REPS"); do
+		measure "$key.s1" "$d/apply.jsonl" "$d/smpatch.out" "${DRIVER_CMD[@]}"
+		measure "$key.s0" "$d/empty.jsonl" "$d/smpatch0.out" "${DRIVER_CMD[@]}"
+		if [ "$r" -le "$OREPS" ]; then
+			measure "$key.o1" "$d/apply.jsonl" "$d/oracle.out" "${ORACLE_CMD[@]}"
+			measure "$key.o0" "$d/empty.jsonl" "$d/oracle0.out" "${ORACLE_CMD[@]}"
+		fi
 	done
+	for p in s1 s0 o1 o0; do
+		[ "$(med "$key.$p" 3)" = 0 ] || fail "$key: a run ($p) exited $(med "$key.$p" 3): $(head -c 300 "$d/smpatch.out.err" "$d/oracle.out.err" 2>/dev/null)"
+	done
+	"$CHECK" cmp "$d/oracle.out" "$d/smpatch.out" >"$d/cmp.txt" ||
+		fail "$key: smpatch's answer differs from the oracle's: $(cut -f3 "$d/cmp.txt" | head -c 400)"
+	grep -q '"ok":true' "$d/oracle.out" || fail "$key: the oracle rejected the request"
+	SCPU[$key]=$(sub "$(med "$key.s1" 4)" "$(med "$key.s0" 4)")
+	SWALL[$key]=$(sub "$(med "$key.s1" 1)" "$(med "$key.s0" 1)")
+	OCPU[$key]=$(sub "$(med "$key.o1" 4)" "$(med "$key.o0" 4)")
+	OWALL[$key]=$(sub "$(med "$key.o1" 1)" "$(med "$key.o0" 1)")
 done
 
 # ---- tables --------------------------------------------------------------
+
+# growth_row FAMILY N1 N2: the growth table's row of a step, scored by growth.
+growth_row() {
+	local g
+	g=$(ratio "${SCPU[$1-$3]:--}" "${SCPU[$1-$2]:--}")
+	growth "$g" GROWTH
+	echo "| $1 | $2 -> $3 | $g$MARK | $(ratio "${OCPU[$1-$3]:--}" "${OCPU[$1-$2]:--}") |"
+}
 
 TABLES=$OUT/tables.md
 TARGETS=$OUT/targets.md
@@ -177,35 +143,16 @@ GROWTH_MAX=0
 	echo "runs and $OREPS oracle runs. request MB: the JSON line (live object with managedFields +"
 	echo "configuration). Both answers are compared as the golden cases are (tests/ssa/ssa_check)."
 	echo
-	echo "| input | size | request MB | oracle CPU ms | smpatch CPU ms | oracle/smpatch CPU | oracle wall ms | smpatch wall ms | oracle/smpatch wall |"
-	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
-	for fam in $FAMILIES; do
-		for n in $(sizes_of "$fam"); do
-			key=$fam-$n
-			echo "| $fam | $n $(unit_of "$fam") | ${INMB[$key]:--} | ${OCPU[$key]:--} | ${SCPU[$key]:--} | $(ratio "${OCPU[$key]:--}" "${SCPU[$key]:--}") | ${OWALL[$key]:--} | ${SWALL[$key]:--} | $(ratio "${OWALL[$key]:--}" "${SWALL[$key]:--}") |"
-		done
+	table_head input size "request MB" "oracle CPU ms" "smpatch CPU ms" "oracle/smpatch CPU" \
+		"oracle wall ms" "smpatch wall ms" "oracle/smpatch wall"
+	for key in $(inputs); do
+		echo "| ${key%-*} | ${key##*-} $(unit_of "${key%-*}") | ${INMB[$key]:--} | ${OCPU[$key]:--} | ${SCPU[$key]:--} | $(ratio "${OCPU[$key]:--}" "${SCPU[$key]:--}") | ${OWALL[$key]:--} | ${SWALL[$key]:--} | $(ratio "${OWALL[$key]:--}" "${SWALL[$key]:--}") |"
 	done
 	echo
 	echo "### Growth: time(2n) / time(n) per call, CPU (target <= 2.2 for smpatch)"
 	echo
-	echo "| input | step | smpatch | oracle |"
-	echo "|---|---|---:|---:|"
-	for fam in $FAMILIES; do
-		prev=
-		for n in $(sizes_of "$fam"); do
-			if [ -n "$prev" ]; then
-				g=$(ratio "${SCPU[$fam-$n]:--}" "${SCPU[$fam-$prev]:--}")
-				mark=
-				if [ "$g" != - ] && awk -v g="$g" 'BEGIN { exit !(g > 2.2) }'; then
-					GROWTH_BAD=$((GROWTH_BAD + 1))
-					mark=" **!**"
-				fi
-				[ "$g" != - ] && GROWTH_MAX=$(awk -v g="$g" -v m="$GROWTH_MAX" 'BEGIN { print (g > m) ? g : m }')
-				echo "| $fam | $prev -> $n | $g$mark | $(ratio "${OCPU[$fam-$n]:--}" "${OCPU[$fam-$prev]:--}") |"
-			fi
-			prev=$n
-		done
-	done
+	table_head input step smpatch oracle
+	each_step growth_row
 } >"$TABLES"
 
 {
@@ -227,28 +174,16 @@ GROWTH_MAX=0
 	v=PASS
 	[ "$GROWTH_BAD" -gt 0 ] && v=FAIL
 	echo "- **$v** growth: largest time(2n)/time(n) of smpatch $GROWTH_MAX (target <= 2.2), $GROWTH_BAD step(s) above."
-	if [ "$failures" -gt 0 ]; then
-		echo "- **FAIL** correctness: $failures mismatch(es) or failure(s), see the run's stderr."
-	else
-		echo "- **PASS** correctness: every smpatch answer equal to the oracle's."
-	fi
+	correctness "every smpatch answer equal to the oracle's."
 } >"$TARGETS"
 
-cat "$TABLES"
-echo
-cat "$TARGETS"
-ELAPSED=$(($(date +%s) - START))
-echo
-echo "bench-ssa: finished in ${ELAPSED}s"
+show_results "$TABLES" "$TARGETS"
 
 # ---- RESULTS.md ------------------------------------------------------------
 
-# The section between the markers in bench/RESULTS.md is replaced (bench/run.sh
-# keeps it when it rewrites the file), or added before the history.
+# Its section of bench/RESULTS.md, replaced (see results_section).
 if [ -z "${SSA_BENCH_NO_RESULTS:-}" ] && [ -f "$BENCH/RESULTS.md" ]; then
-	sec=$OUT/section.md
 	{
-		echo "<!-- ssa:begin -->"
 		echo "## Server-side apply (bench/ssa.sh, \`make bench-ssa\`)"
 		echo
 		echo "Run on $(date -u '+%Y-%m-%d %H:%M UTC'), smpatch git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'),"
@@ -259,18 +194,6 @@ if [ -z "${SSA_BENCH_NO_RESULTS:-}" ] && [ -f "$BENCH/RESULTS.md" ]; then
 		sed 's/^### /#### /' "$TARGETS"
 		echo
 		sed 's/^### /#### /' "$TABLES"
-		echo "<!-- ssa:end -->"
-	} >"$sec"
-	awk -v sec="$sec" '
-		function put() { while ((getline l < sec) > 0) print l; done = 1 }
-		/^<!-- ssa:begin -->/ { skip = 1; put(); next }
-		/^<!-- ssa:end -->/ { skip = 0; next }
-		skip { next }
-		!done && /^## History/ { put(); print "" }
-		{ print }
-		END { if (!done) { print ""; put() } }
-	' "$BENCH/RESULTS.md" >"$BENCH/RESULTS.md.new" && mv "$BENCH/RESULTS.md.new" "$BENCH/RESULTS.md"
-	echo "bench-ssa: updated bench/RESULTS.md"
+	} | results_section ssa
 fi
-[ "$failures" -eq 0 ] || { echo "bench-ssa: $failures FAILURE(S)" >&2; exit 1; }
-exit 0
+finish

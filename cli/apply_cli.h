@@ -12,6 +12,57 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The lines of --help that create and replace share. */
+#define APPLY_HELP_FILES \
+	"  -f, --filename PATH    configuration: a file, a directory (its .yaml, .yml\n" \
+	"                         and .json files, in name order) or - for standard\n" \
+	"                         input; repeatable; streams and Lists are expanded\n" \
+	"  -R, --recursive        descend into subdirectories of directories given\n" \
+	"                         with -f\n"
+#define APPLY_HELP_PROGRESS \
+	"      --no-progress      no progress line (stderr a terminal, a plan over\n" \
+	"                         a second)\n" \
+	"      --jobs N           threads (default: the cores; same output for any N)\n"
+#define APPLY_HELP_SCOPE_DRY_RUN \
+	"  -n, --namespace NS     namespace for namespaced objects that name none\n" \
+	"                         (default \"default\")\n" \
+	"      --openapi FILE     an OpenAPI v2/v3 document (custom resources)\n" \
+	"      --schema FILE      a CustomResourceDefinition; repeatable\n" \
+	"      --dry-run[=MODE]   none, or client (--dry-run alone): the same\n" \
+	"                         output, \"(dry run)\" in the status lines as\n" \
+	"                         kubectl prints them; server: the objects as the\n" \
+	"                         API server stores them (its defaults, canonical\n" \
+	"                         quantities, unknown fields dropped;\n" \
+	"                         docs/STORED.md), \"(server dry run)\"\n" \
+	"  -h, --help             show this help\n"
+
+/* The options of apply, create and replace: one id each, whichever
+ * command takes it. */
+enum {
+	APPLY_OPT_FILENAME = 1, APPLY_OPT_RECURSIVE, APPLY_OPT_LIVE, APPLY_OPT_OUTPUT,
+	APPLY_OPT_OVERWRITE, APPLY_OPT_MANAGED, APPLY_OPT_PRUNE, APPLY_OPT_ALL, APPLY_OPT_ALLOW,
+	APPLY_OPT_SELECTOR, APPLY_OPT_FIELD_SELECTOR, APPLY_OPT_NAMESPACE, APPLY_OPT_OPENAPI,
+	APPLY_OPT_SCHEMA, APPLY_OPT_CLUSTER_SCOPED, APPLY_OPT_DRY_RUN, APPLY_OPT_SERVER_SIDE,
+	APPLY_OPT_FIELD_MANAGER, APPLY_OPT_FORCE_CONFLICTS, APPLY_OPT_COLOR, APPLY_OPT_CASCADE,
+	APPLY_OPT_GRACE_PERIOD, APPLY_OPT_VALIDATE, APPLY_OPT_IGNORE_FIELD,
+	APPLY_OPT_IGNORE_MANAGER, APPLY_OPT_NO_PROGRESS, APPLY_OPT_SUMMARY, APPLY_OPT_JOBS,
+	APPLY_OPT_CSA_MANAGER, APPLY_OPT_APPLYSET, APPLY_OPT_APPLYSET_TOOLING
+};
+
+/* Rows of the three option tables, where they stand alike. */
+#define APPLY_OPTIONS_INPUT                                                      \
+	{"filename", 'f', CLI_ARG_VALUE, APPLY_OPT_FILENAME, "@file", NULL},     \
+	{"recursive", 'R', CLI_ARG_BOOL, APPLY_OPT_RECURSIVE, NULL, NULL},       \
+	{"live", 0, CLI_ARG_VALUE, APPLY_OPT_LIVE, "@file", NULL}
+#define APPLY_OPTIONS_SCHEMA                                                     \
+	{"namespace", 'n', CLI_ARG_VALUE, APPLY_OPT_NAMESPACE, NULL, NULL},      \
+	{"openapi", 0, CLI_ARG_VALUE, APPLY_OPT_OPENAPI, "@file", NULL},         \
+	{"schema", 0, CLI_ARG_VALUE, APPLY_OPT_SCHEMA, "@file", NULL}
+#define APPLY_OPTIONS_RUN                                                        \
+	{"no-progress", 0, CLI_ARG_BOOL, APPLY_OPT_NO_PROGRESS, NULL, NULL},     \
+	{"jobs", 0, CLI_ARG_VALUE, APPLY_OPT_JOBS, NULL, NULL},                  \
+	{"dry-run", 0, CLI_ARG_OPTIONAL, APPLY_OPT_DRY_RUN, "none server client", "unchanged"}
+
 /* -o: none (replace's default: kubectl's status lines on stdout), or one
  * of these. */
 typedef enum apply_cli_format {
@@ -37,6 +88,7 @@ typedef struct apply_cli_args {
 	bool recursive, managed, force, overwrite, prune, all, server_dry_run, client_dry_run;
 	bool color;                /* -o diff: ANSI colours (--color) */
 	bool no_progress;          /* --no-progress */
+	bool help;                 /* -h, --help */
 	bool summary;              /* --summary: the plan's counts on stderr */
 	unsigned jobs;             /* --jobs: threads (default: the cores) */
 	const char *external_diff; /* -o diff: $KUBECTL_EXTERNAL_DIFF, or NULL */
@@ -71,6 +123,11 @@ int apply_cli_check(const apply_cli_args *a);
 /* Reads the files, plans every object in order and prints what kubectl
  * prints; returns the exit code. */
 int apply_cli_run(const apply_cli_args *a);
+
+/* Takes option or argument k of the parser p into a, for the options
+ * create and replace take as they are (-o among the option's completion
+ * values); CLI_OK or CLI_USAGE (said). apply reads its own first. */
+int apply_cli_take(apply_cli_args *a, const cli_args *p, int k);
 
 /* Parses an -o value among `names` (space-separated, e.g. "patch yaml
  * json diff name"); CLI_USAGE after kubectl-like message when unknown. */

@@ -182,23 +182,6 @@ static int bad_input(smp_error *err, const char *file, const smp_value *v, const
 	return SMP_EINVALOBJ;
 }
 
-int cli_list_items(const smp_value *v, const smp_value **items)
-{
-	const smp_value *it;
-
-	*items = NULL;
-	/* kubectl's builder treats every decoded object with an items field
-	 * as a list, whatever its kind (List, ConfigMapList, even ConfigMap);
-	 * items: null is an empty list. */
-	if (smp_value_type(v) != SMP_MAP || smp_value_type(smp_map_get(v, "kind")) != SMP_STRING ||
-	    !(it = smp_map_get(v, "items")))
-		return 0;
-	if (smp_value_type(it) == SMP_NULL)
-		return 1;
-	*items = it;
-	return smp_value_type(it) == SMP_LIST ? 1 : -1;
-}
-
 /* One root or List item of an input into the command's objects (Lists
  * expanded when asked), checked as kubectl decodes it. */
 static int add_value(cli_inputs *in, const smp_value *v, const char *file, bool expand,
@@ -227,7 +210,7 @@ static int add_value(cli_inputs *in, const smp_value *v, const char *file, bool 
 		}
 	}
 	const smp_value *items;
-	int list = merr || !expand ? 0 : cli_list_items(v, &items);
+	int list = merr || !expand ? 0 : smp_apply_list_items(v, &items);
 	if (list < 0)
 		return bad_input(err, file, items, "items: expected a list of objects");
 	/* kubectl: "*unstructured.Unstructured is not a list" for any item of

@@ -67,15 +67,11 @@ int cli_list_files(char ***names, size_t *n, const char *path, bool recursive,
 void cli_free_files(char **names, size_t n);
 
 /* Adds the documents of `doc`, which `in` owns from now on (also on
- * failure); `name` (copied) is the file they came from. */
+ * failure); `name` (copied) is the file they came from. Lists are read as
+ * smp_apply_list_items reads them; an item of a list that is itself a
+ * list is an error, as in kubectl. */
 int cli_inputs_add_doc(cli_inputs *in, smp_doc *doc, const char *name, bool expand_lists,
                        smp_error *err);
-/* Whether v is a list for kubectl: a Kubernetes object (with a kind) that
- * has an items field, whatever its kind. 1 with *items its list (NULL for
- * items: null, an empty list), 0 when v is not a list, -1 when items is
- * not a list (*items points at it: an error). An item of a list that is
- * itself a list is an error too (cli_inputs_add_*), as in kubectl. */
-int cli_list_items(const smp_value *v, const smp_value **items);
 
 /* A hash index of live objects by (group, kind, namespace, name). */
 typedef struct cli_index {

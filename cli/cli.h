@@ -35,6 +35,14 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 #endif
 	;
 
+/* What the commands do alike with c, a result of cli_args_next that is
+ * none of their options: an argument goes to pos[(*npos)++] ("too many
+ * arguments" past max), -h and --help print `help`, anything else is a
+ * usage error already printed. -1 to go on, else the exit code to return
+ * (CLI_OK after the help). */
+int cli_args_other(const cli_args *a, int c, const char *help, const char **pos,
+                   size_t *npos, size_t max);
+
 /* Writes all of buf to stdout; false (after a message) on failure. */
 bool cli_write(const char *buf, size_t len);
 
@@ -52,10 +60,6 @@ int cli_output_option(const char *cmd, const char *name, smp_output *out);
  * message on stderr, when writing fails. */
 int cli_stream_value(const smp_value *v, smp_output out, bool sort_keys, smp_error *err);
 
-/* Prints one value as the chosen output; JSON gets a newline, YAML
- * documents after the first are preceded by "---". */
-int cli_print_value(const smp_value *v, smp_output out, bool sort_keys, bool first,
-                    smp_error *err);
 
 /* smp_doc_parse_file with the CLI's options: regular files are mapped
  * (map_file; main() turns a SIGBUS from a file truncated meanwhile into an

@@ -254,57 +254,45 @@ static const char *const help_text[] = {
 	NULL
 };
 
-enum {
-	OPT_FILENAME = 1, OPT_RECURSIVE, OPT_LIVE, OPT_OUTPUT, OPT_OVERWRITE, OPT_MANAGED,
-	OPT_PRUNE, OPT_ALL, OPT_ALLOW, OPT_SELECTOR, OPT_FIELD_SELECTOR, OPT_NAMESPACE,
-	OPT_OPENAPI, OPT_SCHEMA, OPT_CLUSTER_SCOPED, OPT_DRY_RUN, OPT_SERVER_SIDE,
-	OPT_FIELD_MANAGER, OPT_FORCE_CONFLICTS, OPT_COLOR, OPT_CASCADE, OPT_GRACE_PERIOD,
-	OPT_VALIDATE, OPT_IGNORE_FIELD, OPT_IGNORE_MANAGER, OPT_NO_PROGRESS, OPT_SUMMARY, OPT_JOBS,
-	OPT_CSA_MANAGER, OPT_APPLYSET, OPT_APPLYSET_TOOLING
-};
-
 /* Every option of `smpatch apply`, as the parser, --help and completion
  * read them. */
 const cli_option cli_apply_options[] = {
-	{"filename", 'f', CLI_ARG_VALUE, OPT_FILENAME, "@file", NULL},
-	{"recursive", 'R', CLI_ARG_BOOL, OPT_RECURSIVE, NULL, NULL},
-	{"live", 0, CLI_ARG_VALUE, OPT_LIVE, "@file", NULL},
-	{"output", 'o', CLI_ARG_VALUE, OPT_OUTPUT, "patch yaml json diff name changes", NULL},
-	{"overwrite", 0, CLI_ARG_BOOL, OPT_OVERWRITE, NULL, NULL},
-	{"show-managed-fields", 0, CLI_ARG_BOOL, OPT_MANAGED, NULL, NULL},
-	{"prune", 0, CLI_ARG_BOOL, OPT_PRUNE, NULL, NULL},
-	{"all", 0, CLI_ARG_BOOL, OPT_ALL, NULL, NULL},
-	{"prune-allowlist", 0, CLI_ARG_VALUE, OPT_ALLOW, NULL, NULL},
-	{"prune-whitelist", 0, CLI_ARG_VALUE, OPT_ALLOW, NULL, NULL},
-	{"selector", 'l', CLI_ARG_VALUE, OPT_SELECTOR, NULL, NULL},
-	{"field-selector", 0, CLI_ARG_VALUE, OPT_FIELD_SELECTOR, NULL, NULL},
-	{"namespace", 'n', CLI_ARG_VALUE, OPT_NAMESPACE, NULL, NULL},
-	{"openapi", 0, CLI_ARG_VALUE, OPT_OPENAPI, "@file", NULL},
-	{"schema", 0, CLI_ARG_VALUE, OPT_SCHEMA, "@file", NULL},
-	{"cluster-scoped", 0, CLI_ARG_VALUE, OPT_CLUSTER_SCOPED, NULL, NULL},
-	{"dry-run", 0, CLI_ARG_OPTIONAL, OPT_DRY_RUN, "none server client", "unchanged"},
-	{"server-side", 0, CLI_ARG_BOOL, OPT_SERVER_SIDE, NULL, NULL},
-	{"field-manager", 0, CLI_ARG_VALUE, OPT_FIELD_MANAGER, NULL, NULL},
-	{"force-conflicts", 0, CLI_ARG_BOOL, OPT_FORCE_CONFLICTS, NULL, NULL},
-	{"color", 0, CLI_ARG_OPTIONAL, OPT_COLOR, "auto always never", "always"},
-	{"cascade", 0, CLI_ARG_OPTIONAL, OPT_CASCADE, "background foreground orphan",
+	APPLY_OPTIONS_INPUT,
+	{"output", 'o', CLI_ARG_VALUE, APPLY_OPT_OUTPUT, "patch yaml json diff name changes", NULL},
+	{"overwrite", 0, CLI_ARG_BOOL, APPLY_OPT_OVERWRITE, NULL, NULL},
+	{"show-managed-fields", 0, CLI_ARG_BOOL, APPLY_OPT_MANAGED, NULL, NULL},
+	{"prune", 0, CLI_ARG_BOOL, APPLY_OPT_PRUNE, NULL, NULL},
+	{"all", 0, CLI_ARG_BOOL, APPLY_OPT_ALL, NULL, NULL},
+	{"prune-allowlist", 0, CLI_ARG_VALUE, APPLY_OPT_ALLOW, NULL, NULL},
+	{"prune-whitelist", 0, CLI_ARG_VALUE, APPLY_OPT_ALLOW, NULL, NULL},
+	{"selector", 'l', CLI_ARG_VALUE, APPLY_OPT_SELECTOR, NULL, NULL},
+	{"field-selector", 0, CLI_ARG_VALUE, APPLY_OPT_FIELD_SELECTOR, NULL, NULL},
+	APPLY_OPTIONS_SCHEMA,
+	{"cluster-scoped", 0, CLI_ARG_VALUE, APPLY_OPT_CLUSTER_SCOPED, NULL, NULL},
+	{"dry-run", 0, CLI_ARG_OPTIONAL, APPLY_OPT_DRY_RUN, "none server client", "unchanged"},
+	{"server-side", 0, CLI_ARG_BOOL, APPLY_OPT_SERVER_SIDE, NULL, NULL},
+	{"field-manager", 0, CLI_ARG_VALUE, APPLY_OPT_FIELD_MANAGER, NULL, NULL},
+	{"force-conflicts", 0, CLI_ARG_BOOL, APPLY_OPT_FORCE_CONFLICTS, NULL, NULL},
+	{"color", 0, CLI_ARG_OPTIONAL, APPLY_OPT_COLOR, "auto always never", "always"},
+	{"cascade", 0, CLI_ARG_OPTIONAL, APPLY_OPT_CASCADE, "background foreground orphan",
 	 "background"},
-	{"grace-period", 0, CLI_ARG_VALUE, OPT_GRACE_PERIOD, NULL, NULL},
-	{"validate", 0, CLI_ARG_OPTIONAL, OPT_VALIDATE, "strict warn ignore true false", "strict"},
-	{"ignore-field", 0, CLI_ARG_VALUE, OPT_IGNORE_FIELD, NULL, NULL},
-	{"ignore-manager", 0, CLI_ARG_VALUE, OPT_IGNORE_MANAGER, NULL, NULL},
-	{"no-progress", 0, CLI_ARG_BOOL, OPT_NO_PROGRESS, NULL, NULL},
-	{"summary", 0, CLI_ARG_BOOL, OPT_SUMMARY, NULL, NULL},
-	{"jobs", 0, CLI_ARG_VALUE, OPT_JOBS, NULL, NULL},
-	{"csa-manager", 0, CLI_ARG_VALUE, OPT_CSA_MANAGER, NULL, NULL},
-	{"applyset", 0, CLI_ARG_VALUE, OPT_APPLYSET, NULL, NULL},
-	{"applyset-tooling", 0, CLI_ARG_VALUE, OPT_APPLYSET_TOOLING, NULL, NULL},
+	{"grace-period", 0, CLI_ARG_VALUE, APPLY_OPT_GRACE_PERIOD, NULL, NULL},
+	{"validate", 0, CLI_ARG_OPTIONAL, APPLY_OPT_VALIDATE, "strict warn ignore true false",
+	 "strict"},
+	{"ignore-field", 0, CLI_ARG_VALUE, APPLY_OPT_IGNORE_FIELD, NULL, NULL},
+	{"ignore-manager", 0, CLI_ARG_VALUE, APPLY_OPT_IGNORE_MANAGER, NULL, NULL},
+	{"no-progress", 0, CLI_ARG_BOOL, APPLY_OPT_NO_PROGRESS, NULL, NULL},
+	{"summary", 0, CLI_ARG_BOOL, APPLY_OPT_SUMMARY, NULL, NULL},
+	{"jobs", 0, CLI_ARG_VALUE, APPLY_OPT_JOBS, NULL, NULL},
+	{"csa-manager", 0, CLI_ARG_VALUE, APPLY_OPT_CSA_MANAGER, NULL, NULL},
+	{"applyset", 0, CLI_ARG_VALUE, APPLY_OPT_APPLYSET, NULL, NULL},
+	{"applyset-tooling", 0, CLI_ARG_VALUE, APPLY_OPT_APPLYSET_TOOLING, NULL, NULL},
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
 /* What the command line asked besides the plan's own arguments. */
 typedef struct apply_flags {
-	bool server_side, manager_set, help;
+	bool server_side, manager_set;
 	const char *dry_run;
 	const char *prune_flag; /* how a prune option was spelled */
 } apply_flags;
@@ -354,50 +342,38 @@ static int grace_period(apply_cli_args *a, const char *val)
 	return CLI_OK;
 }
 
-/* One option or argument into a / f; CLI_OK or CLI_USAGE (said). */
+/* One option or argument into a / f: apply's own, else those it shares
+ * (apply_cli_take); CLI_OK or CLI_USAGE (said). */
 static int take(apply_cli_args *a, apply_flags *f, const cli_args *p, int k)
 {
 	switch (k) {
-	case CLI_ARGS_POSITIONAL:
-		return cli_usage("apply", "unexpected argument '%s'", p->value);
-	case CLI_ARGS_HELP: f->help = true; break;
-	case OPT_FILENAME: a->files[a->nfiles++] = p->value; break;
-	case OPT_RECURSIVE: a->recursive = p->on; break;
-	case OPT_LIVE: a->live_path = p->value; break;
-	case OPT_OUTPUT:
-		return apply_cli_output(&a->fmt, "apply", "patch yaml json diff name changes",
-		                        p->value);
-	case OPT_CASCADE: return cascade(a, p->value);
-	case OPT_VALIDATE: return validate(a, p->value);
-	case OPT_IGNORE_FIELD: a->ignore_fields[a->nignore_fields++] = p->value; break;
-	case OPT_IGNORE_MANAGER: a->ignore_managers[a->nignore_managers++] = p->value; break;
-	case OPT_NO_PROGRESS: a->no_progress = p->on; break;
-	case OPT_SUMMARY: a->summary = p->on; break;
-	case OPT_GRACE_PERIOD: return grace_period(a, p->value);
-	case OPT_JOBS: return apply_cli_jobs(&a->jobs, "apply", p->value);
-	case OPT_CSA_MANAGER: a->csa_managers[a->ncsa_managers++] = p->value; break;
-	case OPT_APPLYSET: a->applyset = p->value; break;
-	case OPT_APPLYSET_TOOLING: a->applyset_tooling = p->value; break;
-	case OPT_OVERWRITE: a->overwrite = p->on; break;
-	case OPT_MANAGED: a->managed = p->on; break;
-	case OPT_PRUNE: a->prune = p->on; f->prune_flag = "--prune"; break;
-	case OPT_ALL: a->all = p->on; f->prune_flag = f->prune_flag ? f->prune_flag : "--all"; break;
-	case OPT_ALLOW:
+	case APPLY_OPT_CASCADE: return cascade(a, p->value);
+	case APPLY_OPT_VALIDATE: return validate(a, p->value);
+	case APPLY_OPT_IGNORE_FIELD: a->ignore_fields[a->nignore_fields++] = p->value; break;
+	case APPLY_OPT_IGNORE_MANAGER: a->ignore_managers[a->nignore_managers++] = p->value; break;
+	case APPLY_OPT_SUMMARY: a->summary = p->on; break;
+	case APPLY_OPT_GRACE_PERIOD: return grace_period(a, p->value);
+	case APPLY_OPT_CSA_MANAGER: a->csa_managers[a->ncsa_managers++] = p->value; break;
+	case APPLY_OPT_APPLYSET: a->applyset = p->value; break;
+	case APPLY_OPT_APPLYSET_TOOLING: a->applyset_tooling = p->value; break;
+	case APPLY_OPT_OVERWRITE: a->overwrite = p->on; break;
+	case APPLY_OPT_PRUNE: a->prune = p->on; f->prune_flag = "--prune"; break;
+	case APPLY_OPT_ALL:
+		a->all = p->on;
+		f->prune_flag = f->prune_flag ? f->prune_flag : "--all";
+		break;
+	case APPLY_OPT_ALLOW:
 		a->allow[a->nallow++] = p->value;
 		f->prune_flag = f->prune_flag ? f->prune_flag : "--prune-allowlist";
 		break;
-	case OPT_SELECTOR: a->selector = p->value; break;
-	case OPT_FIELD_SELECTOR: a->field_sel = p->value; break;
-	case OPT_NAMESPACE: a->ns = p->value; break;
-	case OPT_OPENAPI: a->openapi = p->value; break;
-	case OPT_SCHEMA: a->schemas[a->nschemas++] = p->value; break;
-	case OPT_CLUSTER_SCOPED: a->scoped[a->nscoped++] = p->value; break;
-	case OPT_DRY_RUN: f->dry_run = p->value; break;
-	case OPT_SERVER_SIDE: f->server_side = p->on; break;
-	case OPT_FIELD_MANAGER: a->manager = p->value; f->manager_set = true; break;
-	case OPT_FORCE_CONFLICTS: a->force = p->on; break;
-	case OPT_COLOR: return apply_cli_color(&a->color, "apply", p->value);
-	default: return CLI_USAGE; /* the parser has said why */
+	case APPLY_OPT_SELECTOR: a->selector = p->value; break;
+	case APPLY_OPT_FIELD_SELECTOR: a->field_sel = p->value; break;
+	case APPLY_OPT_CLUSTER_SCOPED: a->scoped[a->nscoped++] = p->value; break;
+	case APPLY_OPT_DRY_RUN: f->dry_run = p->value; break;
+	case APPLY_OPT_SERVER_SIDE: f->server_side = p->on; break;
+	case APPLY_OPT_FIELD_MANAGER: a->manager = p->value; f->manager_set = true; break;
+	case APPLY_OPT_FORCE_CONFLICTS: a->force = p->on; break;
+	default: return apply_cli_take(a, p, k);
 	}
 	return CLI_OK;
 }
@@ -459,12 +435,12 @@ int cmd_apply(int argc, char **argv)
 		return code;
 	a.color = isatty(STDOUT_FILENO); /* --color=auto */
 	cli_args_init(&p, argc, argv, cli_apply_options);
-	while (code == CLI_OK && !f.help && (k = cli_args_next(&p)) != CLI_ARGS_END)
+	while (code == CLI_OK && !a.help && (k = cli_args_next(&p)) != CLI_ARGS_END)
 		code = take(&a, &f, &p, k);
 	if (a.fmt == APPLY_OUT_DIFF && getenv("KUBECTL_EXTERNAL_DIFF") &&
 	    *getenv("KUBECTL_EXTERNAL_DIFF"))
 		a.external_diff = getenv("KUBECTL_EXTERNAL_DIFF");
-	if (code == CLI_OK && f.help) {
+	if (code == CLI_OK && a.help) {
 		for (size_t h = 0; help_text[h]; h++)
 			fputs(help_text[h], stdout);
 	} else if (code == CLI_OK && (code = check_mode(&a, &f)) == CLI_OK) {

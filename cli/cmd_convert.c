@@ -51,7 +51,8 @@ int cmd_convert(int argc, char **argv)
 	smp_doc *doc = NULL;
 	char **texts = NULL;
 	size_t *lens = NULL, ntexts = 0;
-	const char *file = NULL;
+	const char *pos[1] = {NULL}, *file;
+	size_t npos = 0;
 	cli_args a;
 	int c, rc = CLI_OK;
 
@@ -66,18 +67,13 @@ int cmd_convert(int argc, char **argv)
 		case OPT_SORT_KEYS:
 			po.sort_keys = a.on;
 			break;
-		case CLI_ARGS_POSITIONAL:
-			if (file)
-				return cli_usage(argv[0], "too many arguments");
-			file = a.value;
-			break;
-		case CLI_ARGS_HELP:
-			fputs(help_text, stdout);
-			return CLI_OK;
 		default:
-			return CLI_USAGE;
+			if ((rc = cli_args_other(&a, c, help_text, pos, &npos, 1)) >= 0)
+				return rc;
 		}
 	}
+	file = pos[0];
+	rc = CLI_OK;
 	if (!file)
 		return cli_usage(argv[0], "missing FILE (use - for standard input)");
 	/* kubectl -o json escapes <, > and & the way Go's json.Marshal does. */

@@ -31,11 +31,7 @@ static const char help_text[] =
 	"      --field-manager NAME  the manager recorded (default \"kubectl-create\",\n"
 	"                         as kubectl's; empty: none is sent, and the server\n"
 	"                         names the writer kubectl)\n"
-	"  -f, --filename PATH    configuration: a file, a directory (its .yaml, .yml\n"
-	"                         and .json files, in name order) or - for standard\n"
-	"                         input; repeatable; streams and Lists are expanded\n"
-	"  -R, --recursive        descend into subdirectories of directories given\n"
-	"                         with -f\n"
+	APPLY_HELP_FILES
 	"      --live FILE|-      the objects that exist already (without it, none)\n"
 	"  -o, --output FORMAT    yaml, json: the stored objects (several as one\n"
 	"                         `kind: List`), then, for each object the server\n"
@@ -44,22 +40,10 @@ static const char help_text[] =
 	"                         Without -o: kubectl's status lines on standard\n"
 	"                         output (configmap/settings created); with -o\n"
 	"                         yaml or json they go to standard error.\n"
-	"      --no-progress      no progress line (stderr a terminal, a plan over\n"
-	"                         a second)\n"
-	"      --jobs N           threads (default: the cores; same output for any N)\n"
+	APPLY_HELP_PROGRESS
 	"      --show-managed-fields  keep metadata.managedFields in the objects\n"
 	"                         printed by -o yaml and json\n"
-	"  -n, --namespace NS     namespace for namespaced objects that name none\n"
-	"                         (default \"default\")\n"
-	"      --openapi FILE     an OpenAPI v2/v3 document (custom resources)\n"
-	"      --schema FILE      a CustomResourceDefinition; repeatable\n"
-	"      --dry-run[=MODE]   none, or client (--dry-run alone): the same\n"
-	"                         output, \"(dry run)\" in the status lines as\n"
-	"                         kubectl prints them; server: the objects as the\n"
-	"                         API server stores them (its defaults, canonical\n"
-	"                         quantities, unknown fields dropped;\n"
-	"                         docs/STORED.md), \"(server dry run)\"\n"
-	"  -h, --help             show this help\n"
+	APPLY_HELP_SCOPE_DRY_RUN
 	"\n"
 	"The time written into the managedFields entries is the current time, or\n"
 	"$SMPATCH_NOW (RFC 3339) when set.\n"
@@ -69,66 +53,30 @@ static const char help_text[] =
 	"exists (AlreadyExists); 5 internal error. Each failing object is\n"
 	"reported and left out; the others are still shown.\n";
 
-enum {
-	OPT_FILENAME = 1, OPT_RECURSIVE, OPT_LIVE, OPT_OUTPUT, OPT_MANAGED, OPT_NAMESPACE,
-	OPT_OPENAPI, OPT_SCHEMA, OPT_FIELD_MANAGER, OPT_NO_PROGRESS, OPT_JOBS, OPT_DRY_RUN
-};
-
 /* Every option of `smpatch create`, as the parser, --help and completion
  * read them. */
 const cli_option cli_create_options[] = {
-	{"filename", 'f', CLI_ARG_VALUE, OPT_FILENAME, "@file", NULL},
-	{"recursive", 'R', CLI_ARG_BOOL, OPT_RECURSIVE, NULL, NULL},
-	{"live", 0, CLI_ARG_VALUE, OPT_LIVE, "@file", NULL},
-	{"output", 'o', CLI_ARG_VALUE, OPT_OUTPUT, "yaml json name", NULL},
-	{"show-managed-fields", 0, CLI_ARG_BOOL, OPT_MANAGED, NULL, NULL},
-	{"namespace", 'n', CLI_ARG_VALUE, OPT_NAMESPACE, NULL, NULL},
-	{"openapi", 0, CLI_ARG_VALUE, OPT_OPENAPI, "@file", NULL},
-	{"schema", 0, CLI_ARG_VALUE, OPT_SCHEMA, "@file", NULL},
-	{"field-manager", 0, CLI_ARG_VALUE, OPT_FIELD_MANAGER, NULL, NULL},
-	{"no-progress", 0, CLI_ARG_BOOL, OPT_NO_PROGRESS, NULL, NULL},
-	{"jobs", 0, CLI_ARG_VALUE, OPT_JOBS, NULL, NULL},
-	{"dry-run", 0, CLI_ARG_OPTIONAL, OPT_DRY_RUN, "none server client", "unchanged"},
+	APPLY_OPTIONS_INPUT,
+	{"output", 'o', CLI_ARG_VALUE, APPLY_OPT_OUTPUT, "yaml json name", NULL},
+	{"show-managed-fields", 0, CLI_ARG_BOOL, APPLY_OPT_MANAGED, NULL, NULL},
+	APPLY_OPTIONS_SCHEMA,
+	{"field-manager", 0, CLI_ARG_VALUE, APPLY_OPT_FIELD_MANAGER, NULL, NULL},
+	APPLY_OPTIONS_RUN,
 	{NULL, 0, 0, 0, NULL, NULL},
 };
-
-/* One option or argument into a; CLI_OK or CLI_USAGE (said). */
-static int take(apply_cli_args *a, bool *help, const cli_args *p, int k)
-{
-	switch (k) {
-	case CLI_ARGS_POSITIONAL:
-		return cli_usage("create", "unexpected argument '%s'", p->value);
-	case CLI_ARGS_HELP: *help = true; break;
-	case OPT_FILENAME: a->files[a->nfiles++] = p->value; break;
-	case OPT_RECURSIVE: a->recursive = p->on; break;
-	case OPT_LIVE: a->live_path = p->value; break;
-	case OPT_OUTPUT: return apply_cli_output(&a->fmt, "create", "yaml json name", p->value);
-	case OPT_MANAGED: a->managed = p->on; break;
-	case OPT_NAMESPACE: a->ns = p->value; break;
-	case OPT_OPENAPI: a->openapi = p->value; break;
-	case OPT_SCHEMA: a->schemas[a->nschemas++] = p->value; break;
-	case OPT_FIELD_MANAGER: a->manager = p->value; break;
-	case OPT_NO_PROGRESS: a->no_progress = p->on; break;
-	case OPT_JOBS: return apply_cli_jobs(&a->jobs, "create", p->value);
-	case OPT_DRY_RUN: return apply_cli_dry_run(a, p->value, false);
-	default: return CLI_USAGE; /* the parser has said why */
-	}
-	return CLI_OK;
-}
 
 int cmd_create(int argc, char **argv)
 {
 	apply_cli_args a;
 	cli_args p;
-	bool help = false;
 	int k, code;
 
 	if ((code = apply_cli_args_init(&a, argc, SMP_PLAN_CREATE, "create")) != CLI_OK)
 		return code;
 	cli_args_init(&p, argc, argv, cli_create_options);
-	while (code == CLI_OK && !help && (k = cli_args_next(&p)) != CLI_ARGS_END)
-		code = take(&a, &help, &p, k);
-	if (code == CLI_OK && help)
+	while (code == CLI_OK && !a.help && (k = cli_args_next(&p)) != CLI_ARGS_END)
+		code = apply_cli_take(&a, &p, k);
+	if (code == CLI_OK && a.help)
 		fputs(help_text, stdout);
 	else if (code == CLI_OK && !a.nfiles)
 		code = cli_usage("create", "%s", "must specify -f (a file, a directory or -)");

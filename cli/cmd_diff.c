@@ -28,29 +28,21 @@ static const char help_text[] =
 	"      --openapi=FILE     schema: an OpenAPI v2 or v3 document or a CRD\n"
 	"                         manifest (default: the built-in Kubernetes tables),\n"
 	"                         chosen by apiVersion/kind\n"
-	"      --definition=NAME  root definition in that schema, for documents\n"
-	"                         without apiVersion/kind\n"
+	PATCH_HELP_DEFINITION
 	"      --exit-code        exit 1 when the patch is not empty\n"
-	"  -o, --output=FORMAT    yaml (default) or json\n"
-	"  -h, --help             show this help\n"
+	PATCH_HELP_OUTPUT
 	"\n"
 	"Exit codes: 0 ok (also when the patch is empty), 1 with --exit-code when it\n"
 	"is not, 2 usage, 3 invalid input, 4 conflict or failed precondition (apiVersion,\n"
 	"kind or metadata.name changed), 5 internal error.\n";
 
-enum {
-	OPT_TYPE = 1, OPT_OPENAPI, OPT_DEFINITION, OPT_CURRENT, OPT_OVERWRITE, OPT_EXIT_CODE,
-	OPT_OUTPUT
-};
-
 const cli_option cli_diff_options[] = {
-	{"type", 't', CLI_ARG_VALUE, OPT_TYPE, "strategic merge", NULL},
-	{"current", 0, CLI_ARG_VALUE, OPT_CURRENT, "@file", NULL},
-	{"overwrite", 0, CLI_ARG_BOOL, OPT_OVERWRITE, NULL, NULL},
-	{"openapi", 0, CLI_ARG_VALUE, OPT_OPENAPI, "@file", NULL},
-	{"definition", 0, CLI_ARG_VALUE, OPT_DEFINITION, NULL, NULL},
-	{"exit-code", 0, CLI_ARG_BOOL, OPT_EXIT_CODE, NULL, NULL},
-	{"output", 'o', CLI_ARG_VALUE, OPT_OUTPUT, "yaml json", NULL},
+	{"type", 't', CLI_ARG_VALUE, PATCH_OPT_TYPE, "strategic merge", NULL},
+	{"current", 0, CLI_ARG_VALUE, PATCH_OPT_CURRENT, "@file", NULL},
+	{"overwrite", 0, CLI_ARG_BOOL, PATCH_OPT_OVERWRITE, NULL, NULL},
+	PATCH_OPTIONS_SCHEMA,
+	{"exit-code", 0, CLI_ARG_BOOL, PATCH_OPT_EXIT_CODE, NULL, NULL},
+	{"output", 'o', CLI_ARG_VALUE, PATCH_OPT_OUTPUT, "yaml json", NULL},
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -66,54 +58,31 @@ int cmd_diff(int argc, char **argv)
 	smp_error err;
 	char *text = NULL;
 	size_t len = 0;
-	const char *pos[3];
-	int c, npos = 0, rc = CLI_OK, stdin_uses = 0;
+	const char *pos[2];
+	size_t npos = 0;
+	int c, rc = CLI_OK, stdin_uses = 0;
 	cli_args a;
 
 	cli_args_init(&a, argc, argv, cli_diff_options);
 	while ((c = cli_args_next(&a)) != CLI_ARGS_END) {
 		switch (c) {
-		case OPT_TYPE:
-			if (strcmp(a.value, "strategic") == 0)
-				opts.type = SMP_PATCH_STRATEGIC;
-			else if (strcmp(a.value, "merge") == 0)
-				opts.type = SMP_PATCH_MERGE;
-			else
-				return cli_usage(argv[0], "unknown patch type '%s' (strategic or merge)",
-				                 a.value);
-			break;
-		case OPT_CURRENT:
+		case PATCH_OPT_CURRENT:
 			cfile = a.value;
 			break;
-		case OPT_OVERWRITE:
+		case PATCH_OPT_OVERWRITE:
 			opts.overwrite = a.on;
 			overwrite_given = true;
 			break;
-		case OPT_OPENAPI:
-			so.openapi = a.value;
-			break;
-		case OPT_DEFINITION:
-			so.definition = a.value;
-			break;
-		case OPT_EXIT_CODE:
+		case PATCH_OPT_EXIT_CODE:
 			exit_code = a.on;
 			break;
-		case OPT_OUTPUT:
-			if ((rc = cli_output_option(argv[0], a.value, &output)))
-				return rc;
-			break;
-		case CLI_ARGS_POSITIONAL:
-			if (npos == 2)
-				return cli_usage(argv[0], "too many arguments");
-			pos[npos++] = a.value;
-			break;
-		case CLI_ARGS_HELP:
-			fputs(help_text, stdout);
-			return CLI_OK;
 		default:
-			return CLI_USAGE;
+			if ((rc = patch_cli_take(&a, c, help_text, &opts.type, &so, &output, pos,
+			                         &npos)) >= 0)
+				return rc;
 		}
 	}
+	rc = CLI_OK;
 	if (npos != 2)
 		return cli_usage(argv[0], "missing ORIGINAL and MODIFIED files");
 	if (overwrite_given && !cfile)

@@ -223,7 +223,8 @@ int cmd_explain(int argc, char **argv)
 	smp_field_info fi;
 	smp_error err;
 	bool json = false, known = false, ns;
-	int c, npos = 0, rc = CLI_OK;
+	size_t npos = 0;
+	int c, rc = CLI_OK;
 	cli_args a;
 
 	cli_args_init(&a, argc, argv, cli_explain_options);
@@ -244,18 +245,12 @@ int cmd_explain(int argc, char **argv)
 				return cli_usage(argv[0], "unknown output format '%s' (text or json)",
 				                 a.value);
 			break;
-		case CLI_ARGS_POSITIONAL:
-			if (npos == 3)
-				return cli_usage(argv[0], "too many arguments");
-			pos[npos++] = a.value;
-			break;
-		case CLI_ARGS_HELP:
-			fputs(help_text, stdout);
-			return CLI_OK;
 		default:
-			return CLI_USAGE;
+			if ((rc = cli_args_other(&a, c, help_text, pos, &npos, 3)) >= 0)
+				return rc;
 		}
 	}
+	rc = CLI_OK;
 	if (npos < 2)
 		return cli_usage(argv[0], "missing %s", npos ? "KIND" : "APIVERSION and KIND");
 	api_version = pos[0];

@@ -30,25 +30,52 @@ static const char help_text[] =
 	"      --openapi=FILE     schema for strategic patches: an OpenAPI v2 or v3\n"
 	"                         document or a CRD manifest (default: the built-in\n"
 	"                         Kubernetes tables), chosen by apiVersion/kind\n"
-	"      --definition=NAME  root definition in that schema, for documents\n"
-	"                         without apiVersion/kind\n"
-	"  -o, --output=FORMAT    yaml (default) or json\n"
-	"  -h, --help             show this help\n"
+	PATCH_HELP_DEFINITION
+	PATCH_HELP_OUTPUT
 	"\n"
 	"Exit codes: 0 ok, 2 usage, 3 invalid input or patch (the message names the\n"
 	"field path), 5 internal error.\n";
 
-enum { OPT_TYPE = 1, OPT_OPENAPI, OPT_DEFINITION, OPT_OUTPUT };
-
 const cli_option cli_patch_options[] = {
-	{"type", 't', CLI_ARG_VALUE, OPT_TYPE, "strategic merge json", NULL},
-	{"openapi", 0, CLI_ARG_VALUE, OPT_OPENAPI, "@file", NULL},
-	{"definition", 0, CLI_ARG_VALUE, OPT_DEFINITION, NULL, NULL},
-	{"output", 'o', CLI_ARG_VALUE, OPT_OUTPUT, "yaml json", NULL},
+	{"type", 't', CLI_ARG_VALUE, PATCH_OPT_TYPE, "strategic merge json", NULL},
+	PATCH_OPTIONS_SCHEMA,
+	{"output", 'o', CLI_ARG_VALUE, PATCH_OPT_OUTPUT, "yaml json", NULL},
 	{NULL, 0, 0, 0, NULL, NULL},
 };
 
 /* ---- shared with cmd_diff.c ---- */
+
+int patch_cli_take(const cli_args *a, int c, const char *help, smp_patch_type *type,
+                   patch_schema_opts *so, smp_output *output, const char **pos, size_t *npos)
+{
+	static const char *const types[] = {"strategic", "merge", "json"}; /* smp_patch_type */
+
+	switch (c) {
+	case PATCH_OPT_TYPE:
+		/* the types the command's table offers (diff: no json) */
+		for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+			if (strcmp(a->value, types[i]) == 0 && strstr(a->opt->values, types[i])) {
+				*type = (smp_patch_type)i;
+				return -1;
+			}
+		return cli_usage(a->argv[0], "unknown patch type '%s' (%s)", a->value,
+		                 strstr(a->opt->values, "json") ? "strategic, merge or json"
+		                                                : "strategic or merge");
+	case PATCH_OPT_OPENAPI:
+		so->openapi = a->value;
+		return -1;
+	case PATCH_OPT_DEFINITION:
+		so->definition = a->value;
+		return -1;
+	case PATCH_OPT_OUTPUT: {
+		int rc = cli_output_option(a->argv[0], a->value, output);
+
+		return rc ? rc : -1;
+	}
+	default:
+		return cli_args_other(a, c, help, pos, npos, 2);
+	}
+}
 
 int patch_cli_err(smp_error *err, int code, const char *file, const char *fmt, ...)
 {
@@ -162,19 +189,6 @@ int patch_cli_render(char **buf, size_t *len, const smp_value *v, smp_output out
 
 /* ---- smpatch patch ---- */
 
-static bool parse_type(const char *s, smp_patch_type *t)
-{
-	if (strcmp(s, "strategic") == 0)
-		*t = SMP_PATCH_STRATEGIC;
-	else if (strcmp(s, "merge") == 0)
-		*t = SMP_PATCH_MERGE;
-	else if (strcmp(s, "json") == 0)
-		*t = SMP_PATCH_JSON;
-	else
-		return false;
-	return true;
-}
-
 /* A TARGET of several objects, or lists: each object patched on its own,
  * like `kubectl patch -f`, which prints one result after the other. The
  * objects are read as `apply` reads its configurations (cli_inputs:
@@ -270,41 +284,19 @@ int cmd_patch(int argc, char **argv)
 	smp_output output = SMP_OUT_YAML;
 	smp_doc *tdoc = NULL, *pdoc = NULL, *res = NULL;
 	const smp_value *target, *patch;
-	const char *tfile = NULL, *pfile = NULL;
+	const char *pos[2] = {NULL, NULL}, *tfile, *pfile;
+	size_t npos = 0;
 	smp_error err;
 	cli_args a;
 	int c, rc = CLI_OK;
 
 	cli_args_init(&a, argc, argv, cli_patch_options);
-	while ((c = cli_args_next(&a)) != CLI_ARGS_END) {
-		switch (c) {
-		case OPT_TYPE:
-			if (!parse_type(a.value, &opts.type))
-				return cli_usage(argv[0], "unknown patch type '%s' (strategic, merge or json)",
-				                 a.value);
-			break;
-		case OPT_OPENAPI:
-			so.openapi = a.value;
-			break;
-		case OPT_DEFINITION:
-			so.definition = a.value;
-			break;
-		case OPT_OUTPUT:
-			if ((rc = cli_output_option(argv[0], a.value, &output)))
-				return rc;
-			break;
-		case CLI_ARGS_POSITIONAL:
-			if (pfile)
-				return cli_usage(argv[0], "too many arguments");
-			*(tfile ? &pfile : &tfile) = a.value;
-			break;
-		case CLI_ARGS_HELP:
-			fputs(help_text, stdout);
-			return CLI_OK;
-		default:
-			return CLI_USAGE;
-		}
-	}
+	while ((c = cli_args_next(&a)) != CLI_ARGS_END)
+		if ((rc = patch_cli_take(&a, c, help_text, &opts.type, &so, &output, pos, &npos)) >= 0)
+			return rc;
+	rc = CLI_OK;
+	tfile = pos[0];
+	pfile = pos[1];
 	if (!pfile)
 		return cli_usage(argv[0], "missing TARGET and PATCH files");
 	if (strcmp(tfile, "-") == 0 && strcmp(pfile, "-") == 0)
@@ -323,7 +315,7 @@ int cmd_patch(int argc, char **argv)
 	}
 	target = smp_doc_root(tdoc, 0);
 	const smp_value *titems;
-	if (smp_doc_count(tdoc) != 1 || cli_list_items(target, &titems)) {
+	if (smp_doc_count(tdoc) != 1 || smp_apply_list_items(target, &titems)) {
 		smp_doc *t = tdoc;
 		tdoc = NULL;
 		rc = patch_many(t, tfile, patch, pfile, &opts, &so, output);

@@ -97,6 +97,23 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
+int cli_args_other(const cli_args *a, int c, const char *help, const char **pos,
+                   size_t *npos, size_t max)
+{
+	switch (c) {
+	case CLI_ARGS_POSITIONAL:
+		if (*npos == max)
+			return cli_usage(a->argv[0], "too many arguments");
+		pos[(*npos)++] = a->value;
+		return -1;
+	case CLI_ARGS_HELP:
+		fputs(help, stdout);
+		return CLI_OK;
+	default:
+		return CLI_USAGE;
+	}
+}
+
 /* Whether cli_write has reported a failure (the program's output is
  * written from one thread; this is the CLI, not the library). */
 static bool write_failed;
@@ -131,35 +148,6 @@ int cli_output_option(const char *cmd, const char *name, smp_output *out)
 	else
 		return cli_usage(cmd, "unknown output format '%s' (json or yaml)", name);
 	return CLI_OK;
-}
-
-int cli_print_value(const smp_value *v, smp_output out, bool sort_keys, bool first,
-                    smp_error *err)
-{
-	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
-	char *text = NULL;
-	size_t len = 0;
-	int rc;
-
-	po.output = out;
-	po.sort_keys = sort_keys;
-	rc = smp_print(&text, &len, v, &po, err);
-	if (rc)
-		return rc;
-	if (out == SMP_OUT_YAML && !first && !cli_write("---\n", 4))
-		rc = SMP_EIO;
-	if (!rc && !cli_write(text, len))
-		rc = SMP_EIO;
-	if (!rc && out == SMP_OUT_JSON && !cli_write("\n", 1))
-		rc = SMP_EIO;
-	smp_free(text);
-	if (rc == SMP_EIO && err) {
-		err->code = SMP_EIO;
-		snprintf(err->message, sizeof(err->message), "writing output failed");
-		err->file[0] = err->path[0] = '\0';
-		err->line = err->column = 0;
-	}
-	return rc;
 }
 
 static int write_stdout(void *ctx, const char *data, size_t len)

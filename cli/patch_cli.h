@@ -14,6 +14,29 @@ typedef struct patch_schema_opts {
 	smp_schema *loaded;     /* owned; free with patch_schema_release */
 } patch_schema_opts;
 
+/* The options of patch and diff: one id each, whichever command takes it. */
+enum {
+	PATCH_OPT_TYPE = 1, PATCH_OPT_OPENAPI, PATCH_OPT_DEFINITION, PATCH_OPT_OUTPUT,
+	PATCH_OPT_CURRENT, PATCH_OPT_OVERWRITE, PATCH_OPT_EXIT_CODE
+};
+
+/* The lines of --help and rows of the option tables patch and diff share. */
+#define PATCH_HELP_DEFINITION \
+	"      --definition=NAME  root definition in that schema, for documents\n" \
+	"                         without apiVersion/kind\n"
+#define PATCH_HELP_OUTPUT \
+	"  -o, --output=FORMAT    yaml (default) or json\n" \
+	"  -h, --help             show this help\n"
+#define PATCH_OPTIONS_SCHEMA                                                     \
+	{"openapi", 0, CLI_ARG_VALUE, PATCH_OPT_OPENAPI, "@file", NULL},         \
+	{"definition", 0, CLI_ARG_VALUE, PATCH_OPT_DEFINITION, NULL, NULL}
+
+/* The options patch and diff both take (-t among the option's values,
+ * --openapi, --definition, -o), then what cli_args_other does with the
+ * rest (up to two files into pos). -1 to go on, else the exit code. */
+int patch_cli_take(const cli_args *a, int c, const char *help, smp_patch_type *type,
+                   patch_schema_opts *so, smp_output *output, const char **pos, size_t *npos);
+
 /* Fills err as the library would (the CLI sees only smpatch.h). */
 int patch_cli_err(smp_error *err, int code, const char *file, const char *fmt, ...)
 #if defined(__GNUC__)

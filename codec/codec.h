@@ -195,6 +195,10 @@ void smp_c_locale_leave(smp_c_locale *l);
 void smp_json_put_string(smp_buf *b, const char *s, size_t n, bool go_escape);
 /* SMP_EINVAL for NaN and infinities, which JSON cannot hold (util.c). */
 int smp_float_check(const smp_value *v, smp_error *err);
+/* smp_print appending to b (NUL-terminated after it) instead of a new
+ * text: the one way the layers above print into a buffer. */
+int smp_print_buf(smp_buf *b, const smp_value *v, const smp_print_options *opts,
+                  smp_error *err);
 /* Block-style YAML (yaml_print.c). */
 int smp_yaml_print(smp_buf *b, const smp_value *v, bool sort_keys, smp_error *err);
 

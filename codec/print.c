@@ -371,12 +371,23 @@ static int print_any(pout *po, const smp_value *v, const smp_print_options *opts
 	return rc;
 }
 
+int smp_print_buf(smp_buf *b, const smp_value *v, const smp_print_options *opts,
+                  smp_error *err)
+{
+	pout po = {b, NULL, NULL, 0, NULL};
+	int rc;
+
+	if ((rc = check_args(v, opts, err)) || (rc = print_any(&po, v, opts, err)))
+		return rc;
+	smp_buf_put(b, "", 0); /* the NUL the fast appends left out */
+	return b->oom ? smp__err(err, SMP_ENOMEM, "out of memory") : 0;
+}
+
 int smp_print(char **out, size_t *len, const smp_value *v, const smp_print_options *opts,
               smp_error *err)
 {
 	smp_print_options def = SMP_PRINT_OPTIONS_INIT;
 	smp_buf b;
-	pout po = {&b, NULL, NULL, 0, NULL};
 	int rc;
 
 	if (out)
@@ -387,15 +398,11 @@ int smp_print(char **out, size_t *len, const smp_value *v, const smp_print_optio
 		opts = &def;
 	if (!out)
 		return smp__err(err, SMP_EINVAL, "smp_print: invalid arguments");
-	if ((rc = check_args(v, opts, err)))
-		return rc;
 	smp_buf_init(&b);
-	rc = print_any(&po, v, opts, err);
-	if (rc) {
+	if ((rc = smp_print_buf(&b, v, opts, err))) {
 		smp_buf_release(&b);
 		return rc;
 	}
-	smp_buf_put(&b, "", 0); /* the NUL the fast appends left out */
 	*out = smp_buf_detach(&b, len);
 	if (!*out)
 		return smp__err(err, SMP_ENOMEM, "out of memory");

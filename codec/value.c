@@ -1026,6 +1026,51 @@ void smp_buf_release(smp_buf *b)
 	smp_buf_init(b);
 }
 
+/* The capacity that holds element n: *cap doubled (from first) until it
+ * does; 0 on overflow. */
+static size_t grown_cap(size_t cap, size_t n, size_t elem, size_t first)
+{
+	size_t ncap = cap ? cap : first;
+
+	while (ncap <= n) {
+		if (ncap > SIZE_MAX / 2)
+			return 0;
+		ncap *= 2;
+	}
+	return ncap > SIZE_MAX / elem ? 0 : ncap;
+}
+
+bool smp_grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first)
+{
+	size_t ncap;
+	void *g;
+
+	if (n < *cap)
+		return true;
+	if (!(ncap = grown_cap(*cap, n, elem, first)) || !(g = realloc(*arr, ncap * elem)))
+		return false;
+	*arr = g;
+	*cap = ncap;
+	return true;
+}
+
+bool smp_grow_arena(smp_arena *a, void **arr, size_t *cap, size_t n, size_t elem,
+                    size_t first)
+{
+	size_t ncap;
+	void *g;
+
+	if (n < *cap)
+		return true;
+	if (!(ncap = grown_cap(*cap, n, elem, first)) || !(g = smp_arena_alloc(a, ncap * elem)))
+		return false;
+	if (n)
+		memcpy(g, *arr, n * elem);
+	*arr = g;
+	*cap = ncap;
+	return true;
+}
+
 bool smp_buf_reserve(smp_buf *b, size_t extra)
 {
 	if (b->oom)

@@ -217,6 +217,17 @@ int smp__err_path(smp_error *err, int code, const char *path, const char *fmt, .
 #endif
 	;
 
+/* ---- growable arrays ---- */
+
+/* Room for element n of *arr (*cap elements of elem bytes, malloc'ed): the
+ * capacity doubles, from `first`. false on ENOMEM or overflow, with *arr
+ * and *cap as they were. */
+bool smp_grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first);
+/* The same for an array in arena a: the larger array is a new one in the
+ * arena holding the first n elements (the old one stays there). */
+bool smp_grow_arena(smp_arena *a, void **arr, size_t *cap, size_t n, size_t elem,
+                    size_t first);
+
 /* ---- growable byte buffer (malloc-based, for printers) ---- */
 
 typedef struct smp_buf {

@@ -410,6 +410,21 @@ static int ratio_check(yr *r, uint32_t line, uint32_t col)
 
 /* ---- scalars ---- */
 
+/* A !!binary scalar: its base64 decoded, as a string (invalid UTF-8
+ * replaced, as kubectl's decoder does). */
+static int binary(yr *r, smp_value **out, const char *s, size_t n, uint32_t line, uint32_t col)
+{
+	char *d = smp_arena_alloc(r->a, n + 1);
+	size_t dl;
+
+	if (!d)
+		return oom(r);
+	if (smp_base64_decode(d, &dl, s, n))
+		return fail(r, SMP_EPARSE, line, col, "!!binary value contains invalid base64 data");
+	d[dl] = '\0';
+	return (*out = smp_str_sanitized(r->a, d, dl)) ? 0 : oom(r);
+}
+
 /* A YAML scalar's value as kubectl reads it (smp_resolve: go-yaml's
  * resolution, then the JSON round trip), at line:col for errors. */
 static int scalar_value(yr *r, const char *s, size_t n, const char *tag, bool plain,
@@ -446,18 +461,10 @@ static int scalar_value(yr *r, const char *s, size_t n, const char *tag, bool pl
 			r->nonfinite = true;
 		}
 		break;
-	case SMP_RS_BINARY: {
-		char *d = smp_arena_alloc(r->a, n + 1);
-		size_t dl;
-		if (!d)
-			return oom(r);
-		if (smp_base64_decode(d, &dl, s, n))
-			return fail(r, SMP_EPARSE, line, col,
-			            "!!binary value contains invalid base64 data");
-		d[dl] = '\0';
-		v = smp_str_sanitized(r->a, d, dl);
+	case SMP_RS_BINARY:
+		if ((rc = binary(r, &v, s, n, line, col)))
+			return rc;
 		break;
-	}
 	default:
 		v = smpv_str(r->a, s, n);
 		break;
@@ -514,16 +521,10 @@ static int scalar_key(yr *r, yframe *f, const char *s, size_t n, const char *tag
 		k = num;
 		break;
 	case SMP_RS_BINARY: {
-		char *d = smp_arena_alloc(r->a, n + 1);
-		size_t dl;
-		if (!d)
-			return oom(r);
-		if (smp_base64_decode(d, &dl, s, n))
-			return fail(r, SMP_EPARSE, line, col,
-			            "!!binary value contains invalid base64 data");
-		smp_value *sv = smp_str_sanitized(r->a, d, dl);
-		if (!sv)
-			return oom(r);
+		smp_value *sv;
+
+		if ((rc = binary(r, &sv, s, n, line, col)))
+			return rc;
 		f->key = sv->u.s.ptr;
 		f->klen = sv->u.s.len;
 		return 0;

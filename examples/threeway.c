@@ -10,6 +10,21 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The Deployment's selector and pod template, with the container's image:
+ * the part both configurations below share. */
+#define NGINX_SPEC(image)                                                      \
+	"  selector:\n"                                                        \
+	"    matchLabels: {app: nginx}\n"                                      \
+	"  template:\n"                                                        \
+	"    metadata:\n"                                                      \
+	"      labels: {app: nginx}\n"                                         \
+	"    spec:\n"                                                          \
+	"      containers:\n"                                                  \
+	"      - name: nginx\n"                                                \
+	"        image: " image "\n"                                           \
+	"        ports:\n"                                                     \
+	"        - containerPort: 80\n"
+
 /* What the previous `kubectl apply` wrote (the annotation's content). */
 static const char last_applied[] =
 	"apiVersion: apps/v1\n"
@@ -18,17 +33,7 @@ static const char last_applied[] =
 	"  name: nginx-deployment\n"
 	"spec:\n"
 	"  minReadySeconds: 5\n"
-	"  selector:\n"
-	"    matchLabels: {app: nginx}\n"
-	"  template:\n"
-	"    metadata:\n"
-	"      labels: {app: nginx}\n"
-	"    spec:\n"
-	"      containers:\n"
-	"      - name: nginx\n"
-	"        image: nginx:1.7.9\n"
-	"        ports:\n"
-	"        - containerPort: 80\n";
+	NGINX_SPEC("nginx:1.7.9");
 
 /* The new configuration: image updated, minReadySeconds removed. */
 static const char config[] =
@@ -37,17 +42,7 @@ static const char config[] =
 	"metadata:\n"
 	"  name: nginx-deployment\n"
 	"spec:\n"
-	"  selector:\n"
-	"    matchLabels: {app: nginx}\n"
-	"  template:\n"
-	"    metadata:\n"
-	"      labels: {app: nginx}\n"
-	"    spec:\n"
-	"      containers:\n"
-	"      - name: nginx\n"
-	"        image: nginx:1.11.9\n"
-	"        ports:\n"
-	"        - containerPort: 80\n";
+	NGINX_SPEC("nginx:1.11.9");
 
 /* The live object: scaled to 2 replicas by hand, a default filled in. */
 static const char live[] =

@@ -1080,6 +1080,13 @@ SMP_API int smp_set_last_applied_encode(char **out, size_t *len, const smp_value
  * full length. */
 SMP_API size_t smp_apply_object_ref(char *buf, size_t size, const smp_value *obj);
 
+/* Whether `v` is a List as kubectl's builder reads one: any map with a
+ * string kind and an items field, whatever its kind (List, ConfigMapList,
+ * even a ConfigMap with items). 1 with *items its items (NULL for items:
+ * null, an empty List), 0 not a List (*items NULL), -1 items is not a
+ * list (*items that value). */
+SMP_API int smp_apply_list_items(const smp_value *v, const smp_value **items);
+
 /* The scope smp_apply_object gives `config`'s kind: 1 namespaced, 0
  * cluster-scoped, -1 unknown (then it counts as namespaced; kubectl would
  * know it from the server's discovery). In order: the exact

@@ -28,59 +28,23 @@ static int jdeep(jctx *c)
 	return smp__err(c->err, SMP_ELIMIT, "document nested too deeply");
 }
 
-/* pruneNulls on a copy: null-valued keys of maps go, recursively (also
- * inside lists, whose null elements stay). */
-static smp_value *prune_copy(jctx *c, const smp_value *v, unsigned depth)
-{
-	smp_value *r;
-
-	if (depth > SMP_DEPTH_JSON_MERGE) {
-		jdeep(c);
-		return NULL;
-	}
-	if (v->type == SMP_MAP) {
-		r = smpv_map(c->a, v->u.map.len);
-		if (!r)
-			goto nomem;
-		for (size_t i = 0; i < v->u.map.len; i++) {
-			const smp_member *e = &v->u.map.items[i];
-			smp_value *cv;
-			if (e->val->type == SMP_NULL)
-				continue;
-			if (!(cv = prune_copy(c, e->val, depth + 1)))
-				return NULL;
-			if (smpv_map_add_copy(c->a, r, e->key, e->klen, cv))
-				goto nomem;
-		}
-		return r;
-	}
-	if (v->type == SMP_LIST) {
-		r = smpv_list(c->a, v->u.list.len);
-		if (!r)
-			goto nomem;
-		for (size_t i = 0; i < v->u.list.len; i++) {
-			smp_value *cv = prune_copy(c, v->u.list.items[i], depth + 1);
-			if (!cv)
-				return NULL;
-			r->u.list.items[i] = cv;
-		}
-		r->u.list.len = v->u.list.len;
-		return r;
-	}
-	if (!(r = smpv_copy(c->a, v)))
-		goto nomem;
-	return r;
-nomem:
-	jnomem(c);
-	return NULL;
-}
-
+/* A copy of v in the result arena (NULL and ENOMEM recorded on failure). */
 static smp_value *jcopy(jctx *c, const smp_value *v)
 {
 	smp_value *r = smpv_copy(c->a, v);
 	if (!r)
 		jnomem(c);
 	return r;
+}
+
+/* pruneNulls on a copy: null-valued keys of maps go, recursively (also
+ * inside lists, whose null elements stay). */
+static smp_value *prune_copy(jctx *c, const smp_value *v, unsigned depth)
+{
+	bool keep;
+
+	return smp_tree_copy_clean(c->a, v, true, false, &keep, depth, SMP_DEPTH_JSON_MERGE, NULL,
+	                           c->err);
 }
 
 /* mergeDocs(cur, patch) as a new map. */

@@ -212,6 +212,16 @@ int smp_kindex_init(smp_kindex *ix, smp_arena *a, const smp_value *map);
 int smp_kindex_added(smp_kindex *ix);
 long smp_kindex_find(const smp_kindex *ix, const char *key, size_t klen);
 
+/* A copy of v in arena a without the map members whose value is null
+ * (drop_nulls: json-patch's pruneNulls, the reference's
+ * discardNullValuesFromPatch) and, with strip, without the maps that carry
+ * $patch (removeDirectives; *keep false, NULL returned, when v itself is
+ * one). At most max_depth levels below `depth`. On failure NULL with *keep
+ * true: SMP_ENOMEM or SMP_ELIMIT in err, with `path` (NULL: none). */
+smp_value *smp_tree_copy_clean(smp_arena *a, const smp_value *v, bool drop_nulls, bool strip,
+                               bool *keep, unsigned depth, unsigned max_depth,
+                               const char *path, smp_error *err);
+
 /* Deep copy into arena a, like smpv_copy (same values, keys, order and
  * source positions), faster for large trees: a node's children share one
  * block, and a key is copied once per distinct source key pointer. NULL

@@ -77,43 +77,80 @@ static int root_type(const smp_stype **out, const smp_patch_options *o, const sm
 	                "apiVersion and kind (give a schema, or use a JSON merge patch)");
 }
 
-SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_value *patch,
-                            const smp_patch_options *opts, smp_error *err)
+/* What a call that returns a new document computes. */
+typedef enum patch_op { APPLY, DIFF2, DIFF3 } patch_op;
+
+/* The one body of smp_patch_apply (a the target, b the patch) and of the
+ * diffs (a original, b modified, c current): the options read, the schema
+ * type found, the engine of the patch type run, its result in a new
+ * document. */
+static int compute(smp_doc **out, patch_op op, const smp_value *a, const smp_value *b,
+                   const smp_value *c, const smp_patch_options *opts, smp_error *err)
 {
+	static const char *const fn[] = {"smp_patch_apply", "smp_diff_two_way",
+	                                  "smp_diff_three_way"};
+	static const char no_diff[] = "a diff can produce a strategic or a JSON merge patch only";
 	const smp_patch_options *o = opts ? opts : &default_opts;
 	const smp_stype *t = NULL;
 	smp_value *res = NULL;
 	smp_doc *doc;
 	int rc;
 
-	if ((rc = new_result(out, &doc, "smp_patch_apply", err)))
+	if ((rc = new_result(out, &doc, fn[op], err)))
 		return rc;
-	if (!patch) { /* an empty file, say: not a schema or type error */
+	if (op == APPLY && !b) { /* an empty file, say: not a schema or type error */
 		smp_doc_free(doc);
 		return smp__err(err, SMP_EPATCH, "empty document");
 	}
 	switch (o->type) {
 	case SMP_PATCH_STRATEGIC:
-		rc = root_type(&t, o, target, patch, NULL, err);
-		if (!rc)
-			rc = smp_sm_apply(&res, &doc->arena, target, patch, t, err);
+		/* the kind: apply's target, else its patch; modified, else
+		 * current (three-way) or original, else original */
+		if (op == APPLY)
+			rc = root_type(&t, o, a, b, NULL, err);
+		else
+			rc = root_type(&t, o, b, op == DIFF3 ? c : a, op == DIFF3 ? a : NULL, err);
+		if (!rc && op == APPLY)
+			rc = smp_sm_apply(&res, &doc->arena, a, b, t, err);
+		else if (!rc && op == DIFF2)
+			rc = smp_sm_diff2(&res, &doc->arena, a, b, t, err);
+		else if (!rc)
+			rc = smp_sm_diff3(&res, &doc->arena, a, b, c, t, o->overwrite, err);
 		break;
 	case SMP_PATCH_MERGE:
-		/* json-patch v4 (kubectl, the API server) takes object patches only;
-		 * smp_jmp_apply keeps RFC 7386's replacement for the rest. */
-		if (!patch || patch->type != SMP_MAP)
+		/* json-patch v4 (kubectl, the API server) takes object patches
+		 * only; smp_jmp_apply keeps RFC 7386's replacement for the rest.
+		 * kubectl's three-way JSON merge patch checks conflicts between
+		 * its own two halves only, whatever overwrite says. */
+		if (op == APPLY && b->type != SMP_MAP)
 			rc = smp__err(err, SMP_EPATCH,
 			              "Invalid JSON Patch: a JSON merge patch must be an object");
+		else if (op == APPLY)
+			rc = smp_jmp_apply(&res, &doc->arena, a, b, err);
+		else if (op == DIFF2)
+			rc = smp_jmp_diff2(&res, &doc->arena, a, b, err);
 		else
-			rc = smp_jmp_apply(&res, &doc->arena, target, patch, err);
+			rc = smp_jmp_diff3(&res, &doc->arena, a, b, c, err);
 		break;
 	case SMP_PATCH_JSON:
-		rc = smp_jsonpatch_apply(&res, &doc->arena, target ? target : NULL, patch, err);
+		if (op == APPLY)
+			rc = smp_jsonpatch_apply(&res, &doc->arena, a, b, err);
+		else
+			rc = smp__err(err, SMP_EINVAL, "%s", no_diff);
 		break;
 	default:
-		rc = smp__err(err, SMP_EINVAL, "unknown patch type %d", (int)o->type);
+		if (op == APPLY)
+			rc = smp__err(err, SMP_EINVAL, "unknown patch type %d", (int)o->type);
+		else
+			rc = smp__err(err, SMP_EINVAL, "%s", no_diff);
 	}
 	return finish(out, doc, res, rc, err);
+}
+
+SMP_API int smp_patch_apply(smp_doc **out, const smp_value *target, const smp_value *patch,
+                            const smp_patch_options *opts, smp_error *err)
+{
+	return compute(out, APPLY, target, patch, NULL, opts, err);
 }
 
 SMP_API int smp_patch_apply_doc(smp_doc **inout, const smp_value *patch,
@@ -159,59 +196,14 @@ SMP_API int smp_diff_two_way(smp_doc **out, const smp_value *original,
                              const smp_value *modified, const smp_patch_options *opts,
                              smp_error *err)
 {
-	const smp_patch_options *o = opts ? opts : &default_opts;
-	const smp_stype *t = NULL;
-	smp_value *res = NULL;
-	smp_doc *doc;
-	int rc;
-
-	if ((rc = new_result(out, &doc, "smp_diff_two_way", err)))
-		return rc;
-	switch (o->type) {
-	case SMP_PATCH_STRATEGIC:
-		rc = root_type(&t, o, modified, original, NULL, err);
-		if (!rc)
-			rc = smp_sm_diff2(&res, &doc->arena, original, modified, t, err);
-		break;
-	case SMP_PATCH_MERGE:
-		rc = smp_jmp_diff2(&res, &doc->arena, original, modified, err);
-		break;
-	default:
-		rc = smp__err(err, SMP_EINVAL,
-		              "a diff can produce a strategic or a JSON merge patch only");
-	}
-	return finish(out, doc, res, rc, err);
+	return compute(out, DIFF2, original, modified, NULL, opts, err);
 }
 
 SMP_API int smp_diff_three_way(smp_doc **out, const smp_value *original,
                                const smp_value *modified, const smp_value *current,
                                const smp_patch_options *opts, smp_error *err)
 {
-	const smp_patch_options *o = opts ? opts : &default_opts;
-	const smp_stype *t = NULL;
-	smp_value *res = NULL;
-	smp_doc *doc;
-	int rc;
-
-	if ((rc = new_result(out, &doc, "smp_diff_three_way", err)))
-		return rc;
-	switch (o->type) {
-	case SMP_PATCH_STRATEGIC:
-		rc = root_type(&t, o, modified, current, original, err);
-		if (!rc)
-			rc = smp_sm_diff3(&res, &doc->arena, original, modified, current, t,
-			                  o->overwrite, err);
-		break;
-	case SMP_PATCH_MERGE:
-		/* kubectl's JSON merge patch checks conflicts between its own two
-		 * halves only, whatever overwrite says. */
-		rc = smp_jmp_diff3(&res, &doc->arena, original, modified, current, err);
-		break;
-	default:
-		rc = smp__err(err, SMP_EINVAL,
-		              "a diff can produce a strategic or a JSON merge patch only");
-	}
-	return finish(out, doc, res, rc, err);
+	return compute(out, DIFF3, original, modified, current, opts, err);
 }
 
 SMP_API bool smp_patch_has_conflicts(const smp_value *a, const smp_value *b)

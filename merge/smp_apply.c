@@ -165,76 +165,23 @@ static void wm_compact(smp_value *m)
 
 /* ---- copies of patch values ---- */
 
-/* discardNullValuesFromPatch (when discard) followed by removeDirectives
- * (when strip), on a copy. *keep is false when the value itself is a map
- * carrying $patch. */
-static smp_value *copy_clean(sctx *c, const smp_value *v, bool discard, bool strip,
-                             bool *keep, unsigned depth)
-{
-	smp_value *r;
-
-	*keep = true;
-	if (depth > SMP_DEPTH_MERGE) {
-		smp__sfail(c, SMP_ELIMIT, "document nested too deeply");
-		return NULL;
-	}
-	if (v->type == SMP_MAP) {
-		if (strip) {
-			const smp_value *d = smp__mget(v, DIRECTIVE_MARKER);
-			if (d && !(discard && d->type == SMP_NULL)) {
-				*keep = false;
-				return NULL;
-			}
-		}
-		r = smpv_map(c->a, v->u.map.len);
-		if (!r)
-			goto nomem;
-		for (size_t i = 0; i < v->u.map.len; i++) {
-			const smp_member *e = &v->u.map.items[i];
-			bool k;
-			smp_value *cv;
-			if (discard && e->val->type == SMP_NULL)
-				continue;
-			cv = copy_clean(c, e->val, discard, strip, &k, depth + 1);
-			if (!cv && k)
-				return NULL;
-			if (!k)
-				continue;
-			if (smpv_map_add_copy(c->a, r, e->key, e->klen, cv))
-				goto nomem;
-		}
-		return r;
-	}
-	if (v->type == SMP_LIST) {
-		r = smpv_list(c->a, v->u.list.len);
-		if (!r)
-			goto nomem;
-		for (size_t i = 0; i < v->u.list.len; i++) {
-			bool k;
-			smp_value *cv = copy_clean(c, v->u.list.items[i], discard, strip, &k,
-			                           depth + 1);
-			if (!cv && k)
-				return NULL;
-			if (k && smpv_list_add(c->a, r, cv))
-				goto nomem;
-		}
-		return r;
-	}
-	r = smpv_copy(c->a, v);
-	if (!r)
-		goto nomem;
-	return r;
-nomem:
-	smp__snomem(c);
-	return NULL;
-}
-
+/* A copy of v in the result arena (NULL and ENOMEM recorded on failure). */
 static smp_value *raw_copy(sctx *c, const smp_value *v)
 {
 	smp_value *r = smpv_copy(c->a, v);
 	if (!r)
 		smp__snomem(c);
 	return r;
+}
+
+/* discardNullValuesFromPatch (when discard) followed by removeDirectives
+ * (when strip), on a copy. *keep is false when the value itself is a map
+ * carrying $patch. */
+static smp_value *copy_clean(sctx *c, const smp_value *v, bool discard, bool strip,
+                             bool *keep, unsigned depth)
+{
+	return smp_tree_copy_clean(c->a, v, discard, strip, keep, depth, SMP_DEPTH_MERGE, c->path,
+	                           c->err);
 }
 
 /* ---- merging ---- */
@@ -861,6 +808,18 @@ static int extract_key(sctx *c, const char *key, size_t klen, const char *prefix
 	return 0;
 }
 
+/* Whether member e's key is a string of the $retainKeys list indexed in set. */
+static bool key_listed(const smp_vindex *set, const smp_member *e)
+{
+	smp_value key;
+
+	memset(&key, 0, sizeof(key));
+	key.type = SMP_STRING;
+	key.u.s.ptr = e->key;
+	key.u.s.len = e->klen;
+	return smp_vindex_find(set, &key) >= 0;
+}
+
 /* $retainKeys: keys of the original map the list does not name are
  * dropped (a list that is not one of strings, or that differs from
  * another patch's, is the reference's error). */
@@ -894,29 +853,17 @@ static int apply_retain_keys(sctx *c, wmap *w, const smp_value *patch, bool *don
 		smp_vindex_add(&set, rk->u.list.items[i], i);
 	for (size_t i = 0; i < patch->u.map.len; i++) {
 		const smp_member *e = &patch->u.map.items[i];
-		smp_value key;
 		if ((ptrdiff_t)i == ri || e->val->type == SMP_NULL ||
 		    smp__has_prefix(e->key, e->klen, DELETE_FROM_PRIMITIVE_PREFIX) ||
 		    smp__has_prefix(e->key, e->klen, SET_ELEMENT_ORDER_PREFIX))
 			continue;
-		memset(&key, 0, sizeof(key));
-		key.type = SMP_STRING;
-		key.u.s.ptr = e->key;
-		key.u.s.len = e->klen;
-		if (smp_vindex_find(&set, &key) < 0)
+		if (!key_listed(&set, e))
 			return smp__sfail(c, SMP_EPATCH, "invalid patch format of retainKeys: "
 			                   "field \"%s\" is not in the $retainKeys list", e->key);
 	}
 	for (size_t i = 0; i < w->m->u.map.len; i++) {
 		smp_member *e = &w->m->u.map.items[i];
-		smp_value key;
-		if (!e->val)
-			continue;
-		memset(&key, 0, sizeof(key));
-		key.type = SMP_STRING;
-		key.u.s.ptr = e->key;
-		key.u.s.len = e->klen;
-		if (smp_vindex_find(&set, &key) < 0)
+		if (e->val && !key_listed(&set, e))
 			e->val = NULL;
 	}
 	return 0;

@@ -201,6 +201,55 @@ smp_value *smp_tree_copy(smp_arena *a, const smp_value *v)
 }
 
 
+smp_value *smp_tree_copy_clean(smp_arena *a, const smp_value *v, bool drop_nulls, bool strip,
+                               bool *keep, unsigned depth, unsigned max_depth,
+                               const char *path, smp_error *err)
+{
+	bool list = v->type == SMP_LIST;
+	smp_value *r;
+
+	*keep = true;
+	if (depth > max_depth) {
+		smp__err_path(err, SMP_ELIMIT, path, "document nested too deeply");
+		return NULL;
+	}
+	if (v->type != SMP_MAP && !list) {
+		r = smpv_copy(a, v);
+		goto done;
+	}
+	if (strip && !list) {
+		const smp_value *d = smpv_map_get(v, "$patch");
+		if (d && !(drop_nulls && d->type == SMP_NULL)) {
+			*keep = false;
+			return NULL;
+		}
+	}
+	if (!(r = list ? smpv_list(a, v->u.list.len) : smpv_map(a, v->u.map.len)))
+		goto done;
+	for (size_t i = 0; i < (list ? v->u.list.len : v->u.map.len); i++) {
+		const smp_member *e = list ? NULL : &v->u.map.items[i];
+		const smp_value *x = list ? v->u.list.items[i] : e->val;
+		smp_value *cv;
+		bool k;
+
+		if (!list && drop_nulls && x->type == SMP_NULL)
+			continue; /* a list's null items stay */
+		cv = smp_tree_copy_clean(a, x, drop_nulls, strip, &k, depth + 1, max_depth, path,
+		                         err);
+		if (!cv && k)
+			return NULL;
+		if (k && (list ? smpv_list_add(a, r, cv)
+		               : smpv_map_add_copy(a, r, e->key, e->klen, cv))) {
+			r = NULL;
+			goto done;
+		}
+	}
+done:
+	if (!r)
+		smp__err_path(err, SMP_ENOMEM, path, "out of memory");
+	return r;
+}
+
 static bool is_number(const smp_value *v)
 {
 	return v->type == SMP_INT || v->type == SMP_FLOAT;

@@ -142,37 +142,32 @@ static const char *const not_in_kubectl_scheme[] = {
 	"imagepolicy.k8s.io",     /* k8s.io/api/imagepolicy: not in client-go's scheme */
 };
 
-/* Pointer -> index, open addressing. */
-typedef struct pmap {
+/* Pointer or string -> index, open addressing. A string map (`strings`)
+ * compares and hashes its keys as text and owns copies of them. */
+typedef struct kmap {
 	const void **keys;
 	size_t *vals;
 	size_t mask, n;
-} pmap;
-
-/* A string key (nameless leaf type descriptions, key lists) -> index. */
-typedef struct smap {
-	char **keys;
-	size_t *vals;
-	size_t mask, n;
-} smap;
+	bool strings;
+} kmap;
 
 typedef struct gen {
 	const smp_schema *s;
 	smp_gvk_entry *kinds;   /* the document's kinds and the legacy ones, sorted */
 	size_t nkinds;
-	pmap types;        /* smp_stype* -> T index */
-	smap leaves;       /* description -> T index */
+	kmap types;        /* smp_stype* -> T index */
+	kmap leaves;       /* description (strings) -> T index */
 	const smp_stype **order; /* T index -> type */
 	size_t ntypes, cap;
 	size_t *queue;     /* T indices whose children are still to visit */
 	size_t qhead, qtail;
-	pmap fields;       /* fields array -> F offset */
+	kmap fields;       /* fields array -> F offset */
 	size_t nf;
-	pmap keyptrs;      /* list_map_keys array -> K index */
-	smap keysets;      /* key list text -> K index */
+	kmap keyptrs;      /* list_map_keys array -> K index */
+	kmap keysets;      /* key list text (strings) -> K index */
 	const char *const **keylists;
 	size_t nkeys;
-	pmap copies;       /* types copied for legacy_meta -> 1 */
+	kmap copies;       /* types copied for legacy_meta -> 1 */
 	void **owned;      /* what the copies allocated */
 	size_t nowned;
 	int oom;
@@ -190,17 +185,25 @@ static void *xrealloc(gen *g, void *p, size_t n)
 	return q;
 }
 
-static size_t phash(const void *p)
+/* The hash of key k of map m. */
+static size_t khash(const kmap *m, const void *k)
 {
-	uint64_t x = (uint64_t)(uintptr_t)p;
+	uint64_t x = (uint64_t)(uintptr_t)k;
 
+	if (m->strings)
+		return (size_t)smp_hash_bytes(k, strlen(k));
 	x ^= x >> 33;
 	x *= 0xff51afd7ed558ccdULL;
 	x ^= x >> 33;
 	return (size_t)x;
 }
 
-static void pmap_grow(gen *g, pmap *m)
+static bool kequal(const kmap *m, const void *a, const void *b)
+{
+	return m->strings ? strcmp(a, b) == 0 : a == b;
+}
+
+static void kmap_grow(gen *g, kmap *m)
 {
 	size_t cap = m->mask ? 2 * (m->mask + 1) : 1024;
 	const void **keys = xrealloc(g, NULL, cap * sizeof(*keys));
@@ -212,7 +215,7 @@ static void pmap_grow(gen *g, pmap *m)
 
 		if (!m->keys[i])
 			continue;
-		for (h = phash(m->keys[i]) & (cap - 1); keys[h]; h = (h + 1) & (cap - 1))
+		for (h = khash(m, m->keys[i]) & (cap - 1); keys[h]; h = (h + 1) & (cap - 1))
 			;
 		keys[h] = m->keys[i];
 		vals[h] = m->vals[i];
@@ -224,84 +227,47 @@ static void pmap_grow(gen *g, pmap *m)
 	m->mask = cap - 1;
 }
 
-static size_t *pmap_slot(gen *g, pmap *m, const void *p, bool *found)
+/* The value slot of key k, added (*found false) when absent. */
+static size_t *kmap_slot(gen *g, kmap *m, const void *k, bool *found)
 {
 	size_t h;
 
 	if (!m->mask || 2 * (m->n + 1) > m->mask)
-		pmap_grow(g, m);
-	for (h = phash(p) & m->mask; m->keys[h]; h = (h + 1) & m->mask)
-		if (m->keys[h] == p) {
+		kmap_grow(g, m);
+	for (h = khash(m, k) & m->mask; m->keys[h]; h = (h + 1) & m->mask)
+		if (kequal(m, m->keys[h], k)) {
 			*found = true;
 			return &m->vals[h];
 		}
 	*found = false;
-	m->keys[h] = p;
+	if (m->strings) {
+		char *copy = xrealloc(g, NULL, strlen(k) + 1);
+
+		memcpy(copy, k, strlen(k) + 1);
+		k = copy;
+	}
+	m->keys[h] = k;
 	m->n++;
 	return &m->vals[h];
 }
 
-static size_t pmap_get(const pmap *m, const void *p, bool *found)
+static size_t kmap_get(const kmap *m, const void *k, bool *found)
 {
 	*found = false;
 	if (!m->mask)
 		return 0;
-	for (size_t h = phash(p) & m->mask; m->keys[h]; h = (h + 1) & m->mask)
-		if (m->keys[h] == p) {
+	for (size_t h = khash(m, k) & m->mask; m->keys[h]; h = (h + 1) & m->mask)
+		if (kequal(m, m->keys[h], k)) {
 			*found = true;
 			return m->vals[h];
 		}
 	return 0;
 }
 
-static void smap_grow(gen *g, smap *m)
+static void kmap_free(kmap *m)
 {
-	size_t cap = m->mask ? 2 * (m->mask + 1) : 1024;
-	char **keys = xrealloc(g, NULL, cap * sizeof(*keys));
-	size_t *vals = xrealloc(g, NULL, cap * sizeof(*vals));
-
-	memset(keys, 0, cap * sizeof(*keys));
-	for (size_t i = 0; m->mask && i <= m->mask; i++) {
-		size_t h;
-
-		if (!m->keys[i])
-			continue;
-		for (h = (size_t)smp_hash_bytes(m->keys[i], strlen(m->keys[i])) & (cap - 1);
-		     keys[h]; h = (h + 1) & (cap - 1))
-			;
-		keys[h] = m->keys[i];
-		vals[h] = m->vals[i];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = keys;
-	m->vals = vals;
-	m->mask = cap - 1;
-}
-
-static size_t *smap_slot(gen *g, smap *m, const char *k, bool *found)
-{
-	size_t h;
-
-	if (!m->mask || 2 * (m->n + 1) > m->mask)
-		smap_grow(g, m);
-	for (h = (size_t)smp_hash_bytes(k, strlen(k)) & m->mask; m->keys[h];
-	     h = (h + 1) & m->mask)
-		if (strcmp(m->keys[h], k) == 0) {
-			*found = true;
-			return &m->vals[h];
-		}
-	*found = false;
-	m->keys[h] = xrealloc(g, NULL, strlen(k) + 1);
-	memcpy(m->keys[h], k, strlen(k) + 1);
-	m->n++;
-	return &m->vals[h];
-}
-
-static void smap_free(smap *m)
-{
-	for (size_t i = 0; m->mask && i <= m->mask; i++)
-		free(m->keys[i]);
+	for (size_t i = 0; m->strings && m->mask && i <= m->mask; i++)
+		free((void *)m->keys[i]);
 	free(m->keys);
 	free(m->vals);
 }
@@ -336,21 +302,21 @@ static size_t canon_leaf(gen *g, const smp_stype *t)
 		/* Too long to key on: keep it apart. */
 		size_t i = new_index(g, t);
 
-		*pmap_slot(g, &g->types, t, &found) = i;
+		*kmap_slot(g, &g->types, t, &found) = i;
 		return i;
 	}
-	slot = smap_slot(g, &g->leaves, key, &found);
+	slot = kmap_slot(g, &g->leaves, key, &found);
 	if (!found)
 		*slot = new_index(g, t);
 	n = *slot;
-	*pmap_slot(g, &g->types, t, &found) = n;
+	*kmap_slot(g, &g->types, t, &found) = n;
 	return n;
 }
 
 static size_t canon(gen *g, const smp_stype *t)
 {
 	bool found;
-	size_t idx = pmap_get(&g->types, t, &found);
+	size_t idx = kmap_get(&g->types, t, &found);
 
 	if (found)
 		return idx;
@@ -359,7 +325,7 @@ static size_t canon(gen *g, const smp_stype *t)
 	{
 		size_t i = new_index(g, t);
 
-		*pmap_slot(g, &g->types, t, &found) = i;
+		*kmap_slot(g, &g->types, t, &found) = i;
 		g->queue[g->qtail++] = i;
 		return i;
 	}
@@ -432,13 +398,13 @@ static size_t key_index(gen *g, const char *const *keys)
 	size_t n = 0, *slot;
 	bool found;
 
-	slot = pmap_slot(g, &g->keyptrs, keys, &found);
+	slot = kmap_slot(g, &g->keyptrs, keys, &found);
 	if (found)
 		return *slot;
 	for (const char *const *k = keys; *k && n < sizeof(text); k++)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s\n", *k);
 	{
-		size_t *s2 = smap_slot(g, &g->keysets, text, &found);
+		size_t *s2 = kmap_slot(g, &g->keysets, text, &found);
 
 		if (!found) {
 			g->keylists = xrealloc(g, g->keylists, (g->nkeys + 1) * sizeof(*g->keylists));
@@ -514,7 +480,7 @@ static smp_stype *own_type(gen *g, const smp_stype **tp)
 	smp_stype *t;
 	smp_sfield *fields = NULL;
 
-	pmap_get(&g->copies, *tp, &found);
+	kmap_get(&g->copies, *tp, &found);
 	if (found)
 		return (smp_stype *)*tp;
 	t = xrealloc(g, NULL, sizeof(*t));
@@ -526,7 +492,7 @@ static smp_stype *own_type(gen *g, const smp_stype **tp)
 		own(g, fields);
 		t->fields = fields;
 	}
-	*pmap_slot(g, &g->copies, t, &found) = 1;
+	*kmap_slot(g, &g->copies, t, &found) = 1;
 	*tp = t;
 	return t;
 }
@@ -619,7 +585,7 @@ static int emit(gen *g, FILE *f, const char *source)
 		const smp_stype *t = g->order[i];
 
 		if (t->nfields) {
-			size_t *slot = pmap_slot(g, &g->fields, t->fields, &found);
+			size_t *slot = kmap_slot(g, &g->fields, t->fields, &found);
 
 			if (!found) {
 				*slot = g->nf;
@@ -667,9 +633,9 @@ static int emit(gen *g, FILE *f, const char *source)
 		}
 		if (t->nfields)
 			fprintf(f, ", .fields = &F[%zu], .nfields = %u",
-			        *pmap_slot(g, &g->fields, t->fields, &found), t->nfields);
+			        *kmap_slot(g, &g->fields, t->fields, &found), t->nfields);
 		if (t->elem)
-			fprintf(f, ", .elem = &T[%zu]", *pmap_slot(g, &g->types, t->elem, &found));
+			fprintf(f, ", .elem = &T[%zu]", *kmap_slot(g, &g->types, t->elem, &found));
 		if (t->list_type) {
 			fputs(", .list_type = ", f);
 			put_str(f, t->list_type);
@@ -691,14 +657,14 @@ static int emit(gen *g, FILE *f, const char *source)
 		for (size_t i = 0; i < g->ntypes; i++) {
 			const smp_stype *t = g->order[i];
 
-			if (!t->nfields || *pmap_slot(g, &g->fields, t->fields, &found) != at)
+			if (!t->nfields || *kmap_slot(g, &g->fields, t->fields, &found) != at)
 				continue;
 			for (uint32_t j = 0; j < t->nfields; j++) {
 				const smp_sfield *fl = &t->fields[j];
 
 				fprintf(f, "\t/* %zu */ {.name = ", at++);
 				put_str(f, fl->name);
-				fprintf(f, ", .type = &T[%zu]", *pmap_slot(g, &g->types, fl->type, &found));
+				fprintf(f, ", .type = &T[%zu]", *kmap_slot(g, &g->types, fl->type, &found));
 				if (fl->strategy) {
 					fputs(", .strategy = ", f);
 					put_bits(f, fl->strategy, strategy_names, 3);
@@ -719,7 +685,7 @@ static int emit(gen *g, FILE *f, const char *source)
 	for (size_t i = 0; i < s->ndefs; i++) {
 		fputs("\t{", f);
 		put_str(f, s->defs[i].name);
-		fprintf(f, ", &T[%zu]},\n", *pmap_slot(g, &g->types, s->defs[i].type, &found));
+		fprintf(f, ", &T[%zu]},\n", *kmap_slot(g, &g->types, s->defs[i].type, &found));
 	}
 	fputs("};\n\n", f);
 	fprintf(f, "static const smp_gvk_entry kinds[%zu] = {\n", g->nkinds ? g->nkinds : 1);
@@ -736,7 +702,7 @@ static int emit(gen *g, FILE *f, const char *source)
 		fputs(", .kind = ", f);
 		put_str(f, k->kind);
 		fprintf(f, ", .type = &T[%zu], .namespaced = %d",
-		        *pmap_slot(g, &g->types, k->type, &found), k->namespaced);
+		        *kmap_slot(g, &g->types, k->type, &found), k->namespaced);
 		if (k->resource) {
 			fputs(", .resource = ", f);
 			put_str(f, k->resource);
@@ -775,10 +741,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memset(&g, 0, sizeof(g));
+	g.leaves.strings = g.keysets.strings = true;
 	g.s = s;
 	/* Definitions take the first indices, in name order. */
 	for (size_t i = 0; i < s->ndefs; i++) {
-		size_t *slot = pmap_slot(&g, &g.types, s->defs[i].type, &found);
+		size_t *slot = kmap_slot(&g, &g.types, s->defs[i].type, &found);
 
 		if (found)
 			continue; /* two names for one type cannot happen; be safe */
@@ -818,20 +785,16 @@ int main(int argc, char **argv)
 	        "%zu fields\n", argv[2], s->ndefs, g.nkinds, g.nkinds - s->nkinds, g.ntypes, g.nf);
 	rc = 0;
 out:
-	free(g.types.keys);
-	free(g.types.vals);
-	free(g.fields.keys);
-	free(g.fields.vals);
-	free(g.keyptrs.keys);
-	free(g.keyptrs.vals);
-	smap_free(&g.leaves);
-	smap_free(&g.keysets);
+	kmap_free(&g.types);
+	kmap_free(&g.fields);
+	kmap_free(&g.keyptrs);
+	kmap_free(&g.leaves);
+	kmap_free(&g.keysets);
 	free(g.keylists);
 	for (size_t i = 0; i < g.nowned; i++)
 		free(g.owned[i]);
 	free(g.owned);
-	free(g.copies.keys);
-	free(g.copies.vals);
+	kmap_free(&g.copies);
 	free(g.order);
 	free(g.queue);
 	free(g.kinds);

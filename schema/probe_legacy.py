@@ -138,17 +138,22 @@ def probe_value(f, side):
     return {("zz1" if side == "t" else "zz2"): tag}
 
 
-def put(doc, f, value):
-    """Puts value at f's path in doc; list ancestors get one item whose merge
-    key has the same value in target and patch, so they merge."""
+def ancestors(f):
+    """The fields above f, outermost first."""
     chain = []
     a = f.parent
     while a is not None:
         chain.append(a)
         a = a.parent
     chain.reverse()
+    return chain
+
+
+def put(doc, f, value):
+    """Puts value at f's path in doc; list ancestors get one item whose merge
+    key has the same value in target and patch, so they merge."""
     cur = doc
-    for a in chain:
+    for a in ancestors(f):
         name = a.path[-1]
         if a.shape == "list":
             if name not in cur:
@@ -161,13 +166,7 @@ def put(doc, f, value):
 
 def get(doc, f):
     cur = doc
-    chain = []
-    a = f.parent
-    while a is not None:
-        chain.append(a)
-        a = a.parent
-    chain.reverse()
-    for a in chain:
+    for a in ancestors(f):
         cur = cur.get(a.path[-1])
         if isinstance(cur, list):
             cur = next(i for i in cur if i.get(a.key) == "same")

@@ -269,50 +269,15 @@ ssa_set *ssa_set_build(ssa_ctx *c, ssa_ent *e, size_t n)
 	return s;
 }
 
-/* ---------------------------------------------------------------- iterate */
+/* ---------------------------------------------------------------- size */
 
-typedef struct iter {
-	int (*fn)(void *ctx, const ssa_pe *path, size_t n);
-	void *fctx;
-	ssa_pe path[SSA_MAX_DEPTH + 1];
-} iter;
-
-static int iterate(iter *it, const ssa_set *s, size_t depth)
+size_t ssa_set_count(const ssa_set *s)
 {
-	int rc;
+	size_t n = 0;
 
-	if (!s)
-		return 0;
-	if (depth >= SSA_MAX_DEPTH)
-		return SMP_ELIMIT;
-	for (size_t i = 0; i < s->n; i++)
-		if (s->e[i].member) {
-			it->path[depth] = s->e[i].pe;
-			if ((rc = it->fn(it->fctx, it->path, depth + 1)))
-				return rc;
-		}
-	for (size_t i = 0; i < s->n; i++)
-		if (s->e[i].child) {
-			it->path[depth] = s->e[i].pe;
-			if ((rc = iterate(it, s->e[i].child, depth + 1)))
-				return rc;
-		}
-	return 0;
-}
-
-int ssa_set_iterate(const ssa_set *s, int (*fn)(void *ctx, const ssa_pe *path, size_t n),
-                    void *fctx)
-{
-	iter *it = malloc(sizeof(*it));
-	int rc;
-
-	if (!it)
-		return SMP_ENOMEM;
-	it->fn = fn;
-	it->fctx = fctx;
-	rc = iterate(it, s, 0);
-	free(it);
-	return rc;
+	for (size_t i = 0; s && i < s->n; i++)
+		n += s->e[i].member + ssa_set_count(s->e[i].child);
+	return n;
 }
 
 /* ---------------------------------------------------------------- FieldsV1 */
@@ -504,17 +469,9 @@ static int gappend(giter *g, gslice *out, gslice p, const ssa_pe *pe)
 		*out = (gslice){p.arr, p.len + 1, p.cap};
 		return 0;
 	}
-	if (g->narrs == g->arrs_cap) {
-		size_t cap = g->arrs_cap ? g->arrs_cap * 2 : 16;
-		garr *na = ssa_alloc(g->c, cap * sizeof(*na));
-
-		if (!na)
-			return SMP_ENOMEM;
-		if (g->narrs)
-			memcpy(na, g->arrs, g->narrs * sizeof(*na));
-		g->arrs = na;
-		g->arrs_cap = cap;
-	}
+	if (!smp_grow_arena(&g->c->arena, (void **)&g->arrs, &g->arrs_cap, g->narrs,
+	                    sizeof(*g->arrs), 16))
+		return ssa_oom(g->c);
 	{
 		size_t cap = p.cap * 2 > p.len + 1 ? p.cap * 2 : p.len + 1;
 		garr *a = &g->arrs[g->narrs];
@@ -532,17 +489,9 @@ static int gappend(giter *g, gslice *out, gslice p, const ssa_pe *pe)
 
 static int grecord(giter *g, gslice s)
 {
-	if (g->nrecs == g->recs_cap) {
-		size_t cap = g->recs_cap ? g->recs_cap * 2 : 16;
-		gslice *nr = ssa_alloc(g->c, cap * sizeof(*nr));
-
-		if (!nr)
-			return SMP_ENOMEM;
-		if (g->nrecs)
-			memcpy(nr, g->recs, g->nrecs * sizeof(*nr));
-		g->recs = nr;
-		g->recs_cap = cap;
-	}
+	if (!smp_grow_arena(&g->c->arena, (void **)&g->recs, &g->recs_cap, g->nrecs,
+	                    sizeof(*g->recs), 16))
+		return ssa_oom(g->c);
 	g->recs[g->nrecs++] = s;
 	return 0;
 }

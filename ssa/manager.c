@@ -579,38 +579,30 @@ static int conflict_path(void *ctx, const ssa_pe *path, size_t n)
 	return 0;
 }
 
-static int count_path(void *ctx, const ssa_pe *path, size_t n)
-{
-	(void)path;
-	(void)n;
-	(*(size_t *)ctx)++;
-	return 0;
-}
-
-/* Go's %q of a manager name, for printManager. */
-static void put_manager(smp_buf *b, const ssa_manager *m)
+/* Go's %q of s (ssa_pe_print writes a value element as [="..."]: the
+ * quoted part is kept). */
+static void put_quoted(smp_buf *b, const char *s)
 {
 	smp_value v = {.type = SMP_STRING};
 	ssa_pe pe = {.kind = SSA_PE_VALUE, .u.val = &v};
 	smp_buf q;
 
-	/* ssa_pe_print writes [="..."]; keep the quoted part. */
-	v.u.s.ptr = m->name;
-	v.u.s.len = (uint32_t)strlen(m->name);
+	v.u.s.ptr = s;
+	v.u.s.len = (uint32_t)strlen(s);
 	smp_buf_init(&q);
 	ssa_pe_print(&q, &pe);
 	if (q.ptr && q.len >= 3)
 		smp_buf_put(b, q.ptr + 2, q.len - 3);
 	smp_buf_release(&q);
+}
+
+/* A manager as printManager names it. */
+static void put_manager(smp_buf *b, const ssa_manager *m)
+{
+	put_quoted(b, m->name);
 	if (m->subresource[0]) {
 		smp_buf_puts(b, " with subresource ");
-		v.u.s.ptr = m->subresource;
-		v.u.s.len = (uint32_t)strlen(m->subresource);
-		smp_buf_init(&q);
-		ssa_pe_print(&q, &pe);
-		if (q.ptr && q.len >= 3)
-			smp_buf_put(b, q.ptr + 2, q.len - 3);
-		smp_buf_release(&q);
+		put_quoted(b, m->subresource);
 	}
 	if (!m->applied)
 		smp_buf_printf(b, " using %s", m->api_version);
@@ -628,7 +620,7 @@ static int build_conflicts(ssa_ctx *c, smp_ssa_result *res, const ssa_conflicts 
 	int rc = 0;
 
 	for (size_t i = 0; i < cf->n; i++)
-		ssa_set_iterate(cf->sets[i], count_path, &total);
+		total += ssa_set_count(cf->sets[i]);
 	if (!(res->conflicts = smp_arena_alloc(a, (total ? total : 1) * sizeof(*res->conflicts))) ||
 	    !(order = ssa_alloc(c, (cf->n ? cf->n : 1) * 2 * sizeof(*order))))
 		return ssa_oom(c);

@@ -265,86 +265,6 @@ static void go_quote(smp_buf *b, const char *s, size_t n)
 	smp_buf_putc(b, '"');
 }
 
-/* SMD's value.ToString. */
-static void value_to_string(smp_buf *b, const smp_value *v)
-{
-	char num_buf[40];
-
-	switch (v->type) {
-	case SMP_NULL:
-		smp_buf_puts(b, "null");
-		break;
-	case SMP_FLOAT:
-		smp_buf_put(b, num_buf, smp_format_float_g(num_buf, v->u.f, false));
-		break;
-	case SMP_INT:
-		smp_buf_put(b, num_buf, smp_format_int(num_buf, v->u.i));
-		break;
-	case SMP_STRING:
-		go_quote(b, v->u.s.ptr, v->u.s.len);
-		break;
-	case SMP_BOOL:
-		smp_buf_puts(b, v->u.b ? "true" : "false");
-		break;
-	case SMP_LIST:
-		smp_buf_putc(b, '[');
-		for (size_t i = 0; i < v->u.list.len; i++) {
-			if (i)
-				smp_buf_putc(b, ',');
-			value_to_string(b, v->u.list.items[i]);
-		}
-		smp_buf_putc(b, ']');
-		break;
-	case SMP_MAP: {
-		const smp_member **m = NULL;
-
-		if (smp_sorted_members(&m, v, true)) {
-			b->oom = true;
-			break;
-		}
-		/* Go iterates maps in random order; sorted here (m NULL: the
-		 * map's own order is key order) */
-		for (size_t i = 0; i < v->u.map.len; i++) {
-			const smp_member *x = smp_member_at(m, v, i);
-			smp_buf_put(b, x->key, x->klen);
-			smp_buf_putc(b, '=');
-			value_to_string(b, x->val);
-		}
-		free(m);
-		break;
-	}
-	}
-}
-
-void ssa_pe_print(smp_buf *b, const ssa_pe *pe)
-{
-	switch (pe->kind) {
-	case SSA_PE_FIELD:
-		smp_buf_putc(b, '.');
-		smp_buf_put(b, pe->u.name, pe->n);
-		break;
-	case SSA_PE_KEY:
-		smp_buf_putc(b, '[');
-		for (uint32_t i = 0; i < pe->n; i++) {
-			if (i)
-				smp_buf_putc(b, ',');
-			smp_buf_put(b, pe->u.keys[i].name, pe->u.keys[i].nlen);
-			smp_buf_putc(b, '=');
-			value_to_string(b, pe->u.keys[i].val);
-		}
-		smp_buf_putc(b, ']');
-		break;
-	case SSA_PE_VALUE:
-		smp_buf_puts(b, "[=");
-		value_to_string(b, pe->u.val);
-		smp_buf_putc(b, ']');
-		break;
-	default:
-		smp_buf_printf(b, "[%lld]", (long long)pe->u.index);
-		break;
-	}
-}
-
 void ssa_path_print(smp_buf *b, const ssa_pe *path, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -404,7 +324,37 @@ void ssa_json_put_string_html(smp_buf *b, const char *s, size_t n)
 	smp_buf_putc(b, '"');
 }
 
-void ssa_json_put_value(smp_buf *b, const smp_value *v, bool html)
+/* How a value is written: as SMD's value.ToString writes it (paths in
+ * messages), or as JSON the way jsoniter writes it, with or without HTML
+ * escaping (FieldsV1 keys, objects). */
+typedef enum put_as { AS_STRING, AS_JSON, AS_JSON_HTML } put_as;
+
+static void put_value(smp_buf *b, const smp_value *v, put_as as);
+
+static void put_str(smp_buf *b, const char *s, size_t n, put_as as)
+{
+	if (as == AS_STRING)
+		go_quote(b, s, n);
+	else if (as == AS_JSON_HTML)
+		ssa_json_put_string_html(b, s, n);
+	else
+		smp_json_put_string(b, s, n, false);
+}
+
+/* A map member, or a field of a key: k=v (ToString, the name as it is),
+ * or "k":v. */
+static void put_member(smp_buf *b, const char *k, size_t n, const smp_value *v, put_as as)
+{
+	if (as == AS_STRING)
+		smp_buf_put(b, k, n);
+	else
+		put_str(b, k, n, as);
+	smp_buf_putc(b, as == AS_STRING ? '=' : ':');
+	put_value(b, v, as);
+}
+
+/* v as SMD's ToString or as JSON (`as`); map members in key order. */
+static void put_value(smp_buf *b, const smp_value *v, put_as as)
 {
 	char num_buf[40];
 
@@ -412,30 +362,29 @@ void ssa_json_put_value(smp_buf *b, const smp_value *v, bool html)
 	case SMP_NULL:
 		smp_buf_puts(b, "null");
 		break;
-	case SMP_BOOL:
-		smp_buf_puts(b, v->u.b ? "true" : "false");
-		break;
-	case SMP_INT:
-		smp_buf_put(b, num_buf, smp_format_int(num_buf, v->u.i));
-		break;
 	case SMP_FLOAT:
-		if (isfinite(v->u.f))
+		if (as == AS_STRING)
+			smp_buf_put(b, num_buf, smp_format_float_g(num_buf, v->u.f, false));
+		else if (isfinite(v->u.f))
 			smp_buf_put(b, num_buf, smp_format_float(num_buf, v->u.f));
 		else
 			smp_buf_puts(b, "null");
 		break;
+	case SMP_INT:
+		smp_buf_put(b, num_buf, smp_format_int(num_buf, v->u.i));
+		break;
 	case SMP_STRING:
-		if (html)
-			ssa_json_put_string_html(b, v->u.s.ptr, v->u.s.len);
-		else
-			smp_json_put_string(b, v->u.s.ptr, v->u.s.len, false);
+		put_str(b, v->u.s.ptr, v->u.s.len, as);
+		break;
+	case SMP_BOOL:
+		smp_buf_puts(b, v->u.b ? "true" : "false");
 		break;
 	case SMP_LIST:
 		smp_buf_putc(b, '[');
 		for (size_t i = 0; i < v->u.list.len; i++) {
 			if (i)
 				smp_buf_putc(b, ',');
-			ssa_json_put_value(b, v->u.list.items[i], html);
+			put_value(b, v->u.list.items[i], as);
 		}
 		smp_buf_putc(b, ']');
 		break;
@@ -446,51 +395,70 @@ void ssa_json_put_value(smp_buf *b, const smp_value *v, bool html)
 			b->oom = true;
 			break;
 		}
-		smp_buf_putc(b, '{');
+		/* Go iterates maps in random order; sorted here (m NULL: the
+		 * map's own order is key order). ToString writes the members
+		 * one after the other, without braces or commas. */
+		if (as != AS_STRING)
+			smp_buf_putc(b, '{');
 		for (size_t i = 0; i < v->u.map.len; i++) {
 			const smp_member *x = smp_member_at(m, v, i);
-			if (i)
+
+			if (i && as != AS_STRING)
 				smp_buf_putc(b, ',');
-			if (html)
-				ssa_json_put_string_html(b, x->key, x->klen);
-			else
-				smp_json_put_string(b, x->key, x->klen, false);
-			smp_buf_putc(b, ':');
-			ssa_json_put_value(b, x->val, html);
+			put_member(b, x->key, x->klen, x->val, as);
 		}
-		smp_buf_putc(b, '}');
+		if (as != AS_STRING)
+			smp_buf_putc(b, '}');
 		free(m);
 		break;
 	}
 	}
 }
 
-void ssa_pe_fieldsv1_key(smp_buf *b, const ssa_pe *pe)
+/* A path element as SMD prints it in paths (.name, [k="v",n=1], [=v],
+ * [3]) or, fieldsv1, as its FieldsV1 key (f:name, k:{"k":"v"}, v:..., i:3). */
+static void put_pe(smp_buf *b, const ssa_pe *pe, bool fieldsv1)
 {
+	static const char *const open[2][4] = {{".", "[", "[=", "["}, {"f:", "k:{", "v:", "i:"}};
+	static const char *const close[2][4] = {{"", "]", "]", "]"}, {"", "}", "", ""}};
+	put_as as = fieldsv1 ? AS_JSON_HTML : AS_STRING;
+	int k = pe->kind < SSA_PE_INDEX ? pe->kind : SSA_PE_INDEX;
+
+	smp_buf_puts(b, open[fieldsv1][k]);
 	switch (pe->kind) {
 	case SSA_PE_FIELD:
-		smp_buf_puts(b, "f:");
 		smp_buf_put(b, pe->u.name, pe->n);
 		break;
 	case SSA_PE_KEY:
-		smp_buf_puts(b, "k:{");
 		for (uint32_t i = 0; i < pe->n; i++) {
 			if (i)
 				smp_buf_putc(b, ',');
-			ssa_json_put_string_html(b, pe->u.keys[i].name, pe->u.keys[i].nlen);
-			smp_buf_putc(b, ':');
-			ssa_json_put_value(b, pe->u.keys[i].val, true);
+			put_member(b, pe->u.keys[i].name, pe->u.keys[i].nlen, pe->u.keys[i].val, as);
 		}
-		smp_buf_putc(b, '}');
 		break;
 	case SSA_PE_VALUE:
-		smp_buf_puts(b, "v:");
-		ssa_json_put_value(b, pe->u.val, true);
+		put_value(b, pe->u.val, as);
 		break;
 	default:
-		smp_buf_printf(b, "i:%lld", (long long)pe->u.index);
+		smp_buf_printf(b, "%lld", (long long)pe->u.index);
 		break;
 	}
+	smp_buf_puts(b, close[fieldsv1][k]);
+}
+
+void ssa_pe_print(smp_buf *b, const ssa_pe *pe)
+{
+	put_pe(b, pe, false);
+}
+
+void ssa_pe_fieldsv1_key(smp_buf *b, const ssa_pe *pe)
+{
+	put_pe(b, pe, true);
+}
+
+void ssa_json_put_value(smp_buf *b, const smp_value *v, bool html)
+{
+	put_value(b, v, html ? AS_JSON_HTML : AS_JSON);
 }
 
 /* ---------------------------------------------------------------- JSON in */
@@ -794,9 +762,8 @@ static int kv_cmp(const void *x, const void *y)
 	return bytes_cmp(a->name, a->nlen, b->name, b->nlen);
 }
 
-/* A key's pairs in the order Go's sort.SliceStable leaves them:
- * insertion sort (keys are few). */
-static void sort_kv(ssa_kv *kv, size_t n)
+/* Insertion sort: keys are few. */
+void ssa_kv_sort(ssa_kv *kv, size_t n)
 {
 	for (size_t i = 1; i < n; i++) {
 		ssa_kv x = kv[i];
@@ -875,7 +842,7 @@ int ssa_pe_parse_key(ssa_ctx *c, ssa_pe *out, const char *s, size_t n, char *msg
 			if (!(kv = ssa_alloc(c, (f.n ? f.n : 1) * sizeof(*kv))))
 				return SMP_ENOMEM;
 			memcpy(kv, f.kv, f.n * sizeof(*kv));
-			sort_kv(kv, f.n);
+			ssa_kv_sort(kv, f.n);
 			out->kind = SSA_PE_KEY;
 			out->u.keys = kv;
 			out->n = (uint32_t)f.n;
@@ -898,7 +865,7 @@ int ssa_pe_parse_key(ssa_ctx *c, ssa_pe *out, const char *s, size_t n, char *msg
 			kv[i].nlen = (uint32_t)v->u.map.items[i].klen;
 			kv[i].val = v->u.map.items[i].val;
 		}
-		sort_kv(kv, v->u.map.len);
+		ssa_kv_sort(kv, v->u.map.len);
 		out->kind = SSA_PE_KEY;
 		out->u.keys = kv;
 		out->n = (uint32_t)v->u.map.len;

@@ -119,6 +119,8 @@ int ssa_value_cmp(const smp_value *a, const smp_value *b);
 int ssa_pe_cmp(const ssa_pe *a, const ssa_pe *b);
 bool ssa_pe_eq(const ssa_pe *a, const ssa_pe *b);
 uint64_t ssa_pe_hash(const ssa_pe *pe);
+/* Sorts a key's n pairs by name as Go's sort.SliceStable leaves them. */
+void ssa_kv_sort(ssa_kv *kv, size_t n);
 /* Appends the element as SMD prints it in paths: .name, [k="v",n=1], [=v], [3]. */
 void ssa_pe_print(smp_buf *b, const ssa_pe *pe);
 /* Appends the FieldsV1 key of the element (f:name, k:{...}, v:..., i:N),
@@ -167,10 +169,8 @@ ssa_set *ssa_set_ensure_named(ssa_ctx *c, const ssa_set *s, ssa_type *t);
 ssa_set *ssa_set_from_path(ssa_ctx *c, const ssa_pe *path, size_t n);
 /* Builds a set from entries in any order (merges duplicates); takes e. */
 ssa_set *ssa_set_build(ssa_ctx *c, ssa_ent *e, size_t n);
-/* SMD Set.Iterate order (members of a node, then its children), calling
- * fn with each member path. Stops when fn returns non-zero. */
-int ssa_set_iterate(const ssa_set *s, int (*fn)(void *ctx, const ssa_pe *path, size_t n),
-                    void *fctx);
+/* The number of member paths of s (SMD's Set.Size). */
+size_t ssa_set_count(const ssa_set *s);
 /* The member paths of s as SMD's ConflictsFromManagers leaves them: Go
  * slices that share a prefix's backing array, so a later path can
  * overwrite the tail of an earlier one (the server prints them so). */

@@ -271,13 +271,6 @@ static ptrdiff_t pidx_find(pidx *x, const ssa_pe *pe, const smp_value *val, bool
 
 /* ---------------------------------------------------------------- list items */
 
-static int kv_cmp(const ssa_kv *a, const ssa_kv *b)
-{
-	int r = memcmp(a->name, b->name, a->nlen < b->nlen ? a->nlen : b->nlen);
-
-	return r ? r : (a->nlen > b->nlen) - (a->nlen < b->nlen);
-}
-
 /* SMD's listItemToPathElement. 0, or non-zero with *msg set (the item is
  * not addressable), or SMP_ENOMEM. */
 static int item_pe(ssa_ctx *c, ssa_pe *pe, const ssa_type *t, size_t i, const smp_value *item,
@@ -321,16 +314,7 @@ static int item_pe(ssa_ctx *c, ssa_pe *pe, const ssa_type *t, size_t i, const sm
 				return 1;
 			}
 		}
-		for (uint32_t k = 1; k < t->nkeys; k++) {
-			ssa_kv x = kv[k];
-			uint32_t m = k;
-
-			while (m > 0 && kv_cmp(&kv[m - 1], &x) > 0) {
-				kv[m] = kv[m - 1];
-				m--;
-			}
-			kv[m] = x;
-		}
+		ssa_kv_sort(kv, t->nkeys);
 		pe->kind = SSA_PE_KEY;
 		pe->n = t->nkeys;
 		pe->u.keys = kv;
@@ -684,6 +668,18 @@ typedef struct mres {
 /* Entries of the compare sets under construction: one stack per set, a
  * node's entries on top until the node is done (nothing is allocated for
  * the many nodes that did not change). */
+/* Pushes an entry on the malloc'ed stack *e (*n entries, room for *cap).
+ * 0 or SMP_ENOMEM (recorded in c). */
+static int ent_push(ssa_ctx *c, ssa_ent **e, size_t *n, size_t *cap, const ssa_pe *pe,
+                    bool member, ssa_set *child)
+{
+	if (!smp_grow((void **)e, cap, *n, sizeof(**e), 64))
+		return ssa_oom(c);
+	(*e)[*n] = (ssa_ent){*pe, member, child};
+	(*n)++;
+	return 0;
+}
+
 typedef struct estack {
 	ssa_ent *e;
 	size_t n, cap;
@@ -700,15 +696,8 @@ typedef struct mwalk {
 
 static int kid_push(mwalk *mw, const char *k, size_t kn, const smp_value *v)
 {
-	if (mw->nkids == mw->kids_cap) {
-		size_t cap = mw->kids_cap ? mw->kids_cap * 2 : 256;
-		smp_member *nk = realloc(mw->kids, cap * sizeof(*nk));
-
-		if (!nk)
-			return ssa_oom(mw->w.c);
-		mw->kids = nk;
-		mw->kids_cap = cap;
-	}
+	if (!smp_grow((void **)&mw->kids, &mw->kids_cap, mw->nkids, sizeof(*mw->kids), 256))
+		return ssa_oom(mw->w.c);
 	mw->kids[mw->nkids].key = k;
 	mw->kids[mw->nkids].klen = kn;
 	mw->kids[mw->nkids].val = (smp_value *)v;
@@ -734,20 +723,11 @@ static int ments_add(mwalk *mw, const ssa_pe *pe, const mres *r)
 	for (int k = 0; k < 3; k++)
 		if (r->self[k] || r->set[k]) {
 			estack *st = &mw->st[k];
+			int rc = ent_push(mw->w.c, &st->e, &st->n, &st->cap, pe, r->self[k],
+			                  r->set[k]);
 
-			if (st->n == st->cap) {
-				size_t cap = st->cap ? st->cap * 2 : 64;
-				ssa_ent *ne = realloc(st->e, cap * sizeof(*ne));
-
-				if (!ne)
-					return ssa_oom(mw->w.c);
-				st->e = ne;
-				st->cap = cap;
-			}
-			st->e[st->n].pe = *pe;
-			st->e[st->n].member = r->self[k];
-			st->e[st->n].child = r->set[k];
-			st->n++;
+			if (rc)
+				return rc;
 		}
 	return 0;
 }
@@ -786,15 +766,21 @@ static void leaf(mwalk *mw, const smp_value *lhs, const smp_value *rhs, mres *re
 		res->self[R_MODIFIED] = true;
 }
 
+/* v when it is of type `type`, else NULL (a side of a merge that is
+ * something else counts as absent). */
+static const smp_value *typed_as(const smp_value *v, smp_type type)
+{
+	return v && v->type == type ? v : NULL;
+}
+
 /* SMD's merge (or comparison) of two maps: every key of either side
  * through mnode, the result built only when something differs. */
 static int merge_map(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_type *t,
                      mres *res, bool *is_leaf)
 {
 	ssa_ctx *c = mw->w.c;
-	const smp_value *l = lhs && lhs->type == SMP_MAP ? lhs : NULL;
-	const smp_value *r = rhs && rhs->type == SMP_MAP ? rhs : NULL;
-	size_t ln = l ? l->u.map.len : 0, rn = r ? r->u.map.len : 0;
+	const smp_value *l = typed_as(lhs, SMP_MAP), *r = typed_as(rhs, SMP_MAP);
+	size_t ln = smp_value_len(l), rn = smp_value_len(r);
 	smp_value *out = NULL;
 	kidx li, ri;
 	ments me;
@@ -1094,9 +1080,8 @@ static int merge_list(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa
                       mres *res, bool *is_leaf)
 {
 	ssa_ctx *c = mw->w.c;
-	const smp_value *l = lhs && lhs->type == SMP_LIST ? lhs : NULL;
-	const smp_value *r = rhs && rhs->type == SMP_LIST ? rhs : NULL;
-	size_t ln = l ? l->u.list.len : 0, rn = r ? r->u.list.len : 0;
+	const smp_value *l = typed_as(lhs, SMP_LIST), *r = typed_as(rhs, SMP_LIST);
+	size_t ln = smp_value_len(l), rn = smp_value_len(r);
 	smp_value *out = NULL;
 	lgroups lg, rg;
 	ments me;
@@ -1420,20 +1405,7 @@ static bool named_member(const smp_value *v, ssa_type *t, bool field, bool decla
 
 static int pw_push(pwalk *pw, const ssa_pe *pe, bool member, ssa_set *child)
 {
-	if (pw->n == pw->cap) {
-		size_t cap = pw->cap ? pw->cap * 2 : 64;
-		ssa_ent *st = realloc(pw->st, cap * sizeof(*st));
-
-		if (!st)
-			return ssa_oom(pw->w.c);
-		pw->st = st;
-		pw->cap = cap;
-	}
-	pw->st[pw->n].pe = *pe;
-	pw->st[pw->n].member = member;
-	pw->st[pw->n].child = child;
-	pw->n++;
-	return 0;
+	return ent_push(pw->w.c, &pw->st, &pw->n, &pw->cap, pe, member, child);
 }
 
 /* One child of the node at depth d (path element pe, value v, type ct,

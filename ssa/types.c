@@ -74,20 +74,13 @@ static ssa_type *make_deduced(ssa_ctx *c)
 
 		if (!d || !u)
 			return NULL;
-		u->scalar = SSA_SC_UNTYPED;
-		u->has_list = u->has_map = true;
-		u->list_rel = SSA_REL_ATOMIC;
-		u->map_rel = SSA_REL_ATOMIC;
-		u->elem = u;
-		u->map_elem = u;
-		d->scalar = SSA_SC_UNTYPED;
-		d->has_list = d->has_map = true;
-		d->list_rel = SSA_REL_ATOMIC;
-		d->elem = u;
-		d->map_rel = SSA_REL_SEPARABLE;
-		d->map_elem = d;
-		d->deduced = true;
-		d->reconcile_skip = true;
+		/* SMD's untyped atomic element, and the deduced type over it */
+		*u = (ssa_type){.scalar = SSA_SC_UNTYPED, .has_list = true, .has_map = true,
+		                .list_rel = SSA_REL_ATOMIC, .map_rel = SSA_REL_ATOMIC,
+		                .elem = u, .map_elem = u};
+		*d = (ssa_type){.scalar = SSA_SC_UNTYPED, .has_list = true, .has_map = true,
+		                .list_rel = SSA_REL_ATOMIC, .map_rel = SSA_REL_SEPARABLE,
+		                .elem = u, .map_elem = d, .deduced = true, .reconcile_skip = true};
 		c->deduced = d;
 		c->untyped_atomic = u;
 	}

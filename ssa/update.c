@@ -30,16 +30,9 @@ ssa_manager *ssa_managers_put(ssa_ctx *c, ssa_managers *ms, const char *id)
 			ms->m[i].present = true;
 			return &ms->m[i];
 		}
-	if (ms->n == ms->cap) {
-		size_t cap = ms->cap ? ms->cap * 2 : 8;
-		ssa_manager *nm = ssa_alloc(c, cap * sizeof(*nm));
-
-		if (!nm)
-			return NULL;
-		if (ms->n)
-			memcpy(nm, ms->m, ms->n * sizeof(*nm));
-		ms->m = nm;
-		ms->cap = cap;
+	if (!smp_grow_arena(&c->arena, (void **)&ms->m, &ms->cap, ms->n, sizeof(*ms->m), 8)) {
+		ssa_oom(c);
+		return NULL;
 	}
 	m = &ms->m[ms->n++];
 	memset(m, 0, sizeof(*m));

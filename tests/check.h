@@ -4,6 +4,7 @@
  *   CHECK(cond)                  reports the condition's text when it fails
  *   CHECK(cond, fmt, args...)    reports a printf message instead
  *   CHECK_STR(got, want)         two strings (or NULLs) are equal
+ *   return check_status();       main's end: 1 (failures counted) or 0
  *
  * Each failure counts in `failures` (a test's exit status is failures != 0);
  * the first 30 are printed to stderr with file:line, so a broken corpus
@@ -46,5 +47,14 @@ static int failures;
 		      "%s is \"%s\", expected \"%s\"", #a, a_ ? a_ : "(null)",         \
 		      b_ ? b_ : "(null)");                                             \
 	} while (0)
+
+/* A test's exit status: 1, with the number of failures on stderr, when a
+ * check failed; 0 otherwise. */
+static inline int check_status(void)
+{
+	if (failures)
+		fprintf(stderr, "%d failure(s)\n", failures);
+	return failures ? 1 : 0;
+}
 
 #endif

@@ -21,6 +21,32 @@ static char *json_of(const smp_value *v)
 	return out;
 }
 
+/* Checks case i: the annotation text `config` encodes to, for apply
+ * (smp_last_applied_encode) or, with `set`, for set-last-applied in
+ * namespace ns (smp_set_last_applied_encode), is `want`, length included. */
+static void check_encode(bool set, const char *ns, size_t i, const char *config,
+                         const char *want)
+{
+	const char *what = set ? "set encode" : "encode";
+	smp_doc *d = parse_json(config);
+	char *out = NULL;
+	size_t len = 0;
+	smp_error err;
+	int rc;
+
+	if (!d)
+		return;
+	rc = set ? smp_set_last_applied_encode(&out, &len, smp_doc_root(d, 0), ns, &err)
+	         : smp_last_applied_encode(&out, &len, smp_doc_root(d, 0), &err);
+	CHECK(rc == 0, "%s %zu: %d %s", what, i, rc, err.message);
+	if (!rc) {
+		CHECK(out && strcmp(out, want) == 0 && len == strlen(want),
+		      "%s %zu:\n got %s\nwant %s", what, i, out ? out : "", want);
+	}
+	smp_free(out);
+	smp_doc_free(d);
+}
+
 static void test_encode(void)
 {
 	static const struct { const char *config, *want; } cases[] = {
@@ -37,24 +63,8 @@ static void test_encode(void)
 		 "{\"apiVersion\":\"x/v1\",\"kind\":\"Thing\",\"metadata\":{\"annotations\":{}},\"spec\":{\"f\":1.5,\"i\":12345678901234,\"n\":null,\"t\":true}}\n"},
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		smp_doc *d = parse_json(cases[i].config);
-		char *out = NULL;
-		size_t len = 0;
-		smp_error err;
-		int rc;
-
-		if (!d)
-			continue;
-		rc = smp_last_applied_encode(&out, &len, smp_doc_root(d, 0), &err);
-		CHECK(rc == 0, "encode %zu: %s", i, err.message);
-		if (!rc) {
-			CHECK(strcmp(out, cases[i].want) == 0 && len == strlen(cases[i].want),
-			      "encode %zu:\n got %s\nwant %s", i, out, cases[i].want);
-		}
-		smp_free(out);
-		smp_doc_free(d);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_encode(false, NULL, i, cases[i].config, cases[i].want);
 }
 
 static const smp_value *ann(const smp_value *obj, const char *key)
@@ -303,21 +313,8 @@ static void test_set_encode(void)
 		 "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"labels\":null,\"name\":\"n\"}}\n"},
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		smp_doc *d = parse_json(cases[i].config);
-		char *out = NULL;
-		size_t len = 0;
-		smp_error err;
-		int rc;
-
-		if (!d)
-			continue;
-		rc = smp_set_last_applied_encode(&out, &len, smp_doc_root(d, 0), cases[i].ns, &err);
-		CHECK(rc == 0 && out && strcmp(out, cases[i].want) == 0 && len == strlen(cases[i].want),
-		      "set encode %zu: %d\n got %s\nwant %s", i, rc, out ? out : "", cases[i].want);
-		smp_free(out);
-		smp_doc_free(d);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_encode(true, cases[i].ns, i, cases[i].config, cases[i].want);
 }
 
 /* A configuration whose annotation alone is over the limit is refused in

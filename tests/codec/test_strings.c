@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../merge/rng.h"
 
 /* ---- reference reader: the two-pass byte-at-a-time algorithm ---- */
 
@@ -296,36 +297,26 @@ static void test_reader_edges(void)
 	}
 }
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static uint32_t rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
-}
-
 static void test_reader_random(void)
 {
 	unsigned char body[1024];
 
 	for (int iter = 0; iter < 30000; iter++) {
-		size_t n = 0, parts = rnd(24);
+		size_t n = 0, parts = pick(24);
 		for (size_t i = 0; i < parts; i++) {
-			if (rnd(3)) {
-				size_t run = rnd(20);
+			if (pick(3)) {
+				size_t run = pick(20);
 				for (size_t j = 0; j < run; j++)
-					body[n++] = (unsigned char)('A' + rnd(26));
+					body[n++] = (unsigned char)('A' + pick(26));
 			} else {
 				/* Mostly well-formed events, so the string gets far. */
-				size_t ev = rnd(4) ? rnd(12) : rnd(NEVENTS);
+				size_t ev = pick(4) ? pick(12) : pick(NEVENTS);
 				size_t el = strlen(events[ev]);
 				memcpy(body + n, events[ev], el);
 				n += el;
 			}
 		}
-		check_read(body, n, rnd(8) != 0, rnd(4) == 0);
+		check_read(body, n, pick(8) != 0, pick(4) == 0);
 	}
 }
 
@@ -418,14 +409,14 @@ static void test_printer(void)
 			}
 	}
 	for (int iter = 0; iter < 20000; iter++) {
-		size_t n = 0, parts = rnd(24);
+		size_t n = 0, parts = pick(24);
 		for (size_t i = 0; i < parts; i++) {
-			if (rnd(3)) {
-				size_t run = rnd(20);
+			if (pick(3)) {
+				size_t run = pick(20);
 				for (size_t j = 0; j < run; j++)
-					s[n++] = (unsigned char)(' ' + rnd(95));
+					s[n++] = (unsigned char)(' ' + pick(95));
 			} else {
-				size_t ev = rnd(NRAW);
+				size_t ev = pick(NRAW);
 				size_t el = ev == NRAW - 1 ? 1 : strlen(raw_events[ev]);
 				memcpy(s + n, raw_events[ev], el);
 				n += el;
@@ -509,20 +500,20 @@ static void test_keys(void)
 	for (int i = 0; i < 300; i++)
 		snprintf(names[i], sizeof(names[i]), "k%03d", i);
 	for (int iter = 0; iter < 3000; iter++) {
-		size_t n = 1 + rnd(iter % 10 == 0 ? 300 : 40);
-		int mode = (int)rnd(4);
+		size_t n = 1 + pick(iter % 10 == 0 ? 300 : 40);
+		int mode = (int)pick(4);
 		for (size_t i = 0; i < n; i++) {
 			size_t idx = i;
 			if (mode == 1)
-				idx = rnd(300); /* random order, repeats likely */
+				idx = pick(300); /* random order, repeats likely */
 			else if (mode == 2)
 				idx = n - 1 - i; /* decreasing */
 			keys[i] = names[idx];
 		}
 		if (mode == 3 && n > 1) {
 			/* Sorted, then one repeat or one out-of-order key. */
-			size_t at = rnd((uint32_t)n);
-			keys[at] = names[rnd((uint32_t)n)];
+			size_t at = pick((uint32_t)n);
+			keys[at] = names[pick((uint32_t)n)];
 		}
 		check_keys(keys, n);
 	}

@@ -37,16 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool update;
 	int rc, rc2;
 
-	if (!(doc = fuzz_docs(data, size, &sel)))
+	if (!(doc = fuzz_pair(data, size, &sel, &live, &cfg)))
 		return 0;
-	live = fuzz_root(doc, 0);
-	cfg = fuzz_root(doc, 1);
 	if (live && smp_value_type(live) == SMP_NULL)
 		live = NULL;
-	if (!cfg) {
-		smp_doc_free(doc);
-		return 0;
-	}
 	update = sel & 1;
 	o.force = (sel & 2) != 0;
 	o.manager = managers[(sel >> 2) & 3];

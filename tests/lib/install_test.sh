@@ -14,6 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 say() { echo "$*"; }
 bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/examples_pc.sh"
 
 DESTDIR=$tmp/dest cmake --install "$build" --prefix /opt/smpatch >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; bad "cmake --install failed"; exit 1; }
@@ -61,51 +62,18 @@ else
 	say "note: kubectl not installed; plugin link checked by name only"
 fi
 
-# Runs one built example and compares its output with the expected file;
-# its arguments (paths in the source tree) are in EXPECTED/NAME.args.
-check_run() { # BINARY NAME HOW
-	bin=$1 name=$2 how=$3
-	args=$(cat "$expected/$name.args" 2>/dev/null)
-	# shellcheck disable=SC2086
-	(cd "$src" && LD_LIBRARY_PATH="$p/$libdir" "$bin" $args) >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	if [ $rc != 0 ]; then
-		cat "$tmp/err"
-		bad "$name ($how) exited with $rc"
-	elif ! diff -u "$expected/$name.out" "$tmp/out"; then
-		bad "$name ($how): output differs from $expected/$name.out"
-	else
-		say "ok: $name ($how)"
-	fi
-}
-
 examples="parse patch threeway schema apply selector plan"
 export PKG_CONFIG_PATH="$p/$libdir/pkgconfig"
-cc=${CC:-cc}
 pkg-config --cflags --libs smpatch >/dev/null || bad "pkg-config smpatch failed"
 pc_static=$(pkg-config --static --libs smpatch)
 case $pc_static in *-lyaml*) ;; *) bad "pkg-config --static --libs lacks -lyaml: $pc_static" ;; esac
 # examples/Makefile (pkg-config), shared and STATIC=1, in copies of examples/.
 for kind in shared static; do
 	d=$tmp/pc-$kind
-	mkdir -p "$d"
-	cp "$src"/examples/*.c "$src/examples/Makefile" "$d/"
-	if [ $kind = static ]; then st=1; else st=0; fi
-	if ! make -s -C "$d" CC="$cc" CFLAGS="-O2 -Wall -Wextra $werror $san" \
-		LDFLAGS="$san" STATIC=$st >"$tmp/make.log" 2>&1; then
-		cat "$tmp/make.log"
-		bad "make -C examples (pkg-config, $kind) failed"
-		continue
-	fi
+	build_examples $kind "$d" || { bad "make -C examples (pkg-config, $kind) failed"; continue; }
 	for ex in $examples; do
-		if [ $kind = shared ]; then
-			readelf -d "$d/bin/$ex" | grep -q 'NEEDED.*\[libsmpatch.so.1\]' ||
-				bad "$ex (pkg-config) does not need libsmpatch.so.1"
-		else
-			readelf -d "$d/bin/$ex" | grep -q 'libsmpatch' &&
-				bad "$ex (pkg-config, static) links libsmpatch dynamically"
-		fi
-		check_run "$d/bin/$ex" $ex "pkg-config, $kind"
+		check_linkage "$d/bin/$ex" $kind "pkg-config, $kind"
+		run_example "$d/bin/$ex" $ex "pkg-config, $kind" "$p/$libdir"
 	done
 done
 
@@ -114,9 +82,9 @@ if CFLAGS="$san" LDFLAGS="$san" cmake -S "$src/examples" -B "$tmp/cm" \
 	-DCMAKE_PREFIX_PATH="$p" -DCMAKE_BUILD_TYPE=Release >"$tmp/cm.log" 2>&1 &&
 	cmake --build "$tmp/cm" >>"$tmp/cm.log" 2>&1; then
 	for ex in $examples; do
-		check_run "$tmp/cm/$ex" $ex "find_package, shared"
+		run_example "$tmp/cm/$ex" $ex "find_package, shared" "$p/$libdir"
 	done
-	check_run "$tmp/cm/threeway-static" threeway "find_package, static"
+	run_example "$tmp/cm/threeway-static" threeway "find_package, static" "$p/$libdir"
 else
 	cat "$tmp/cm.log"
 	bad "building examples/ with find_package(smpatch) failed"

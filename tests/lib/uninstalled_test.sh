@@ -15,6 +15,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/examples_pc.sh"
 export PKG_CONFIG_PATH="$build"
 unset LD_LIBRARY_PATH
 
@@ -28,36 +29,15 @@ examples=$(sed -n 's/^EXAMPLES *:= *//p' "$src/examples/Makefile")
 [ -n "$examples" ] || { bad "no EXAMPLES in examples/Makefile"; exit 1; }
 for kind in shared static; do
 	d=$tmp/$kind
-	mkdir -p "$d"
-	cp "$src"/examples/*.c "$src/examples/Makefile" "$d/"
-	if [ $kind = static ]; then st=1; else st=0; fi
-	if ! make -s -C "$d" CC="${CC:-cc}" CFLAGS="-O2 -Wall -Wextra $werror $san" \
-		LDFLAGS="$san" STATIC=$st >"$tmp/make.log" 2>&1; then
-		cat "$tmp/make.log"
-		bad "PKG_CONFIG_PATH=BUILD make -C examples ($kind) failed"
-		continue
-	fi
+	build_examples $kind "$d" || { bad "PKG_CONFIG_PATH=BUILD make -C examples ($kind) failed"; continue; }
 	for ex in $examples; do
+		check_linkage "$d/bin/$ex" $kind $kind
 		if [ $kind = shared ]; then
-			readelf -d "$d/bin/$ex" | grep -q 'NEEDED.*\[libsmpatch.so.1\]' ||
-				bad "$ex ($kind) does not need libsmpatch.so.1"
 			readelf -d "$d/bin/$ex" | grep -E 'R(UN)?PATH' | grep -qF "[$build]" ||
 				bad "$ex ($kind) has no run path to $build"
-		else
-			readelf -d "$d/bin/$ex" | grep -q libsmpatch && bad "$ex ($kind) links libsmpatch dynamically"
 		fi
 		[ -f "$expected/$ex.out" ] || continue # built only
-		# arguments (paths in the source tree) from EXPECTED/NAME.args
-		args=$(cat "$expected/$ex.args" 2>/dev/null)
-		# shellcheck disable=SC2086
-		(cd "$src" && "$d/bin/$ex" $args) >"$tmp/out" 2>"$tmp/err"
-		rc=$?
-		if [ $rc != 0 ]; then
-			cat "$tmp/err"
-			bad "$ex ($kind) exited $rc"
-		elif ! diff -u "$expected/$ex.out" "$tmp/out"; then
-			bad "$ex ($kind): output differs from $expected/$ex.out"
-		fi
+		run_example "$d/bin/$ex" $ex $kind
 	done
 done
 [ $fail = 0 ] && echo "ok: examples/ ($(echo $examples | wc -w) programs) built against the build tree with pkg-config, shared and static"

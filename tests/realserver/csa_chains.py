@@ -33,7 +33,6 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import gen_objects  # noqa: E402
 import judge  # noqa: E402
 import stored  # noqa: E402
 
@@ -109,14 +108,7 @@ def prune_chain(srv, program, tmp):
     cfgp, livep = os.path.join(tmp, "prune.json"), os.path.join(tmp, "prune-live.json")
     agree = total = 0
     for step, objs in steps:
-        before = []
-        for o in every:
-            with open(cfgp, "w") as f:
-                json.dump(o, f)
-            rc, out, _ = srv.kubectl("get", "-f", cfgp, "-o", "json", "--show-managed-fields",
-                                     "--ignore-not-found")
-            if rc == 0 and out.strip():
-                before.append(json.loads(out))
+        before = srv.read_back(every, tmp)
         with open(livep, "w") as f:
             json.dump({"apiVersion": "v1", "kind": "List", "items": before}, f)
         with open(cfgp, "w") as f:
@@ -225,15 +217,11 @@ def overwrite_chain(srv, program, tmp):
 
 def main():
     realserver, program, src, started = judge.suite_args(__doc__)
-    objs = []
-    for path in stored.source_files(src):
-        if os.sep + "manifests" + os.sep in path:
-            objs += [(os.path.relpath(path, src), o) for o in stored.objects_of(program, path)]
-    objs += [("generated:" + n, o) for n, o in gen_objects.objects() if "-full" in n]
+    objs = stored.chain_objects(program, src)
     agree = total = skipped = 0
     with judge.Server(realserver) as srv, tempfile.TemporaryDirectory() as tmp:
         cfgp, livep = os.path.join(tmp, "config.json"), os.path.join(tmp, "live.json")
-        for where, obj in sorted(objs, key=lambda x: x[1]["kind"] != "Namespace"):
+        for where, obj in objs:
             srv.ensure_namespace(obj["metadata"].get("namespace"))
             ref = "%s %s/%s" % (where, obj["kind"], obj["metadata"]["name"])
             live = None

@@ -226,6 +226,20 @@ class Server:
         bad = [r for r in self.recorded(mark) if r["status"] >= 400 and r["method"] != "GET"]
         return bad[-1]["response"] if bad else None
 
+    def read_back(self, objs, tmp):
+        """The objects of objs that exist on the server, as it stores them
+        (managedFields included); tmp: a folder for the file kubectl reads."""
+        items = []
+        for o in objs:
+            p = os.path.join(tmp, "one.json")
+            with open(p, "w") as f:
+                json.dump(o, f)
+            rc, out, _ = self.kubectl("get", "-f", p, "-o", "json", "--show-managed-fields",
+                                      "--ignore-not-found")
+            if rc == 0 and out.strip():
+                items.append(json.loads(out))
+        return items
+
     def ensure_namespace(self, ns):
         if ns:
             self.request("POST", "/api/v1/namespaces",

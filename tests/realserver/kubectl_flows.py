@@ -36,7 +36,6 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import gen_objects  # noqa: E402
 import judge  # noqa: E402
 import stored  # noqa: E402
 
@@ -189,20 +188,6 @@ def chain(srv, program, obj, tmp, tally, ref):
     return True
 
 
-def read_back(srv, objs, tmp):
-    """The objects of objs that exist, as a List (for --live)."""
-    items = []
-    for o in objs:
-        p = os.path.join(tmp, "one.json")
-        with open(p, "w") as f:
-            json.dump(o, f)
-        rc, out, _ = srv.kubectl("get", "-f", p, "-o", "json", "--show-managed-fields",
-                                 "--ignore-not-found")
-        if rc == 0 and out.strip():
-            items.append(json.loads(out))
-    return items
-
-
 def applyset_members(ns):
     cm = {"apiVersion": "v1", "kind": "ConfigMap",
           "metadata": {"name": "settings", "namespace": ns}, "data": {"mode": "a"}}
@@ -238,13 +223,13 @@ def applyset(srv, tmp, tally, server_side, parent, ns):
         cfgp = os.path.join(tmp, "set.json")
         with open(cfgp, "w") as f:
             json.dump({"apiVersion": "v1", "kind": "List", "items": objs}, f)
-        before = read_back(srv, [cm, sec, dep, pobj], tmp)
+        before = srv.read_back([cm, sec, dep, pobj], tmp)
         rc, _, err = srv.kubectl("apply", *mode, "-n", ns, "--prune", "--applyset=" + parent,
                                  "-f", cfgp, env={"KUBECTL_APPLYSET": "true"})
         if rc != 0:
             tally.check(ref, ["kubectl apply: " + err.strip()[:300]])
             return
-        after = read_back(srv, [cm, sec, dep, pobj], tmp)
+        after = srv.read_back([cm, sec, dep, pobj], tmp)
         now = max((judge.newest_time(o) or "" for o in after), default="") or None
         try:
             plan = smpatch.apply(objs, before, server_side=server_side, namespace=ns,
@@ -308,15 +293,11 @@ def refusals(srv, program, tmp, tally):
 
 def main():
     realserver, program, src, started = judge.suite_args(__doc__)
-    objs = []
-    for path in stored.source_files(src):
-        if os.sep + "manifests" + os.sep in path:
-            objs += [(os.path.relpath(path, src), o) for o in stored.objects_of(program, path)]
-    objs += [("generated:" + n, o) for n, o in gen_objects.objects() if "-full" in n]
+    objs = stored.chain_objects(program, src)
     tally = judge.Tally()
     refused = 0
     with judge.Server(realserver) as srv, tempfile.TemporaryDirectory() as tmp:
-        for where, obj in sorted(objs, key=lambda x: x[1]["kind"] != "Namespace"):
+        for where, obj in objs:
             srv.ensure_namespace(obj["metadata"].get("namespace"))
             ref = "%s %s/%s" % (where, obj["kind"], obj["metadata"]["name"])
             if not chain(srv, program, obj, tmp, tally, ref):

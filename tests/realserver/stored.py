@@ -53,6 +53,19 @@ def objects_of(program, path):
             and isinstance(o.get("metadata"), dict) and o["metadata"].get("name")]
 
 
+def chain_objects(program, src):
+    """The objects the chain suites (csa_chains.py, kubectl_flows.py) take
+    through their steps, as (where, object): those of testdata/manifests and
+    the fully filled generated ones, Namespaces first so that each exists
+    before what goes into it."""
+    objs = []
+    for path in source_files(src):
+        if os.sep + "manifests" + os.sep in path:
+            objs += [(os.path.relpath(path, src), o) for o in objects_of(program, path)]
+    objs += [("generated:" + n, o) for n, o in gen_objects.objects() if "-full" in n]
+    return sorted(objs, key=lambda x: x[1]["kind"] != "Namespace")
+
+
 def key(o):
     m = o.get("metadata", {})
     return (o.get("apiVersion"), o.get("kind"), m.get("namespace", ""), m.get("name"))

@@ -6,15 +6,7 @@
  */
 #include "tutil.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static unsigned rnd(unsigned n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned)(rng % n);
-}
+#include "../merge/rng.h"
 
 static const char *const keys[] = {
 	"$ref", "allOf", "type", "properties", "items", "additionalProperties", "format",
@@ -55,11 +47,11 @@ static void mutate(smp_doc *doc, smp_value *v, vec *all)
 	smp_arena *a = &doc->arena;
 	const char *s;
 
-	switch (rnd(9)) {
+	switch (pick(9)) {
 	case 0: /* rename a key to a schema keyword */
 		if (v->type == SMP_MAP && v->u.map.len) {
-			smp_member *m = &v->u.map.items[rnd((unsigned)v->u.map.len)];
-			const char *k = keys[rnd(sizeof(keys) / sizeof(keys[0]))];
+			smp_member *m = &v->u.map.items[pick((unsigned)v->u.map.len)];
+			const char *k = keys[pick(sizeof(keys) / sizeof(keys[0]))];
 
 			if (smpv_map_find(v, k, strlen(k)) < 0) {
 				m->key = k;
@@ -68,18 +60,18 @@ static void mutate(smp_doc *doc, smp_value *v, vec *all)
 		}
 		break;
 	case 1:
-		s = strs[rnd(sizeof(strs) / sizeof(strs[0]))];
+		s = strs[pick(sizeof(strs) / sizeof(strs[0]))];
 		v->type = SMP_STRING;
 		v->u.s.ptr = s;
 		v->u.s.len = strlen(s);
 		break;
 	case 2:
 		v->type = SMP_INT;
-		v->u.i = (int64_t)rnd(5) - 1;
+		v->u.i = (int64_t)pick(5) - 1;
 		break;
 	case 3:
 		v->type = SMP_BOOL;
-		v->u.b = rnd(2);
+		v->u.b = pick(2);
 		break;
 	case 4:
 		*v = *smpv_list(a, 0);
@@ -89,16 +81,16 @@ static void mutate(smp_doc *doc, smp_value *v, vec *all)
 		break;
 	case 6: /* graft another node here (may create odd sharing, never cycles) */
 	{
-		smp_value *o = all->v[rnd((unsigned)all->n)];
+		smp_value *o = all->v[pick((unsigned)all->n)];
 
 		*v = *smpv_copy(a, o);
 		break;
 	}
 	case 7: /* add a keyword with a random string */
 		if (v->type == SMP_MAP) {
-			const char *k = keys[rnd(sizeof(keys) / sizeof(keys[0]))];
+			const char *k = keys[pick(sizeof(keys) / sizeof(keys[0]))];
 
-			s = strs[rnd(sizeof(strs) / sizeof(strs[0]))];
+			s = strs[pick(sizeof(strs) / sizeof(strs[0]))];
 			if (smpv_map_find(v, k, strlen(k)) < 0)
 				smpv_map_add(a, v, k, strlen(k), smpv_str(a, s, strlen(s)));
 		}
@@ -158,7 +150,7 @@ int main(void)
 			char *text = NULL;
 			size_t len = 0;
 			vec all = {0};
-			int nmut = 1 + (int)rnd(4);
+			int nmut = 1 + (int)pick(4);
 
 			if (smp_doc_parse_file(&doc, path, NULL, &err)) {
 				fprintf(stderr, "%s: %s\n", path, err.message);
@@ -166,7 +158,7 @@ int main(void)
 			}
 			collect(&all, doc->roots[0]);
 			for (int m = 0; m < nmut; m++)
-				mutate(doc, all.v[1 + rnd((unsigned)all.n - 1)], &all);
+				mutate(doc, all.v[1 + pick((unsigned)all.n - 1)], &all);
 			free(all.v);
 			if (smp_print(&text, &len, doc->roots[0], &po, &err) == 0) {
 				int rc = smp_schema_load(&s, text, len, "fuzz.json", &err);

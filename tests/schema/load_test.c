@@ -7,20 +7,7 @@
 
 static smp_schema *load(const char *dir, const char *file)
 {
-	char path[4096];
-	smp_schema *s = NULL;
-	smp_error err;
-
-	snprintf(path, sizeof(path), "%s/conformance/schemas/%s", dir, file);
-	if (smp_schema_load_file(&s, path, &err)) {
-		char msg[2048];
-
-		smp_error_format(msg, sizeof(msg), &err);
-		fprintf(stderr, "loading %s: %s\n", file, msg);
-		failures++;
-		return NULL;
-	}
-	return s;
+	return t_load_file(dir, "conformance/schemas", file);
 }
 
 /* Walks a type and everything below it (named types once), comparing the
@@ -174,7 +161,5 @@ int main(void)
 	smp_schema_free(strict);
 	smp_schema_free(p2);
 	smp_schema_free(p3);
-	if (failures)
-		fprintf(stderr, "%d failure(s)\n", failures);
-	return failures ? 1 : 0;
+	return check_status();
 }

@@ -1,5 +1,6 @@
 /*
- * tutil.h - small helpers shared by the schema tests (CHECK is ../check.h).
+ * tutil.h - small helpers shared by the schema tests (CHECK is ../check.h):
+ * the reference data, loading schemas, describing types.
  */
 #ifndef SMP_TESTS_SCHEMA_TUTIL_H
 #define SMP_TESTS_SCHEMA_TUTIL_H
@@ -29,6 +30,57 @@ static inline const char *t_shared(void)
 		return NULL;
 	fclose(f);
 	return d;
+}
+
+/* Parses the Kubernetes swagger document of the reference data directory
+ * into *doc. Returns 0; SKIP, saying so, when the data is not available;
+ * 1, saying why, when the document does not parse. */
+static inline int t_parse_swagger(smp_doc **doc)
+{
+	const char *dir = t_shared();
+	char path[4096];
+	smp_error err;
+
+	if (!dir) {
+		fprintf(stderr, "SKIP: SMP_SHARED_DIR with the reference data is not available\n");
+		return SKIP;
+	}
+	snprintf(path, sizeof(path), "%s/openapi/kubernetes-1.36.swagger.json", dir);
+	if (smp_doc_parse_file(doc, path, NULL, &err)) {
+		fprintf(stderr, "%s: %s\n", path, err.message);
+		return 1;
+	}
+	return 0;
+}
+
+/* Loads the schema file dir/sub/name; NULL, with the error printed and one
+ * failure counted, when it does not load. */
+static inline smp_schema *t_load_file(const char *dir, const char *sub, const char *name)
+{
+	char path[4096], msg[2048];
+	smp_schema *s = NULL;
+	smp_error err;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
+	if (smp_schema_load_file(&s, path, &err)) {
+		smp_error_format(msg, sizeof(msg), &err);
+		fprintf(stderr, "loading %s: %s\n", path, msg);
+		failures++;
+		return NULL;
+	}
+	return s;
+}
+
+/* Loads the schema document text of len bytes, named name in errors; NULL,
+ * one failure counted, when it does not load. */
+static inline smp_schema *t_load_text(const char *text, size_t len, const char *name)
+{
+	smp_schema *s = NULL;
+	smp_error err;
+	int rc = smp_schema_load(&s, text, len, name, &err);
+
+	CHECK(rc == 0, "%s: %s", name, err.message);
+	return s;
 }
 
 /* One line describing a type's own metadata (not its fields); `mask`

@@ -75,26 +75,19 @@ static void compare(const smp_stype *a, const smp_stype *b, const char *path, in
 
 int main(void)
 {
-	const char *dir = t_shared();
 	const smp_schema *b = smp_schema_builtin();
 	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
-	char path[4096], *text = NULL;
+	char *text = NULL;
 	size_t len = 0;
 	smp_doc *doc = NULL;
 	smp_schema *s = NULL;
 	smp_error err;
 	smp_value *root, *comp;
 	ptrdiff_t i;
+	int rc = t_parse_swagger(&doc);
 
-	if (!dir) {
-		fprintf(stderr, "SKIP: SMP_SHARED_DIR with the reference data is not available\n");
-		return SKIP;
-	}
-	snprintf(path, sizeof(path), "%s/openapi/kubernetes-1.36.swagger.json", dir);
-	if (smp_doc_parse_file(&doc, path, NULL, &err)) {
-		fprintf(stderr, "%s: %s\n", path, err.message);
-		return 1;
-	}
+	if (rc)
+		return rc;
 	root = doc->roots[0];
 	i = smpv_map_find(root, "definitions", 11);
 	CHECK(i >= 0);

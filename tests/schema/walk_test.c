@@ -34,23 +34,15 @@ static const char *str_at(const smp_value *m, const char *key)
 
 int main(void)
 {
-	const char *dir = t_shared();
 	const smp_schema *b = smp_schema_builtin();
-	char path[4096];
 	smp_doc *doc = NULL;
 	smp_error err;
 	const smp_value *defs;
 	size_t ngvk_defs = 0, nstrategic = 0, nlisttype = 0;
+	int rc = t_parse_swagger(&doc);
 
-	if (!dir) {
-		fprintf(stderr, "SKIP: SMP_SHARED_DIR with the reference data is not available\n");
-		return SKIP;
-	}
-	snprintf(path, sizeof(path), "%s/openapi/kubernetes-1.36.swagger.json", dir);
-	if (smp_doc_parse_file(&doc, path, NULL, &err)) {
-		fprintf(stderr, "%s: %s\n", path, err.message);
-		return 1;
-	}
+	if (rc)
+		return rc;
 	defs = smp_map_get(smp_doc_root(doc, 0), "definitions");
 	CHECK(smp_value_type(defs) == SMP_MAP);
 	for (size_t i = 0; i < smp_value_len(defs); i++) {
@@ -131,7 +123,5 @@ int main(void)
 	CHECK(ngvk_defs == 193);
 	CHECK(nstrategic == 72);
 	smp_doc_free(doc);
-	if (failures)
-		fprintf(stderr, "%d failure(s)\n", failures);
-	return failures ? 1 : 0;
+	return check_status();
 }

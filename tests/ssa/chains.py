@@ -107,26 +107,33 @@ def subset(pool, ordered=False):
     return g
 
 
+def port_subset(pool, port="port", keep=0.5, rename=0.0):
+    """A slot's value: a shuffled random subset of the port entries of
+    `pool`, at most one per (port, protocol) as the API server requires (TCP
+    when unset), each kept with chance `keep` and its name, if any, given a
+    "2" with chance `rename`; the pool's first entry when none is kept."""
+    def g(r):
+        out, seen = [], set()
+        for p in pool:
+            k = (p[port], p.get("protocol", "TCP"))
+            if k not in seen and r.random() < keep:
+                seen.add(k)
+                q = dict(p)
+                if rename and "name" in q and r.random() < rename:
+                    q["name"] = q["name"] + "2"
+                out.append(q)
+        r.shuffle(out)
+        return out or [dict(pool[0])]
+    return g
+
+
 def deployment_slots():
     tpl = ["spec", "template", "spec"]
     app = tpl + ["containers", C("app")]
     side = tpl + ["containers", C("sidecar")]
-    port_pool = [{"containerPort": 80, "name": "http"}, {"containerPort": 80, "protocol": "TCP", "name": "http"},
-                 {"containerPort": 53, "protocol": "UDP", "name": "dns"}, {"containerPort": 53, "name": "dns-tcp"},
-                 {"containerPort": 9090}]
-
-    def ports(r):
-        out, seen = [], set()
-        for p in port_pool:
-            k = (p["containerPort"], p.get("protocol", "TCP"))
-            if k not in seen and r.random() < 0.45:
-                seen.add(k)
-                q = dict(p)
-                if "name" in q and r.random() < 0.2:
-                    q["name"] = q["name"] + "2"
-                out.append(q)
-        r.shuffle(out)
-        return out or [dict(port_pool[0])]
+    ports = port_subset([{"containerPort": 80, "name": "http"}, {"containerPort": 80, "protocol": "TCP", "name": "http"},
+                         {"containerPort": 53, "protocol": "UDP", "name": "dns"}, {"containerPort": 53, "name": "dns-tcp"},
+                         {"containerPort": 9090}], port="containerPort", keep=0.45, rename=0.2)
 
     def env(n):
         def g(r):
@@ -178,20 +185,9 @@ def deployment_slots():
 
 
 def service_slots():
-    pool = [{"name": "dns-tcp", "port": 53, "targetPort": 53}, {"name": "dns", "port": 53, "protocol": "UDP", "targetPort": 53},
-            {"name": "dns", "port": 53, "protocol": "UDP", "targetPort": 5353}, {"name": "http", "port": 80, "targetPort": "http"},
-            {"name": "https", "port": 443, "protocol": "TCP", "targetPort": 8443}]
-
-    def ports(r):
-        out, seen = [], set()
-        for p in pool:
-            k = (p["port"], p.get("protocol", "TCP"))
-            if k not in seen and r.random() < 0.5:
-                seen.add(k)
-                out.append(dict(p))
-        r.shuffle(out)
-        return out or [dict(pool[0])]
-
+    ports = port_subset([{"name": "dns-tcp", "port": 53, "targetPort": 53}, {"name": "dns", "port": 53, "protocol": "UDP", "targetPort": 53},
+                         {"name": "dns", "port": 53, "protocol": "UDP", "targetPort": 5353}, {"name": "http", "port": 80, "targetPort": "http"},
+                         {"name": "https", "port": 443, "protocol": "TCP", "targetPort": 8443}])
     return [
         (["metadata", "labels", "app"], pick("dns")),
         (["metadata", "labels", "example.com/team"], pick("a", "b")),
@@ -232,17 +228,8 @@ def widget_slots():
             return m
         return g
 
-    def endpoints(r):
-        pool = [{"port": 53, "protocol": "TCP", "name": "dns-tcp"}, {"port": 53, "protocol": "UDP", "name": "dns"},
-                {"port": 53, "protocol": "UDP", "name": "dns", "targetPort": 5353}, {"port": 80, "protocol": "TCP"}]
-        out, seen = [], set()
-        for p in pool:
-            k = (p["port"], p["protocol"])
-            if k not in seen and r.random() < 0.5:
-                seen.add(k)
-                out.append(dict(p))
-        r.shuffle(out)
-        return out or [dict(pool[0])]
+    endpoints = port_subset([{"port": 53, "protocol": "TCP", "name": "dns-tcp"}, {"port": 53, "protocol": "UDP", "name": "dns"},
+                             {"port": 53, "protocol": "UDP", "name": "dns", "targetPort": 5353}, {"port": 80, "protocol": "TCP"}])
 
     return [
         (s + ["replicas"], pick(1, 2, 3)),

@@ -47,46 +47,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../read_file.h"
+
 #define SKIP 77
 #define SWAGGER_REL "openapi/kubernetes-1.36.swagger.json"
 
 /* ---- files ---- */
-
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (n + 65536 + 1 > cap) {
-			cap = cap ? cap * 2 : 131072;
-			char *nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		size_t r = fread(buf + n, 1, cap - n - 1, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
-}
 
 static cJSON *read_json(const char *path)
 {

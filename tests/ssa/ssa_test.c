@@ -58,6 +58,9 @@ static char *roundtrip(ssa_ctx *c, const char *fields, int *rc)
 
 static void test_fieldsv1(void)
 {
+	static const char *const malformed[] = {
+		"{\"f\":{}}", "{\"fa\":{}}", "{\"i:x\":{}}", "{\"k:[1]\":{}}", "{\"f:a\":[]}",
+	};
 	ssa_ctx c;
 	int rc;
 	char *s;
@@ -82,21 +85,11 @@ static void test_fieldsv1(void)
 	s = roundtrip(&c, "{\"x:zz\":{},\"f:a\":{}}", &rc);
 	CHECK(rc == 0 && s && strcmp(s, "{\"f:a\":{}}") == 0);
 	free(s);
-	s = roundtrip(&c, "{\"f\":{}}", &rc);
-	CHECK(rc == SMP_EINVAL);
-	free(s);
-	s = roundtrip(&c, "{\"fa\":{}}", &rc);
-	CHECK(rc == SMP_EINVAL);
-	free(s);
-	s = roundtrip(&c, "{\"i:x\":{}}", &rc);
-	CHECK(rc == SMP_EINVAL);
-	free(s);
-	s = roundtrip(&c, "{\"k:[1]\":{}}", &rc);
-	CHECK(rc == SMP_EINVAL);
-	free(s);
-	s = roundtrip(&c, "{\"f:a\":[]}", &rc);
-	CHECK(rc == SMP_EINVAL);
-	free(s);
+	for (size_t i = 0; i < sizeof(malformed) / sizeof(malformed[0]); i++) {
+		s = roundtrip(&c, malformed[i], &rc);
+		CHECK(rc == SMP_EINVAL, "%s: rc %d", malformed[i], rc);
+		free(s);
+	}
 	ssa_ctx_release(&c);
 }
 
@@ -578,13 +571,35 @@ static smp_ssa_result *ssa_call(const smp_value *live, const char *config, const
 	return r;
 }
 
+/* kubectl-edit updates the object of r0 (created by
+ * kubectl-client-side-apply) to one whose env list is env: the update
+ * changes the object, the writer's fields of the web container are then
+ * editor and the creator's fields of its env list creator. */
+static void check_env_edit(const smp_ssa_result *r0, const char *env, const char *editor,
+                           const char *creator)
+{
+	char *edited = dup_deploy(env, DUP_PORTS);
+	smp_ssa_result *r;
+	smp_error err;
+	int rc;
+
+	r = ssa_call(smp_ssa_result_object(r0), edited, "kubectl-edit", false, false, &rc, &err);
+	CHECK(r && smp_ssa_result_changed(r));
+	if (r) {
+		CHECK(equals_json(web_fields(fields_of(r, "kubectl-edit")), editor));
+		CHECK(equals_json(smp_map_get(web_fields(fields_of(r, "kubectl-client-side-apply")), "f:env"),
+		                  creator));
+	}
+	smp_ssa_result_free(r);
+	free(edited);
+}
+
 /* Updates of an object that repeats items: the writer gets what it
  * changed, as the element's path where it stays repeated; the others lose
  * it. */
 static void test_dup_updates(void)
 {
-	char *created = dup_deploy(DUP_ENV, DUP_PORTS), *edited;
-	char env[512];
+	char *created = dup_deploy(DUP_ENV, DUP_PORTS);
 	smp_ssa_result *r0, *r;
 	smp_error err;
 	int rc;
@@ -601,34 +616,16 @@ static void test_dup_updates(void)
 	smp_ssa_result_free(r);
 	/* one of the two MODE items changed: the writer owns the element,
 	 * nothing below it; the creator no longer does */
-	snprintf(env, sizeof(env), "[{\"name\":\"MODE\",\"value\":\"a\"},{\"name\":\"MODE\",\"value\":\"z\"},"
-	                           "{\"name\":\"PATH2\",\"value\":\"x\"},{\"name\":\"PATH2\",\"value\":\"$(PATH2):y\"}]");
-	edited = dup_deploy(env, DUP_PORTS);
-	r = ssa_call(smp_ssa_result_object(r0), edited, "kubectl-edit", false, false, &rc, &err);
-	CHECK(r && smp_ssa_result_changed(r));
-	if (r) {
-		CHECK(equals_json(web_fields(fields_of(r, "kubectl-edit")),
-		                  "{\"f:env\":{\"k:{\\\"name\\\":\\\"MODE\\\"}\":{}}}"));
-		CHECK(equals_json(smp_map_get(web_fields(fields_of(r, "kubectl-client-side-apply")), "f:env"),
-		                  "{\".\":{},\"k:{\\\"name\\\":\\\"PATH2\\\"}\":{}}"));
-	}
-	smp_ssa_result_free(r);
-	free(edited);
+	check_env_edit(r0, "[{\"name\":\"MODE\",\"value\":\"a\"},{\"name\":\"MODE\",\"value\":\"z\"},"
+	                   "{\"name\":\"PATH2\",\"value\":\"x\"},{\"name\":\"PATH2\",\"value\":\"$(PATH2):y\"}]",
+	               "{\"f:env\":{\"k:{\\\"name\\\":\\\"MODE\\\"}\":{}}}",
+	               "{\".\":{},\"k:{\\\"name\\\":\\\"PATH2\\\"}\":{}}");
 	/* MODE no longer repeated: the writer owns the item and its fields */
-	snprintf(env, sizeof(env), "[{\"name\":\"MODE\",\"value\":\"b\"},"
-	                           "{\"name\":\"PATH2\",\"value\":\"x\"},{\"name\":\"PATH2\",\"value\":\"$(PATH2):y\"}]");
-	edited = dup_deploy(env, DUP_PORTS);
-	r = ssa_call(smp_ssa_result_object(r0), edited, "kubectl-edit", false, false, &rc, &err);
-	CHECK(r && smp_ssa_result_changed(r));
-	if (r) {
-		CHECK(equals_json(web_fields(fields_of(r, "kubectl-edit")),
-		                  "{\"f:env\":{\"k:{\\\"name\\\":\\\"MODE\\\"}\":{\".\":{},\"f:name\":{},"
-		                  "\"f:value\":{}}}}"));
-		CHECK(equals_json(smp_map_get(web_fields(fields_of(r, "kubectl-client-side-apply")), "f:env"),
-		                  "{\".\":{},\"k:{\\\"name\\\":\\\"PATH2\\\"}\":{}}"));
-	}
-	smp_ssa_result_free(r);
-	free(edited);
+	check_env_edit(r0, "[{\"name\":\"MODE\",\"value\":\"b\"},"
+	                   "{\"name\":\"PATH2\",\"value\":\"x\"},{\"name\":\"PATH2\",\"value\":\"$(PATH2):y\"}]",
+	               "{\"f:env\":{\"k:{\\\"name\\\":\\\"MODE\\\"}\":{\".\":{},\"f:name\":{},"
+	               "\"f:value\":{}}}}",
+	               "{\".\":{},\"k:{\\\"name\\\":\\\"PATH2\\\"}\":{}}");
 	/* a set that repeats a value (metadata.finalizers) */
 	r = ssa_call(NULL, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\","
 	             "\"finalizers\":[\"a\",\"a\",\"b\"]}}", "m", false, false, &rc, &err);

@@ -290,6 +290,14 @@ def has_conflicts(a, b):
 
 class _SelectorBase(V.Handle):
     _what = "selector"
+    _parse = None  # the C parser of the text (smp_selector_parse, ...)
+
+    def __init__(self, text=""):
+        out = ctypes.c_void_p()
+        e = n.Error()
+        E.check(type(self)._parse(ctypes.byref(out), text.encode("utf-8"), ctypes.byref(e)), e)
+        self._ptr = out.value
+        self.text = text
 
     def _free(self, ptr):
         n.smp_selector_free(ptr)
@@ -302,13 +310,7 @@ class Selector(_SelectorBase):
     """A label selector: Selector("app=web,tier in (a,b)"), as kubectl -l
     reads it. Raises InvalidArgumentError (column = the token at fault)."""
 
-    def __init__(self, text=""):
-        out = ctypes.c_void_p()
-        e = n.Error()
-        E.check(n.smp_selector_parse(ctypes.byref(out), text.encode("utf-8"),
-                                     ctypes.byref(e)), e)
-        self._ptr = out.value
-        self.text = text
+    _parse = staticmethod(n.smp_selector_parse)
 
     @classmethod
     def from_object(cls, obj, *, node_selector=False):
@@ -340,13 +342,7 @@ class Selector(_SelectorBase):
 class FieldSelector(_SelectorBase):
     """A field selector: FieldSelector("metadata.name=web,spec.replicas!=1")."""
 
-    def __init__(self, text=""):
-        out = ctypes.c_void_p()
-        e = n.Error()
-        E.check(n.smp_field_selector_parse(ctypes.byref(out), text.encode("utf-8"),
-                                           ctypes.byref(e)), e)
-        self._ptr = out.value
-        self.text = text
+    _parse = staticmethod(n.smp_field_selector_parse)
 
     def matches(self, obj):
         """Whether an object is selected (an absent field reads as "")."""
