@@ -619,6 +619,12 @@ static bool lost_repeats(const smp_value *orig, const smp_value *want, const smp
 static void check_equal(const smp_value *got, const smp_value *want, const smp_value *orig,
                         const smp_stype *t, const char *what)
 {
+	/* A modified document that is null is read as {}: the reference's
+	 * CreateMergePatch({"a": 1}, null) is {"a": null}, applied {}
+	 * (json-patch v4.12.0, checked; finding-null-modified-document). */
+	if (smp_value_type(want) == SMP_NULL && smp_value_type(got) == SMP_MAP &&
+	    smp_value_len(got) == 0)
+		return;
 	if (!eq_modulo_null(got, want) && !(orig && lost_repeats(orig, want, got)) &&
 	    !holds_directive(orig) && !holds_directive(want) &&
 	    !((repeats_merge_key(want, t) || repeats_merge_key(orig, t)) &&
@@ -630,10 +636,31 @@ static void check_equal(const smp_value *got, const smp_value *want, const smp_v
 	}
 }
 
+/* The built-in type the engine gives these documents when the options
+ * name none: the kind of the first that names both apiVersion and kind
+ * (merge/patch.c root_type), NULL when none does or the tables lack it.
+ * Named here, so that the expectations read the documents as it does. */
+static const smp_stype *kind_type(const smp_value *d1, const smp_value *d2, const smp_value *d3)
+{
+	const smp_value *docs[3] = {d1, d2, d3};
+	const smp_stype *t = NULL;
+
+	for (int i = 0; i < 3; i++) {
+		const smp_value *av = smp_map_get(docs[i], "apiVersion"), *k = smp_map_get(docs[i], "kind");
+		if (smp_value_type(av) == SMP_STRING && smp_value_type(k) == SMP_STRING) {
+			smp_schema_kind(&t, smp_schema_builtin(), smp_value_string(av, NULL),
+			                smp_value_string(k, NULL), NULL);
+			return t;
+		}
+	}
+	return NULL;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	smp_patch_options o = SMP_PATCH_OPTIONS_INIT;
 	const smp_value *orig, *mod, *cur;
+	const smp_stype *picked;
 	smp_doc *in, *p = NULL, *res;
 	smp_error err;
 	uint8_t sel;
@@ -645,16 +672,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	orig = fuzz_root(in, 0);
 	mod = fuzz_root(in, 1);
 	cur = fuzz_root(in, 2);
-	o.stype = fuzz_pick_type(sel);
-	if (!o.stype) {
-		/* The diff takes the kind modified names (else original's);
-		 * the patch is applied under the same. */
-		const smp_value *named = mod && smp_map_get(mod, "kind") ? mod : orig;
-		const smp_value *av = smp_map_get(named, "apiVersion"), *k = smp_map_get(named, "kind");
-		if (smp_value_type(av) == SMP_STRING && smp_value_type(k) == SMP_STRING)
-			smp_schema_kind(&o.stype, smp_schema_builtin(), smp_value_string(av, NULL),
-			                smp_value_string(k, NULL), NULL);
-	}
+	picked = fuzz_pick_type(sel);
+	o.stype = picked ? picked : kind_type(mod, orig, NULL);
 	o.type = sel & 8 ? SMP_PATCH_MERGE : SMP_PATCH_STRATEGIC;
 	o.overwrite = !(sel & 16);
 	directives = holds_directive(orig) || holds_directive(mod) || holds_directive(cur) ||
@@ -687,7 +706,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 
-	/* Three-way against the live object given (or none). */
+	/* Three-way against the live object given (or none); the engine
+	 * looks for the kind in current before original. */
+	o.stype = picked ? picked : kind_type(mod, cur, orig);
 	rc = smp_diff_three_way(&p, orig, mod, cur, &o, &err);
 	if (rc) {
 		fuzz_check_error(rc, &err);

@@ -30,7 +30,8 @@ def _bundled_library():
 
 
 def _candidates():
-    names = [_bundled_library()] if _bundled_library() else []
+    bundled = _bundled_library()
+    names = [bundled] if bundled else []
     names.append("libsmpatch.so.%d" % SONAME_MAJOR)
     found = ctypes.util.find_library("smpatch")
     if found and found not in names:
