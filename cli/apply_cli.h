@@ -8,6 +8,7 @@
 #define SMP_CLI_APPLY_CLI_H
 
 #include "cli.h"
+#include "apply_util.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -75,6 +76,15 @@ typedef enum apply_cli_format {
 	APPLY_OUT_CHANGES
 } apply_cli_format;
 
+/* smpatch validate's output: none (the other commands), or a verdict per
+ * object as text (kubeconform's lines), JSON lines or JUnit XML. */
+typedef enum apply_cli_verdict {
+	APPLY_VERDICT_NONE,
+	APPLY_VERDICT_TEXT,
+	APPLY_VERDICT_JSON,
+	APPLY_VERDICT_JUNIT
+} apply_cli_verdict;
+
 /* The command line of apply (either mode) or replace. The arrays hold
  * argv's strings and have room for every argument. */
 typedef struct apply_cli_args {
@@ -96,6 +106,7 @@ typedef struct apply_cli_args {
 	smp_validate_mode validate; /* --validate */
 	int64_t grace_period;      /* prune: --grace-period (-1: not sent) */
 	apply_cli_format fmt;
+	apply_cli_verdict verdict; /* validate: -o */
 } apply_cli_args;
 
 /* --color=auto|always|never (auto: when standard output is a terminal);
@@ -128,6 +139,29 @@ int apply_cli_run(const apply_cli_args *a);
  * create and replace take as they are (-o among the option's completion
  * values); CLI_OK or CLI_USAGE (said). apply reads its own first. */
 int apply_cli_take(apply_cli_args *a, const cli_args *p, int k);
+
+/* The start of an entry's JSON line: {"apiVersion", "kind", "namespace",
+ * "name" (verdict.c). */
+void cli_entry_head(cli_buf *b, const smp_plan_entry *e);
+
+/* The verdicts of smpatch validate, gathered entry by entry (verdict.c). */
+typedef struct cli_verdicts {
+	apply_cli_verdict fmt;
+	const smp_schema *schema; /* --openapi/--schema: kinds it knows are checked */
+	cli_buf out;              /* text or JSON lines; JUnit test cases */
+	char *file;               /* the last entry's file, to count files */
+	size_t valid, invalid, skipped, errors, files;
+} cli_verdicts;
+
+/* The verdict of one entry of the plan: invalid (a refusal, with the
+ * server's Status), skipped (a kind neither the built-in tables nor the
+ * schema know) or valid; an input error counts as an error (reported by
+ * the caller). 0, or SMP_ENOMEM in err. */
+int cli_verdict_add(cli_verdicts *v, const smp_plan_entry *e, smp_error *err);
+/* Writes the verdicts to standard output (text: then the summary line;
+ * JUnit: inside its document). false after a message on failure. */
+bool cli_verdict_write(cli_verdicts *v);
+void cli_verdicts_release(cli_verdicts *v);
 
 /* Parses an -o value among `names` (space-separated, e.g. "patch yaml
  * json diff name"); CLI_USAGE after kubectl-like message when unknown. */

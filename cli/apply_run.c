@@ -319,6 +319,7 @@ typedef struct apply_out {
 	size_t counts[SMP_PLAN_SUMMARY_COUNT]; /* --summary */
 	int fatal;     /* an error that ends the run (after its message) */
 	bool differs;
+	cli_verdicts verdicts; /* smpatch validate */
 } apply_out;
 
 static const char *action_name(smp_apply_action a)
@@ -341,14 +342,7 @@ static int put_member(cli_buf *b, const char *key, const smp_value *v, smp_error
 /* The start of an entry's JSON line: what it is about and its action. */
 static void put_head(cli_buf *b, const smp_plan_entry *e)
 {
-	cli_buf_puts(b, "{\"apiVersion\":");
-	cli_json_string(b, smp_plan_entry_api_version(e));
-	cli_buf_puts(b, ",\"kind\":");
-	cli_json_string(b, smp_plan_entry_kind(e));
-	cli_buf_puts(b, ",\"namespace\":");
-	cli_json_string(b, smp_plan_entry_namespace(e));
-	cli_buf_puts(b, ",\"name\":");
-	cli_json_string(b, smp_plan_entry_name(e));
+	cli_entry_head(b, e);
 	cli_buf_puts(b, ",\"action\":");
 	cli_json_string(b, action_name(smp_plan_entry_action(e)));
 }
@@ -613,6 +607,14 @@ static int on_entry(const smp_plan_entry *e, void *user)
 	smp_apply_object_ref(ref, sizeof(ref), smp_plan_entry_object(e) ? smp_plan_entry_object(e)
 	                                       : smp_plan_entry_live(e));
 	progress(o);
+	if (a->verdict) {
+		/* validate: a verdict per object; the input's own errors are
+		 * reported as the other commands report them */
+		if ((act == SMP_ACTION_ERROR || act == SMP_ACTION_CONFLICT) && !smp_plan_entry_status(e))
+			report(o, e);
+		rc = cli_verdict_add(&o->verdicts, e, &err);
+		goto out;
+	}
 	if (a->summary &&
 	    (rc = smp_plan_summary_add(o->counts, SMP_PLAN_SUMMARY_COUNT, e, &err)))
 		goto out;
@@ -749,6 +751,13 @@ static int finish(apply_out *o)
 	const apply_cli_args *a = o->a;
 	smp_error err;
 
+	if (a->verdict) {
+		if (!cli_verdict_write(&o->verdicts))
+			return CLI_INTERNAL;
+		/* kubeconform's: 1 when any object is invalid; unreadable input
+		 * first (its exit code) */
+		return o->code != CLI_OK ? o->code : o->verdicts.invalid ? CLI_DIFF : CLI_OK;
+	}
 	if ((a->fmt == APPLY_OUT_YAML || a->fmt == APPLY_OUT_JSON) && put_pieces(o, &err))
 		return err.code == SMP_ENOMEM ? oom() : cli_fail(&err);
 	if (o->out.oom || o->status.oom || o->items.oom || o->pieces.oom)
@@ -803,6 +812,8 @@ int apply_cli_run(const apply_cli_args *a)
 	if ((code = make_plan(&plan, &refs, a)) != CLI_OK ||
 	    (code = read_inputs(plan, a)) != CLI_OK)
 		goto out;
+	o.verdicts.fmt = a->verdict;
+	o.verdicts.schema = refs.schema;
 	o.progress = !a->no_progress && isatty(STDERR_FILENO);
 	o.total = smp_plan_config_count(plan);
 	clock_gettime(CLOCK_MONOTONIC, &o.start);
@@ -825,5 +836,6 @@ out:
 	cli_buf_release(&o.items);
 	cli_buf_release(&o.pieces);
 	cli_diff_dirs_free(o.dirs);
+	cli_verdicts_release(&o.verdicts);
 	return code;
 }

@@ -96,6 +96,7 @@ extern const cli_option cli_last_applied_options[];
 extern const cli_option cli_apply_options[];
 extern const cli_option cli_replace_options[];
 extern const cli_option cli_create_options[];
+extern const cli_option cli_validate_options[];
 
 /* The subcommands. argv[0] is the subcommand name. */
 int cmd_convert(int argc, char **argv);
@@ -105,6 +106,7 @@ int cmd_patch(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_replace(int argc, char **argv);
 int cmd_create(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 int cmd_last_applied(int argc, char **argv);
 /* `smpatch completion bash|zsh` and the hidden `smpatch __complete WORDS`
  * the scripts call (complete.c). */

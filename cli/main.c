@@ -19,6 +19,7 @@ static const char usage_text[] =
 	"                (--server-side: server-side apply, field ownership)\n"
 	"  replace       what kubectl replace stores, and the field ownership\n"
 	"  create        what kubectl create stores, and the field ownership\n"
+	"  validate      whether the API server accepts each object, and its Status\n"
 	"  diff          two-way or three-way patch between documents\n"
 	"  patch         apply a strategic, JSON merge or JSON patch to a document\n"
 	"  explain       the patch metadata the engine uses for a field\n"
@@ -59,6 +60,7 @@ const cli_command cli_commands[] = {
 	{"apply", cmd_apply, cli_apply_options, ""},
 	{"replace", cmd_replace, cli_replace_options, ""},
 	{"create", cmd_create, cli_create_options, ""},
+	{"validate", cmd_validate, cli_validate_options, ""},
 	{"diff", cmd_diff, cli_diff_options, "@file"},
 	{"patch", cmd_patch, cli_patch_options, "@file"},
 	{"explain", cmd_explain, cli_explain_options, ""},

@@ -17,7 +17,7 @@ mkdir "$tmp/bin" && ln -s "$smpatch" "$tmp/bin/smpatch"
 # LINE|EXPECTED: the completions of LINE (cursor at its end), sorted,
 # space-separated. Run from the source directory (file names).
 cat >"$tmp/cases" <<'CASES'
-smpatch |apply completion convert create diff explain help last-applied patch replace version
+smpatch |apply completion convert create diff explain help last-applied patch replace validate version
 smpatch con|convert
 smpatch -|--help --version
 smpatch convert --out|--output

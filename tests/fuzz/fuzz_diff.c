@@ -454,7 +454,10 @@ static bool holds_directive(const smp_value *v)
  *   too (finding-repeated-finalizers-three-way against a live object,
  *   finding-repeated-containers-three-way with the live object as
  *   original; checked with apimachinery v0.32.4's
- *   CreateThreeWayMergePatch and StrategicMergePatch, patches equal);
+ *   CreateThreeWayMergePatch and StrategicMergePatch, patches equal),
+ *   also with "expected a ..." where the repeats hold a list and a
+ *   scalar under one field, or "does not contain declared merge key"
+ *   where one holds a list item without its key;
  * - the three-way diff against a live object holding a value of another
  *   type than the configuration's where the patch carries the list's
  *   directives, or than a value the patch deletes from a list of scalars
@@ -475,6 +478,19 @@ static smp_doc *apply(const smp_value *target, const smp_value *patch,
 	 * short: its start tells it */
 	if (rc && known && strncmp(err.message, "the order in patch list:", 24) == 0 &&
 	    (repeats_scalars(known) || repeats_merge_key(known, o->stype)))
+		return NULL;
+	/* repeats of a key whose items hold a list and a scalar under the
+	 * same field: the patch merges them into one item carrying both the
+	 * scalar and the list's directives, which the reference's apply
+	 * refuses too (finding-repeated-key-list-and-scalar) */
+	if (rc && known && strncmp(err.message, "expected a ", 11) == 0 &&
+	    repeats_merge_key(known, o->stype))
+		return NULL;
+	/* likewise where one of the repeats holds a nested list item
+	 * without its merge key: merged with the original item's list it
+	 * needs the key (finding-repeated-key-item-without-key) */
+	if (rc && known && strstr(err.message, "does not contain declared merge key") &&
+	    repeats_merge_key(known, o->stype))
 		return NULL;
 	if (rc && directives)
 		return NULL;

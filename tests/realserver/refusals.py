@@ -6,7 +6,9 @@ objects of testdata/ the server refuses, which stored.py finds) is applied
 by real kubectl 1.32 through the real server's recording proxy, so that the
 server's raw metav1.Status is at hand; `smpatch apply --dry-run=server
 -o patch` of the same file must refuse it with the same Status (code,
-reason, message, details and causes, compared as JSON values). A refusal
+reason, message, details and causes, compared as JSON values), and
+`smpatch validate -o json` must give the same verdict (invalid with that
+Status, exit 1; valid, exit 0, where apply predicts no refusal). A refusal
 smpatch does not predict yet is listed (the count goes to docs/TESTING.md);
 smpatch refusing what the server accepts, or predicting another Status, is
 a disagreement. Prints `refusals: agree/total` over the refusals smpatch
@@ -110,6 +112,18 @@ def main():
                     predicted = e["status"]
             if rc == 0:
                 srv.kubectl("delete", "-f", path, "--wait=false")
+            # smpatch validate gives the same verdict: invalid with the
+            # predicted Status (exit 1), else valid (exit 0)
+            vrc, vout, verr = judge.smpatch(program, "validate", "-f", path, "-o", "json")
+            verdicts = [json.loads(line) for line in vout.splitlines()]
+            want = ("invalid", 1) if predicted is not None else ("valid", 0)
+            if len(verdicts) != 1 or (verdicts[0].get("status"), vrc) != want or \
+                    canon(verdicts[0].get("refusal")) != canon(predicted):
+                print("DIFFER %s: smpatch validate says %s (exit %d), apply predicts %s" % (
+                    name, vout.strip()[:300] or verr.strip()[:300], vrc,
+                    canon(predicted)[:300]))
+                total += 1
+                continue
             if server is None and rc != 0:
                 print("FAIL %s: kubectl failed before any write: %s" % (name, err.strip()[:300]))
                 total += 1
