@@ -1,7 +1,7 @@
 /*
- * apply_args.c - the command line that `smpatch apply`, `create` and
- * `replace` share: the options' values as kubectl reads them, and the
- * options every one of them takes.
+ * apply_args.c - the command line that `smpatch apply`, `create`,
+ * `replace` and `validate` share: the options' values as kubectl reads
+ * them, and the options every one of them takes.
  */
 #include "apply_cli.h"
 

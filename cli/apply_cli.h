@@ -1,8 +1,8 @@
 /*
- * apply_cli.h - what `smpatch apply` (both modes) and `smpatch replace`
- * share: their command line as read, and the one runner that reads the
- * files, fills a plan (smp_plan_*) and prints its entries as kubectl
- * does (apply_run.c).
+ * apply_cli.h - what `smpatch apply` (both modes), `create`, `replace`
+ * and `validate` share: their command line as read, and the one runner
+ * that reads the files, fills a plan (smp_plan_*) and prints its entries
+ * as kubectl does (apply_run.c), or validate's verdicts (verdict.c).
  */
 #ifndef SMP_CLI_APPLY_CLI_H
 #define SMP_CLI_APPLY_CLI_H

@@ -78,8 +78,6 @@ int cmd_create(int argc, char **argv)
 		code = apply_cli_take(&a, &p, k);
 	if (code == CLI_OK && a.help)
 		fputs(help_text, stdout);
-	else if (code == CLI_OK && !a.nfiles)
-		code = cli_usage("create", "%s", "must specify -f (a file, a directory or -)");
 	else if (code == CLI_OK && (code = apply_cli_check(&a)) == CLI_OK)
 		code = apply_cli_run(&a);
 	apply_cli_args_release(&a);

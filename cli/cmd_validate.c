@@ -87,8 +87,6 @@ int cmd_validate(int argc, char **argv)
 		code = k == APPLY_OPT_OUTPUT ? output(&a, p.value) : apply_cli_take(&a, &p, k);
 	if (code == CLI_OK && a.help) {
 		fputs(help_text, stdout);
-	} else if (code == CLI_OK && !a.nfiles) {
-		code = cli_usage("validate", "%s", "must specify -f (a file, a directory or -)");
 	} else if (code == CLI_OK && (code = apply_cli_check(&a)) == CLI_OK) {
 		a.manager = NULL; /* client-side apply computes no managedFields */
 		code = apply_cli_run(&a);

@@ -198,7 +198,8 @@ int cli_verdict_add(cli_verdicts *v, const smp_plan_entry *e, smp_error *err)
 bool cli_verdict_write(cli_verdicts *v)
 {
 	size_t n = v->valid + v->invalid + v->skipped + v->errors;
-	char head[256] = "";
+	/* room for the texts and eight counts of 20 digits each */
+	char head[512] = "";
 	int len = 0;
 
 	if (v->fmt == APPLY_VERDICT_JUNIT) {
@@ -212,7 +213,7 @@ bool cli_verdict_write(cli_verdicts *v)
 		               v->skipped);
 		cli_buf_puts(&v->out, "  </testsuite>\n</testsuites>\n");
 	} else if (v->fmt == APPLY_VERDICT_TEXT) {
-		char sum[200];
+		char sum[320];
 
 		snprintf(sum, sizeof(sum),
 		         "Summary: %zu resource%s found in %zu file%s - Valid: %zu, Invalid: %zu, "

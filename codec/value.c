@@ -1040,13 +1040,11 @@ static size_t grown_cap(size_t cap, size_t n, size_t elem, size_t first)
 	return ncap > SIZE_MAX / elem ? 0 : ncap;
 }
 
-bool smp_grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first)
+bool smp_grow_slow(void **arr, size_t *cap, size_t n, size_t elem, size_t first)
 {
 	size_t ncap;
 	void *g;
 
-	if (n < *cap)
-		return true;
 	if (!(ncap = grown_cap(*cap, n, elem, first)) || !(g = realloc(*arr, ncap * elem)))
 		return false;
 	*arr = g;
@@ -1054,14 +1052,12 @@ bool smp_grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first)
 	return true;
 }
 
-bool smp_grow_arena(smp_arena *a, void **arr, size_t *cap, size_t n, size_t elem,
-                    size_t first)
+bool smp_grow_arena_slow(smp_arena *a, void **arr, size_t *cap, size_t n, size_t elem,
+                         size_t first)
 {
 	size_t ncap;
 	void *g;
 
-	if (n < *cap)
-		return true;
 	if (!(ncap = grown_cap(*cap, n, elem, first)) || !(g = smp_arena_alloc(a, ncap * elem)))
 		return false;
 	if (n)

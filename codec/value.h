@@ -219,14 +219,26 @@ int smp__err_path(smp_error *err, int code, const char *path, const char *fmt, .
 
 /* ---- growable arrays ---- */
 
+/* The slow paths of smp_grow and smp_grow_arena (value.c). */
+bool smp_grow_slow(void **arr, size_t *cap, size_t n, size_t elem, size_t first);
+bool smp_grow_arena_slow(smp_arena *a, void **arr, size_t *cap, size_t n, size_t elem,
+                         size_t first);
+
 /* Room for element n of *arr (*cap elements of elem bytes, malloc'ed): the
  * capacity doubles, from `first`. false on ENOMEM or overflow, with *arr
- * and *cap as they were. */
-bool smp_grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first);
+ * and *cap as they were. Inline: most calls find room (hot pushes). */
+static inline bool smp_grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first)
+{
+	return n < *cap || smp_grow_slow(arr, cap, n, elem, first);
+}
+
 /* The same for an array in arena a: the larger array is a new one in the
  * arena holding the first n elements (the old one stays there). */
-bool smp_grow_arena(smp_arena *a, void **arr, size_t *cap, size_t n, size_t elem,
-                    size_t first);
+static inline bool smp_grow_arena(smp_arena *a, void **arr, size_t *cap, size_t n,
+                                  size_t elem, size_t first)
+{
+	return n < *cap || smp_grow_arena_slow(a, arr, cap, n, elem, first);
+}
 
 /* ---- growable byte buffer (malloc-based, for printers) ---- */
 
