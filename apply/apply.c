@@ -908,14 +908,21 @@ static int apply_configure(smp_apply_result *res, smp_arena *a, smp_value *mod,
 	return 0;
 }
 
-/* kubectl apply of one configuration (patcher.go's Patch): the
- * configuration normalised (namespace), checked (labels), encoded into the
- * last-applied annotation it is given (GetModifiedConfiguration); then a
- * create, or the three-way patch of the live object; then the size of the
- * annotations. Errors name the object (unless out of memory). */
 int smp_apply_object(smp_apply_result **out, const smp_value *live,
                      const smp_value *config, const smp_apply_options *opts,
                      smp_error *err)
+{
+	return smp__apply_object(out, live, config, opts, true, err);
+}
+
+/* kubectl apply of one configuration (patcher.go's Patch): the
+ * configuration normalised (namespace), checked (labels, with `meta`),
+ * encoded into the last-applied annotation it is given
+ * (GetModifiedConfiguration); then a create, or the three-way patch of the
+ * live object; then (with `meta`) the size of the annotations. Errors name
+ * the object (unless out of memory). */
+int smp__apply_object(smp_apply_result **out, const smp_value *live, const smp_value *config,
+                      const smp_apply_options *opts, bool meta, smp_error *err)
 {
 	smp_apply_options def = SMP_APPLY_OPTIONS_INIT;
 	const smp_apply_options *o = opts ? opts : &def;
@@ -944,7 +951,7 @@ int smp_apply_object(smp_apply_result **out, const smp_value *live,
 		goto out;
 	}
 	cfg = mod; /* names for messages: the annotation does not change them */
-	if ((rc = set_namespace(a, mod, o, err)) || (rc = smp__validate_labels(mod, err)) ||
+	if ((rc = set_namespace(a, mod, o, err)) || (meta && (rc = smp__validate_labels(mod, err))) ||
 	    (rc = encode_into(&res->enc, &enclen, a, mod, &ann, err)))
 		goto out;
 	/* referenced, not copied: the result owns the text */
@@ -957,7 +964,7 @@ int smp_apply_object(smp_apply_result **out, const smp_value *live,
 	 * equal), so when it alone is over the limit the object will be
 	 * refused: what only serves the result is skipped then. Errors of the
 	 * three-way patch (preconditions, conflicts) still come first. */
-	too_large = strlen(LA) + enclen > SMP_ANNOTATIONS_MAX_BYTES;
+	too_large = meta && strlen(LA) + enclen > SMP_ANNOTATIONS_MAX_BYTES;
 	po.type = strategic_type(cfg, o, &po.stype) ? SMP_PATCH_STRATEGIC : SMP_PATCH_MERGE;
 	po.overwrite = o->overwrite;
 	res->ptype = po.type;
@@ -965,7 +972,7 @@ int smp_apply_object(smp_apply_result **out, const smp_value *live,
 		rc = apply_create(res, a, mod, too_large, err);
 	else
 		rc = apply_configure(res, a, mod, live, o, &po, too_large, &odoc, err);
-	if (!rc && (too_large || annotations_size(res->object) > SMP_ANNOTATIONS_MAX_BYTES)) {
+	if (!rc && meta && (too_large || annotations_size(res->object) > SMP_ANNOTATIONS_MAX_BYTES)) {
 		const char *kind = smpv_map_str(cfg, "kind");
 		const char *name = smpv_map_str(smpv_map_get(cfg, "metadata"), "name");
 

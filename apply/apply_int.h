@@ -7,6 +7,7 @@
 
 #include "smpatch.h"
 #include "codec/value.h"
+#include "apply/fielderr.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,11 +16,21 @@
  * returns nonzero when there was any. */
 int smp_label_key_problems(smp_buf *b, const char *key, size_t n);
 int smp_label_value_problems(smp_buf *b, const char *value, size_t n);
+/* The same, each message after `sep` (IsQualifiedName's and
+ * IsValidLabelValue's lists, one field error each: "\n"). */
+int smp_label_key_list(smp_buf *b, const char *key, size_t n, const char *sep);
+int smp_label_value_list(smp_buf *b, const char *value, size_t n, const char *sep);
 
 /* The API server's validation of an object's labels and of its pod
  * template's (ValidateObjectMeta): SMP_EINVALOBJ naming the field, with
  * the value's line and column, as the server words it. */
 int smp__validate_labels(const smp_value *obj, smp_error *err);
+
+/* smp_apply_object; without `meta`, the server's checks of the labels and
+ * of the annotations' size are left to the caller (a plan runs all the
+ * server's rules on the stored form: smp__check_object). */
+int smp__apply_object(smp_apply_result **out, const smp_value *live, const smp_value *config,
+                      const smp_apply_options *opts, bool meta, smp_error *err);
 
 /* smp_stored_form's flag for the object as the server decodes it, before
  * its registry changes it (a Namespace's finalizer, a Service's IP
@@ -36,8 +47,6 @@ int smp__validate_labels(const smp_value *obj, smp_error *err);
  * of the object). Internal. */
 #define SMP_CHANGES__NO_MANAGED_FIELDS (1u << 30)
 
-/* Appends s as a Go %q-like quoted string (for messages). */
-void smp_quote_go(smp_buf *b, const char *s, size_t n);
 
 /* The stored form of a custom resource (stored_crd.c): `root`, a copy in
  * the result document's arena `a`, is pruned, coerced and defaulted in

@@ -64,14 +64,15 @@ static bool subdomain_ok(const char *s, size_t n)
 	return true;
 }
 
-static void add_msg(smp_buf *b, const char *msg)
+/* Appends msg after the messages in b since `start`, `sep` between. */
+static void add_msg(smp_buf *b, size_t start, const char *sep, const char *msg)
 {
-	if (b->len)
-		smp_buf_puts(b, "; ");
+	if (b->len > start)
+		smp_buf_puts(b, sep);
 	smp_buf_puts(b, msg);
 }
 
-int smp_label_key_problems(smp_buf *b, const char *key, size_t n)
+int smp_label_key_list(smp_buf *b, const char *key, size_t n, const char *sep)
 {
 	const char *slash = memchr(key, '/', n);
 	const char *name = key;
@@ -81,40 +82,50 @@ int smp_label_key_problems(smp_buf *b, const char *key, size_t n)
 	if (slash) {
 		size_t plen = (size_t)(slash - key);
 		if (memchr(slash + 1, '/', n - plen - 1)) {
-			add_msg(b, "a valid label key " LABEL_KEY_MSG LABEL_KEY_EXAMPLES
+			add_msg(b, before, sep, "a qualified name " LABEL_KEY_MSG LABEL_KEY_EXAMPLES
 			        " with an optional DNS subdomain prefix and '/' (e.g. "
 			        "'example.com/MyName')");
 			return b->len != before;
 		}
 		if (plen == 0) {
-			add_msg(b, "prefix part must be non-empty");
+			add_msg(b, before, sep, "prefix part must be non-empty");
 		} else {
 			if (plen > DNS1123_SUBDOMAIN_MAX)
-				add_msg(b, "prefix part must be no more than 253 characters");
+				add_msg(b, before, sep, "prefix part must be no more than 253 characters");
 			if (!subdomain_ok(key, plen))
-				add_msg(b, "prefix part " DNS1123_SUBDOMAIN_MSG);
+				add_msg(b, before, sep, "prefix part " DNS1123_SUBDOMAIN_MSG);
 		}
 		name = slash + 1;
 		nlen = n - plen - 1;
 	}
 	if (nlen == 0)
-		add_msg(b, "name part must be non-empty");
+		add_msg(b, before, sep, "name part must be non-empty");
 	else if (nlen > LABEL_NAME_MAX)
-		add_msg(b, "name part must be no more than 63 characters");
+		add_msg(b, before, sep, "name part must be no more than 63 characters");
 	if (!name_ok(name, nlen))
-		add_msg(b, "name part " LABEL_KEY_MSG LABEL_KEY_EXAMPLES);
+		add_msg(b, before, sep, "name part " LABEL_KEY_MSG LABEL_KEY_EXAMPLES);
 	return b->len != before;
 }
 
-int smp_label_value_problems(smp_buf *b, const char *value, size_t n)
+int smp_label_value_list(smp_buf *b, const char *value, size_t n, const char *sep)
 {
 	size_t before = b->len;
 
 	if (n > LABEL_VALUE_MAX)
-		add_msg(b, "must be no more than 63 characters");
+		add_msg(b, before, sep, "must be no more than 63 characters");
 	if (n && !name_ok(value, n))
-		add_msg(b, LABEL_VALUE_MSG);
+		add_msg(b, before, sep, LABEL_VALUE_MSG);
 	return b->len != before;
+}
+
+int smp_label_key_problems(smp_buf *b, const char *key, size_t n)
+{
+	return smp_label_key_list(b, key, n, "; ");
+}
+
+int smp_label_value_problems(smp_buf *b, const char *value, size_t n)
+{
+	return smp_label_value_list(b, value, n, "; ");
 }
 
 static int report(smp_buf *b, smp_error *err, const char *what, const char *s, size_t n)
@@ -218,29 +229,4 @@ int smp_labels_validate(const smp_value *labels, const char *path, smp_error *er
 	}
 	smp_buf_release(&b);
 	return 0;
-}
-
-void smp_quote_go(smp_buf *b, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	smp_buf_putc(b, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		switch (c) {
-		case '"': smp_buf_puts(b, "\\\""); break;
-		case '\\': smp_buf_puts(b, "\\\\"); break;
-		case '\n': smp_buf_puts(b, "\\n"); break;
-		case '\t': smp_buf_puts(b, "\\t"); break;
-		case '\r': smp_buf_puts(b, "\\r"); break;
-		default:
-			if (c < 0x20 || c == 0x7f) {
-				char e[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
-				smp_buf_put(b, e, 4);
-			} else {
-				smp_buf_putc(b, (char)c);
-			}
-		}
-	}
-	smp_buf_putc(b, '"');
 }

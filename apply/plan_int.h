@@ -205,6 +205,10 @@ int smp__plan_with_namespace(smp_doc **out, const smp_value *cfg,
  * server would refuse there turns the entry into an ERROR with its Status.
  * SMP_ENOMEM. */
 int smp__plan_stored(smp_plan_entry *e, smp_plan *p);
+/* The API server's validation of what the entry sends (plan_check.c): a
+ * refusal makes the entry an ERROR with the server's Status. 0 or
+ * SMP_ENOMEM. */
+int smp__plan_check(smp_plan_entry *e, smp_plan *p);
 
 /* The plan's ignore rules for a decided entry (plan_ignore.c): both sides
  * of its comparison without the ignored fields, and a CONFIGURE that

@@ -204,6 +204,8 @@ static void decide(smp_plan *p, plan_loop *l, size_t i, decided *d)
 	if (!rc && p->o.stored && e->object)
 		rc = smp__plan_stored(e, p);
 	if (!rc && e->object)
+		rc = smp__plan_check(e, p);
+	if (!rc && e->object)
 		rc = smp__plan_ignore(e, p);
 	if ((d->rc = rc) || e->action == SMP_ACTION_ERROR || e->action == SMP_ACTION_CONFLICT)
 		return; /* rc 1: left out by the field selector */

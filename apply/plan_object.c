@@ -173,16 +173,17 @@ static int warn_lines(smp_plan_entry *e, const char *text)
 	return 0;
 }
 
-/* The server's field validation of what a create or patch leaves (the
- * live object has no unknown field: they come from the configuration):
- * an error, or warnings, as p->o.validate says. */
-static int validate(smp_plan_entry *e, const smp_plan *p)
+/* The server's decoding and field validation of `obj`, what a create or
+ * patch leaves (the live object has no unknown field: they come from the
+ * configuration) or a create's or replace's body: an error, or warnings,
+ * as p->o.validate says. */
+static int validate(smp_plan_entry *e, const smp_plan *p, const smp_value *obj)
 {
 	smp_validation *v = NULL;
 	smp_error err;
 	int rc;
 
-	if ((rc = smp_object_validate(&v, e->object, p->o.schema, &err)))
+	if ((rc = smp_object_validate(&v, obj, p->o.schema, &err)))
 		return rc == SMP_ENOMEM ? rc : 0;
 	rc = smp_validation_error(v, p->o.validate, &err);
 	if (rc == SMP_ENOMEM) {
@@ -272,7 +273,7 @@ int smp__plan_client_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 		return SMP_ENOMEM;
 	if (!match)
 		return 1;
-	rc = smp_apply_object(&e->ares, s->live, cfg, &p->ao, &err);
+	rc = smp__apply_object(&e->ares, s->live, cfg, &p->ao, false, &err);
 	if (rc == SMP_ENOMEM)
 		return rc;
 	if (rc) {
@@ -311,7 +312,7 @@ int smp__plan_client_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 	if ((rc = warn_lines(e, smp_apply_result_warning(e->ares))) ||
 	    (rc = warn_duplicate_keys(e, p, cfg)))
 		return rc;
-	return e->action == SMP_ACTION_UNCHANGED ? 0 : validate(e, p);
+	return e->action == SMP_ACTION_UNCHANGED ? 0 : validate(e, p, e->object);
 }
 
 /* ------------------------------------------------------------ server-side */
@@ -760,6 +761,9 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 	e->patch = body;
 	if (apply && !*p->so.manager)
 		return no_manager(e);
+	/* a create's or replace's body is decoded first (400) */
+	if (!apply && ((rc = validate(e, p, body)) || e->action == SMP_ACTION_ERROR))
+		return rc;
 	if (create && e->live)
 		return named_refusal(e, p, body, true);
 	rc = apply    ? smp_ssa_apply(&e->sres, e->live, body, &p->so, &err)
@@ -783,10 +787,8 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 		e->patch = NULL;
 		return smp__plan_fail(e, &err, NULL, true);
 	}
-	/* the registry validates the object after the field manager: a
-	 * conflict is answered first, then invalid labels */
-	if (!rc && (rc = smp__validate_labels(body, &err)) == SMP_ENOMEM)
-		return rc;
+	/* the registry validates the object after the field manager (a
+	 * conflict is answered first): smp__plan_check */
 	if (rc) {
 		smp_ssa_result_free(e->sres);
 		e->sres = NULL;

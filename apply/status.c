@@ -242,3 +242,116 @@ int smp_status_from_error(smp_doc **out, const smp_error *e, const smp_value *ob
 	*out = doc;
 	return SMP_OK;
 }
+
+/* CauseType of each field.ErrorType (the cause's "reason"). */
+static const char *const fe_cause[] = {
+	[SMP_FE_NOT_FOUND] = "FieldValueNotFound",
+	[SMP_FE_REQUIRED] = "FieldValueRequired",
+	[SMP_FE_DUPLICATE] = "FieldValueDuplicate",
+	[SMP_FE_INVALID] = "FieldValueInvalid",
+	[SMP_FE_NOT_SUPPORTED] = "FieldValueNotSupported",
+	[SMP_FE_FORBIDDEN] = "FieldValueForbidden",
+	[SMP_FE_TOO_LONG] = "FieldValueTooLong",
+	[SMP_FE_TOO_MANY] = "FieldValueTooMany",
+	[SMP_FE_INTERNAL] = "InternalError",
+};
+
+/* The errors' texts ("<field>: <body>", field.Error.Error()) as
+ * ToAggregate prints them: each text once, in order, "[a, b]" when there
+ * are several. */
+static void aggregate(smp_buf *b, const smp_felist *l)
+{
+	size_t start = b->len, kept = 0;
+	smp_buf t;
+
+	smp_buf_init(&t);
+	for (size_t i = 0; i < l->n; i++) {
+		const smp_fe *e = &l->items[i];
+		bool seen = false;
+
+		t.len = 0;
+		smp_buf_printf(&t, "%s: %s", e->field, e->body);
+		if (t.oom)
+			break;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strcmp(l->items[j].field, e->field) == 0 &&
+			       strcmp(l->items[j].body, e->body) == 0;
+		if (seen)
+			continue;
+		smp_buf_puts(b, kept++ ? ", " : "");
+		smp_buf_put(b, t.ptr, t.len);
+	}
+	if (t.oom)
+		b->oom = true;
+	smp_buf_release(&t);
+	if (kept > 1 && smp_buf_reserve(b, 2)) {
+		memmove(b->ptr + start + 1, b->ptr + start, b->len - start);
+		b->ptr[start] = '[';
+		b->len++;
+		smp_buf_putc(b, ']');
+	}
+}
+
+int smp__fe_status(smp_doc **out, smp_error *err, const smp_felist *l, const smp_value *obj)
+{
+	const char *kind = smp_value_string(smp_value_at(obj, "kind"), NULL);
+	const char *name = smp_value_string(smp_value_at(obj, "metadata.name"), NULL);
+	const char *av = smp_value_string(smp_value_at(obj, "apiVersion"), NULL);
+	const char *group = "", *version;
+	size_t glen = 0, vlen, texts;
+	smp_value *st, *details, *causes;
+	smp_buf m;
+	sb b;
+
+	*out = NULL;
+	if (av)
+		smp_split_api_version(av, &group, &glen, &version, &vlen);
+	smp_buf_init(&m);
+	smp_buf_printf(&m, "%s%s%.*s ", kind ? kind : "", glen ? "." : "", (int)glen, group);
+	smp_quote_go(&m, name ? name : "", name ? strlen(name) : 0);
+	smp_buf_puts(&m, " is invalid: ");
+	texts = m.len;
+	aggregate(&m, l);
+	if (m.oom || !(*out = smp_doc_alloc())) {
+		smp_buf_release(&m);
+		return SMP_ENOMEM;
+	}
+	b.a = &(*out)->arena;
+	b.rc = SMP_OK;
+	st = smpv_map(b.a, 8);
+	details = smpv_map(b.a, 4);
+	causes = smpv_list(b.a, l->n);
+	s_puts(&b, st, "kind", "Status");
+	s_puts(&b, st, "apiVersion", "v1");
+	s_put(&b, st, "metadata", smpv_map(b.a, 0));
+	s_puts(&b, st, "status", "Failure");
+	s_puts(&b, st, "message", m.ptr);
+	s_puts(&b, st, "reason", "Invalid");
+	s_puts(&b, details, "name", name);
+	if (glen)
+		s_put(&b, details, "group", s_str(&b, group, glen));
+	s_puts(&b, details, "kind", kind);
+	for (size_t i = 0; i < l->n && !b.rc; i++) {
+		smp_value *cause = smpv_map(b.a, 3);
+
+		s_puts(&b, cause, "reason", fe_cause[l->items[i].type]);
+		s_puts(&b, cause, "message", l->items[i].body);
+		s_puts(&b, cause, "field", l->items[i].field);
+		if (!b.rc && (!cause || !causes || smpv_list_add(b.a, causes, cause)))
+			b.rc = SMP_ENOMEM;
+	}
+	s_put(&b, details, "causes", causes);
+	s_put(&b, st, "details", details);
+	s_put(&b, st, "code", smpv_int(b.a, 422));
+	if (b.rc || smp_doc_push_root(*out, st)) {
+		smp_doc_free(*out);
+		*out = NULL;
+		smp_buf_release(&m);
+		return SMP_ENOMEM;
+	}
+	smp_err_set(err, SMP_EINVALOBJ, NULL, l->n ? l->items[0].line : 0,
+	            l->n ? l->items[0].col : 0, l->n ? l->items[0].field : NULL, "%s",
+	            m.ptr + texts);
+	smp_buf_release(&m);
+	return SMP_EINVALOBJ;
+}

@@ -327,6 +327,16 @@ static int check(vctx *c, const smp_value *v, const smp_stype *t, const char *ow
 		}
 	case SMP_SKIND_PRIMITIVE: {
 		const char *tn = t->type_name ? t->type_name : "string";
+		if (special_format(t, "byte") && vt == SMP_STRING && c->typed) {
+			/* []byte: Go decodes the text as base64 */
+			long at = smp_base64_check(v->u.s.ptr, v->u.s.len);
+			char text[64];
+
+			if (at < 0)
+				return SMP_OK;
+			snprintf(text, sizeof(text), "illegal base64 data at input byte %ld", at);
+			return add(c, text, v, true);
+		}
 		if (special_format(t, "date-time") || special_format(t, "byte"))
 			return vt == SMP_STRING ? SMP_OK : type_error(c, v, t, owner, false);
 		if (strcmp(tn, "integer") == 0) {

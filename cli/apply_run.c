@@ -619,6 +619,18 @@ static int on_entry(const smp_plan_entry *e, void *user)
 	    (rc = smp_plan_summary_add(o->counts, SMP_PLAN_SUMMARY_COUNT, e, &err)))
 		goto out;
 	if (act == SMP_ACTION_ERROR || act == SMP_ACTION_CONFLICT) {
+		/* the server's warnings come with its refusal, before it (a
+		 * field dropped with --validate=warn, then the object refused) */
+		cli_buf w;
+
+		cli_buf_init(&w);
+		for (size_t i = 0; i < smp_plan_entry_warning_count(e); i++)
+			put_warning(&w, smp_plan_entry_warning(e, i));
+		if (w.len) {
+			progress_clear(o);
+			fwrite(w.ptr, 1, w.len, stderr);
+		}
+		cli_buf_release(&w);
 		report(o, e);
 		if (objects)
 			rc = keep_piece(o, e, &err);

@@ -25,46 +25,76 @@ static int b64val(unsigned char c)
 	return -1;
 }
 
-int smp_base64_decode(char *out, size_t *outlen, const char *s, size_t n)
+long smp_base64_check(const char *s, size_t n)
 {
-	unsigned char quad[4];
-	size_t q = 0, o = 0;
-	bool done = false;
+	size_t si = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '\r' || c == '\n')
-			continue;
-		if (done)
-			return -1; /* data after a padded quad */
-		quad[q++] = c;
-		if (q < 4)
-			continue;
-		q = 0;
-		int v[4], pad = 0;
-		for (int k = 0; k < 4; k++) {
-			if (quad[k] == '=' && k >= 2) {
-				v[k] = 0;
-				pad++;
+	while (si < n) {
+		int j;
+
+		for (j = 0; j < 4; j++) {
+			unsigned char in;
+
+			if (si == n) {
+				if (j == 0)
+					return -1;
+				return (long)(si - (size_t)j); /* StdEncoding pads */
+			}
+			in = (unsigned char)s[si++];
+			if (b64val(in) >= 0)
+				continue;
+			if (in == '\n' || in == '\r') {
+				j--;
 				continue;
 			}
-			if (pad) /* "=x" inside a quad */
-				return -1;
-			v[k] = b64val(quad[k]);
-			if (v[k] < 0)
-				return -1;
+			if (in != '=' || j < 2)
+				return (long)(si - 1);
+			if (j == 2) {
+				while (si < n && (s[si] == '\n' || s[si] == '\r'))
+					si++;
+				if (si == n)
+					return (long)n;
+				if (s[si] != '=')
+					return (long)(si - 1);
+				si++;
+			}
+			while (si < n && (s[si] == '\n' || s[si] == '\r'))
+				si++;
+			return si < n ? (long)si : -1;
 		}
-		uint32_t w = ((uint32_t)v[0] << 18) | ((uint32_t)v[1] << 12) |
-		             ((uint32_t)v[2] << 6) | (uint32_t)v[3];
-		out[o++] = (char)(w >> 16);
-		if (pad < 2)
-			out[o++] = (char)(w >> 8);
-		if (pad < 1)
-			out[o++] = (char)w;
-		done = pad > 0;
 	}
-	if (q != 0)
+	return -1;
+}
+
+int smp_base64_decode(char *out, size_t *outlen, const char *s, size_t n)
+{
+	uint32_t w = 0;
+	size_t o = 0;
+	int q = 0;
+
+	if (smp_base64_check(s, n) >= 0)
 		return -1;
+	for (size_t i = 0; i < n; i++) {
+		int v = b64val((unsigned char)s[i]);
+
+		if (v < 0)
+			continue; /* CR, LF and the padding: checked above */
+		w = w << 6 | (uint32_t)v;
+		if (++q == 4) {
+			out[o++] = (char)(w >> 16);
+			out[o++] = (char)(w >> 8);
+			out[o++] = (char)w;
+			w = 0;
+			q = 0;
+		}
+	}
+	/* a last quantum of 2 or 3 characters (padded): 1 or 2 bytes */
+	if (q == 2)
+		out[o++] = (char)(w >> 4);
+	if (q == 3) {
+		out[o++] = (char)(w >> 10);
+		out[o++] = (char)(w >> 2);
+	}
 	*outlen = o;
 	return 0;
 }

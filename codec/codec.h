@@ -166,7 +166,13 @@ typedef struct smp_scalar {
  * style message in msg when an explicit tag does not fit the text. */
 int smp_resolve(smp_scalar *out, const char *s, size_t n, const char *tag, bool plain,
                 char *msg, size_t msgsize);
-/* Go's base64.StdEncoding.DecodeString; out needs n bytes. -1 if invalid. */
+/* Where Go's base64.StdEncoding.Decode stops on s[0..n) (decodeQuantum:
+ * padding required, CR and LF skipped): the byte offset of its
+ * CorruptInputError ("illegal base64 data at input byte N"), or -1 when
+ * s decodes. */
+long smp_base64_check(const char *s, size_t n);
+/* Go's base64.StdEncoding.DecodeString; out needs n bytes. -1 if invalid
+ * (smp_base64_check). */
 int smp_base64_decode(char *out, size_t *outlen, const char *s, size_t n);
 /* n bytes of `in` in Go's base64.StdEncoding (padded), or with `url` its
  * RawURLEncoding (URL-safe alphabet, no padding), NUL-terminated; `out`

@@ -796,6 +796,46 @@ SMP_API int smp_validation_error(const smp_validation *v, smp_validate_mode mode
 SMP_API void smp_validation_free(smp_validation *v);
 
 /* ------------------------------------------------------------------------
+ * The API server's own validation of built-in kinds
+ * ------------------------------------------------------------------------ */
+
+typedef struct smp_check_options {
+	unsigned version;          /* SMP_CHECK_OPTIONS_VERSION */
+	/* The live object the write replaces (as the server holds it): the
+	 * update's rules run (immutable fields, the metadata checked as an
+	 * update checks it). NULL: a create. Referenced. */
+	const smp_value *live;
+	/* An OpenAPI document or CRDs, for the stored form the rules read
+	 * (smp_stored_form); NULL = the built-in tables. Referenced. */
+	const smp_schema *schema;
+} smp_check_options;
+
+#define SMP_CHECK_OPTIONS_VERSION 1
+#define SMP_CHECK_OPTIONS_INIT { SMP_CHECK_OPTIONS_VERSION, NULL, NULL }
+
+/* The API server's own validation of `obj`, the object a create (or, with
+ * opts->live, an update) writes, as its registry runs Kubernetes 1.32's
+ * pkg/apis/<group>/validation on the object decoded and defaulted: the
+ * rules read the stored form (smp_stored_form) of `obj` and of the live
+ * object. Every kind's labels and annotations are checked, and the rules
+ * of ConfigMap, Secret, Service and Deployment (docs/APPLY.md, "The API
+ * server's validation"); every plan runs the same. The server's decoding
+ * (smp_object_validate) comes before this and is not part of it.
+ * SMP_EINVALOBJ when the server refuses the object: `*status` is its 422
+ * metav1.Status, every cause in the server's order and words (a map's
+ * entries in sorted key order), and err's message the causes' texts,
+ * err->path, line and column the first cause's. SMP_OK with `*status`
+ * NULL when the rules find nothing, and also when the object holds what
+ * they cannot word as the server does (a value Go prints with a pointer's
+ * address, a rule not written yet): a refusal is then not predicted.
+ * SMP_EINVAL for NULL `status` or `obj`, `obj` not a map, bad options;
+ * smp_stored_form's errors (a bad quantity: SMP_EINVALOBJ, `*status`
+ * NULL); SMP_ENOMEM. Free `*status` with smp_doc_free(). Only reads;
+ * thread-safe. */
+SMP_API int smp_object_check(smp_doc **status, const smp_value *obj,
+                             const smp_check_options *opts, smp_error *err);
+
+/* ------------------------------------------------------------------------
  * metav1.Status for failures, DeleteOptions for prunes
  * ------------------------------------------------------------------------ */
 

@@ -10,9 +10,14 @@
 
 #include <stdlib.h>
 
+/* What makes a Deployment one the API server accepts (the plans check
+ * the server's validation), after its replicas. */
+#define WEB_SPEC ",\"selector\":{\"matchLabels\":{\"app\":\"web\"}},\"template\":{\"metadata\":" \
+	"{\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"nginx\"}]}}"
+
 static const char *const deploy =
 	"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},"
-	"\"spec\":{\"replicas\":2}}";
+	"\"spec\":{\"replicas\":2" WEB_SPEC "}}";
 static const char *const cm =
 	"{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":["
 	"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\","
@@ -27,7 +32,7 @@ static const char *const live =
 	"last-applied-configuration\":\"{\\\"apiVersion\\\":\\\"apps/v1\\\",\\\"kind\\\":"
 	"\\\"Deployment\\\",\\\"metadata\\\":{\\\"annotations\\\":{},\\\"name\\\":\\\"web\\\","
 	"\\\"namespace\\\":\\\"default\\\"},\\\"spec\\\":{\\\"replicas\\\":1}}\\n\"}},"
-	"\"spec\":{\"replicas\":1}},"
+	"\"spec\":{\"replicas\":1" WEB_SPEC "}},"
 	"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"old\","
 	"\"namespace\":\"default\",\"labels\":{\"app\":\"web\"},\"annotations\":"
 	"{\"kubectl.kubernetes.io/last-applied-configuration\":\"{}\"}}}]}";
@@ -147,7 +152,7 @@ static void test_sequence(void)
 
 	add(p, deploy, false, "a.json");
 	add(p, "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":"
-	       "\"web\"},\"spec\":{\"replicas\":3}}", false, "b.json");
+	       "\"web\"},\"spec\":{\"replicas\":3" WEB_SPEC "}}", false, "b.json");
 	add(p, deploy, false, "c.json");
 	CHECK(smp_plan_compute(p, &err) == 0);
 	CHECK(smp_plan_count(p) == 3);
@@ -184,7 +189,7 @@ static void test_failures(void)
 	add(p, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":7}}", false,
 	    "meta.json");
 	add(p, "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":"
-	       "\"web\"},\"spec\":{\"replicas\":5}}", false, "web.json");
+	       "\"web\"},\"spec\":{\"replicas\":5" WEB_SPEC "}}", false, "web.json");
 	add(p, live, true, "live.json");
 	CHECK(smp_plan_compute(p, &err) == 0);
 	CHECK(smp_plan_count(p) == 4, "count %zu", smp_plan_count(p));
@@ -215,7 +220,7 @@ static void test_failures(void)
 	       "\"namespace\":\"default\",\"annotations\":{\"kubectl.kubernetes.io/"
 	       "last-applied-configuration\":\"{\\\"apiVersion\\\":\\\"apps/v1\\\",\\\"kind\\\":"
 	       "\\\"Deployment\\\",\\\"metadata\\\":{\\\"name\\\":\\\"web\\\"},\\\"spec\\\":"
-	       "{\\\"replicas\\\":1}}\"}},\"spec\":{\"replicas\":4}}", true, "live.json");
+	       "{\\\"replicas\\\":1}}\"}},\"spec\":{\"replicas\":4" WEB_SPEC "}}", true, "live.json");
 	CHECK(smp_plan_compute(p, &err) == 0);
 	e = smp_plan_entry_at(p, 0);
 	CHECK(smp_plan_entry_action(e) == SMP_ACTION_CONFLICT);

@@ -122,7 +122,7 @@ static const struct {
 	{"a (b)", 3, "found '(', expected: in, notin, =, ==, !=, gt, lt"},
 	{"a=b,c d", 7, "found 'd', expected: in, notin, =, ==, !=, gt, lt"},
 	{"-bad=x", 1, "name part must consist of alphanumeric characters"},
-	{"a/b/c=x", 1, "a valid label key must consist of alphanumeric characters"},
+	{"a/b/c=x", 1, "a qualified name must consist of alphanumeric characters"},
 	{"Example.com/a=x", 1, "prefix part a lowercase RFC 1123 subdomain"},
 	{"/a=x", 1, "prefix part must be non-empty"},
 	{"a=-x", 3, "invalid label value \"-x\": a valid label must be an empty string"},
@@ -314,7 +314,7 @@ static void test_validation(void)
 		                  "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
 		{"a..b/c", "prefix part a lowercase RFC 1123 subdomain"},
 		{"-a.com/c", "prefix part a lowercase RFC 1123 subdomain"},
-		{"a/b/c", "a valid label key must consist of"},
+		{"a/b/c", "a qualified name must consist of"},
 	};
 	static const char *const good_values[] = {"", "a", "A.b-c_d", "0", "x1"};
 	static const char *const bad_values[] = {"-a", "a-", "a b", "a/b", "_"};

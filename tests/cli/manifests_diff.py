@@ -13,8 +13,9 @@ the request kubectl sends) and by `smpatch apply -o patch`:
              sends nothing; smpatch must say unchanged.
   modified   the same live object, the file changed (a label added, one
              removed, the last item of a list of objects dropped, two list
-             items swapped, a number and a string changed): the PATCH kubectl
-             sends (type and body) must be the one smpatch plans.
+             items swapped, a number and a string changed, none of them one
+             the server keeps immutable): the PATCH kubectl sends (type and
+             body) must be the one smpatch plans.
 
 Bodies are compared as JSON values. Exits 0 when all agree, 1 otherwise, 77
 (skip) without kubectl.
@@ -74,6 +75,13 @@ def with_server_fields(obj):
     return live
 
 
+# What a change would make the API server refuse (and smpatch predicts
+# that refusal): a workload's selector (immutable) and its template's
+# labels (the selector must match them), a Secret's type (immutable) and
+# data (base64).
+IMMUTABLE = (".spec.selector", ".spec.template.metadata.labels", ".type", ".data")
+
+
 def mutate(obj):
     """A changed configuration: see the module docstring. Returns (object,
     what changed)."""
@@ -94,6 +102,8 @@ def mutate(obj):
             for k in list(v):
                 if path == "" and k in ("apiVersion", "kind", "metadata"):
                     continue
+                if (path + "." + k) in IMMUTABLE and (k != "data" or o.get("kind") == "Secret"):
+                    continue  # the API server would refuse the change
                 x = v[k]
                 p = path + "." + k
                 if isinstance(x, bool):

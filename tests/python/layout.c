@@ -33,6 +33,9 @@ int main(void)
 	SIZE(smp_stored_options);
 	FIELD(smp_stored_options, version); FIELD(smp_stored_options, flags);
 	FIELD(smp_stored_options, schema);
+	SIZE(smp_check_options);
+	FIELD(smp_check_options, version); FIELD(smp_check_options, live);
+	FIELD(smp_check_options, schema);
 	SIZE(smp_ssa_options);
 	FIELD(smp_ssa_options, version); FIELD(smp_ssa_options, manager);
 	FIELD(smp_ssa_options, force); FIELD(smp_ssa_options, schema); FIELD(smp_ssa_options, now);

@@ -291,3 +291,52 @@ class Answers(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
+
+
+class CheckObject(unittest.TestCase):
+    """smpatch.check_object (smp_object_check): the server's own rules. The
+    expected Statuses are the real kube-apiserver 1.32.4's answers to
+    tests/realserver/refusals.py's cases container-no-image and
+    update-immutable-configmap (realserver.refusals judges the same rules
+    on its whole catalogue)."""
+
+    C = {"name": "c", "image": "nginx"}
+
+    def deploy(self, containers):
+        return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d3"},
+                "spec": {"selector": {"matchLabels": {"app": "d3"}},
+                         "template": {"metadata": {"labels": {"app": "d3"}},
+                                      "spec": {"containers": containers}}}}
+
+    def test_create(self):
+        self.assertIsNone(smpatch.check_object(self.deploy([self.C])))
+        st = smpatch.check_object(self.deploy([{"name": "c"}]))
+        self.assertEqual(st, {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": 'Deployment.apps "d3" is invalid: '
+                       "spec.template.spec.containers[0].image: Required value",
+            "reason": "Invalid",
+            "details": {"name": "d3", "group": "apps", "kind": "Deployment", "causes": [
+                {"reason": "FieldValueRequired", "message": "Required value",
+                 "field": "spec.template.spec.containers[0].image"}]},
+            "code": 422})
+
+    def test_update(self):
+        live = {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "u6", "namespace": "default", "resourceVersion": "1"},
+                "immutable": True, "data": {"a": "1"}}
+        new = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "u6"},
+               "immutable": True, "data": {"a": "2"}}
+        self.assertIsNone(smpatch.check_object(new))  # a create is fine
+        st = smpatch.check_object(new, live=live)
+        self.assertEqual(st["message"], 'ConfigMap "u6" is invalid: data: Forbidden: field is '
+                                        "immutable when `immutable` is set")
+        self.assertEqual(st["details"]["causes"], [
+            {"reason": "FieldValueForbidden",
+             "message": "Forbidden: field is immutable when `immutable` is set",
+             "field": "data"}])
+
+    def test_not_decoded(self):
+        with self.assertRaises(smpatch.InvalidObjectError):
+            smpatch.check_object(self.deploy([dict(self.C, resources={"limits": {"cpu": "x"}})]))
+

@@ -112,6 +112,65 @@ def differences(a, b, path=""):
     return out
 
 
+def _map_group(field):
+    """The map a cause's field belongs to, when the server lists that map's
+    entries in Go's random map order: "data[k]" -> "data" (a key, not an
+    index), and the label and annotation fields themselves (one cause per
+    entry). None for other fields."""
+    if field.endswith("]") and "[" in field:
+        head, key = field[:-1].rsplit("[", 1)
+        return None if key.isdigit() else head + "[]"
+    if field.split(".")[-1] in ("labels", "annotations", "matchLabels", "nodeSelector",
+                                "selector", "limits", "requests"):
+        return field
+    return None
+
+
+def _aggregate(causes):
+    """The text after "is invalid: " of errors.NewInvalid: each cause's
+    "<field>: <message>" once, "[a, b]" when several."""
+    texts = []
+    for c in causes:
+        t = ("%s: %s" % (c.get("field"), c.get("message"))) if c.get("field") is not None \
+            else "%s: %s" % ("", c.get("message"))
+        if t not in texts:
+            texts.append(t)
+    return texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
+
+
+def canon_status(st):
+    """A Status in the form two are compared in. The server lists some
+    causes in Go's map order, which changes between runs: a conflict's
+    (its managers) and an Invalid's for the entries of one map (ConfigMap
+    keys, labels, resources). Those runs of causes are sorted, and the
+    message, when it is the causes' aggregate (checked), is rebuilt from
+    the sorted causes; everything else stays as it is."""
+    st = copy.deepcopy(st)
+    causes = ((st or {}).get("details") or {}).get("causes") if isinstance(st, dict) else None
+    if not causes:
+        return st
+    if st.get("reason") == "Conflict":
+        causes.sort(key=lambda x: json.dumps(x, sort_keys=True))
+        return st
+    if st.get("reason") != "Invalid":
+        return st
+    msg = st.get("message") or ""
+    head = msg.find(" is invalid: ")
+    aggregated = head >= 0 and msg[head + len(" is invalid: "):] == _aggregate(causes)
+    out, i = [], 0
+    while i < len(causes):
+        g = _map_group(causes[i].get("field") or "")
+        j = i + 1
+        while g is not None and j < len(causes) and _map_group(causes[j].get("field") or "") == g:
+            j += 1
+        out += sorted(causes[i:j], key=lambda x: json.dumps(x, sort_keys=True))
+        i = j
+    st["details"]["causes"] = out
+    if aggregated:
+        st["message"] = msg[:head + len(" is invalid: ")] + _aggregate(out)
+    return st
+
+
 def short(v, n=160):
     s = json.dumps(v, sort_keys=True)
     return s if len(s) <= n else s[:n] + "..."
@@ -287,7 +346,7 @@ def status_differences(status, out):
         return ["the server answered no Status"]
     if len(got) != 1:
         return ["smpatch printed %d Status" % len(got)]
-    return differences(status, got[0])
+    return differences(canon_status(status), canon_status(got[0]))
 
 
 def newest_time(obj):

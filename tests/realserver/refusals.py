@@ -84,11 +84,122 @@ CATALOGUE = [
     ("secret-data-not-base64", {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s1"},
                                 "data": {"a": "not base64!"}}),
     ("namespace-missing", dict(cm("n1"), metadata={"name": "n1", "namespace": "nowhere"})),
+    # more of each kind's rules
+    ("configmap-key-dotdot", dict(cm("k2"), data={"..a": "1", ".": "2"})),
+    ("configmap-key-in-both", dict(cm("k3"), data={"a": "1"}, binaryData={"a": "AQ=="})),
+    ("configmap-binary-not-base64", dict(cm("k4"), binaryData={"b": "AAE=-e"})),
+    ("secret-tls-keys-missing", {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "t1"},
+                                 "type": "kubernetes.io/tls", "data": {"tls.crt": "AA=="}}),
+    ("secret-basic-auth-empty", {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "t2"},
+                                 "type": "kubernetes.io/basic-auth"}),
+    ("secret-key-bad", {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "t3"},
+                        "stringData": {"a b": "x"}}),
+    ("service-name-uppercase", svc("Svc", [{"port": 80}])),
+    ("service-affinity-unknown", svc("s6", [{"port": 80}], sessionAffinity="Sticky")),
+    ("service-affinity-timeout", svc("s7", [{"port": 80}], sessionAffinity="ClientIP",
+                                     sessionAffinityConfig={"clientIP": {"timeoutSeconds": 0}})),
+    ("service-external-ip-loopback", svc("s8", [{"port": 80}], externalIPs=["127.0.0.1", "x"])),
+    ("service-node-port-cluster-ip", svc("s9", [{"port": 80, "nodePort": 30080}])),
+    ("service-family-policy-unknown", svc("s10", [{"port": 80}], ipFamilyPolicy="Both")),
+    ("service-families-unknown", svc("s11", [{"port": 80}], ipFamilies=["IPv5"])),
+    ("service-lb-kubelet-port", svc("s12", [{"port": 10250}], type="LoadBalancer")),
+    ("service-headless-node-port", svc("s13", [{"port": 80}], type="NodePort", clusterIP="None")),
+    ("service-traffic-policy-cluster-ip", svc("s14", [{"port": 80}], externalTrafficPolicy="Local")),
+    ("service-internal-policy-unknown", svc("s15", [{"port": 80}], internalTrafficPolicy="Near")),
+    ("service-port-name-upper", svc("s16", [{"name": "Web", "port": 80}, {"name": "b", "port": 81}])),
+    ("service-target-port-name-bad", svc("s17", [{"port": 80, "targetPort": "Web--x"}])),
+    ("service-protocol-unknown", svc("s18", [{"port": 80, "protocol": "HTTP"}])),
+    ("service-node-port-repeated", svc("s19", [{"name": "a", "port": 80, "nodePort": 30001},
+                                               {"name": "b", "port": 81, "nodePort": 30001}],
+                                       type="NodePort")),
+    ("container-name-uppercase", deploy("d15", [dict(C, name="Web")])),
+    ("container-port-name-bad", deploy("d16", [dict(C, ports=[{"containerPort": 80, "name": "Z"}])])),
+    ("container-port-name-repeated", deploy("d17", [dict(C, ports=[
+        {"containerPort": 80, "name": "web"}, {"containerPort": 81, "name": "web"}])])),
+    ("container-protocol-unknown", deploy("d18", [dict(C, ports=[{"containerPort": 80,
+                                                                  "protocol": "HTTP"}])])),
+    ("env-value-and-value-from", deploy("d19", [dict(C, env=[{"name": "A", "value": "x", "valueFrom": {
+        "configMapKeyRef": {"name": "c", "key": "k"}}}])])),
+    ("env-value-from-none", deploy("d20", [dict(C, env=[{"name": "A", "valueFrom": {}}])])),
+    ("env-value-from-bad-key", deploy("d21", [dict(C, env=[{"name": "A", "valueFrom": {
+        "secretKeyRef": {"name": "S", "key": "a b"}}}])])),
+    ("env-name-equals", deploy("d22", [dict(C, env=[{"name": "A=B", "value": "x"}])])),
+    ("volume-mount-not-found", deploy("d23", [dict(C, volumeMounts=[{"name": "v", "mountPath": "/v"}])])),
+    ("volume-name-repeated", deploy("d24", [dict(C, volumeMounts=[{"name": "v", "mountPath": "/v"},
+                                                                  {"name": "v", "mountPath": "/v"}])],
+                                    template={"metadata": {"labels": {"app": "d24"}}, "spec": {
+                                        "containers": [dict(C, volumeMounts=[
+                                            {"name": "v", "mountPath": "/v"},
+                                            {"name": "v", "mountPath": "/v"}])],
+                                        "volumes": [{"name": "v", "emptyDir": {}},
+                                                    {"name": "v", "emptyDir": {}}]}})),
+    ("image-pull-policy-unknown", deploy("d25", [dict(C, imagePullPolicy="Sometimes")])),
+    ("termination-message-policy-unknown", deploy("d26", [dict(C, terminationMessagePolicy="Log")])),
+    ("request-negative", deploy("d27", [dict(C, resources={"requests": {"memory": "-1Mi"}})])),
+    ("dns-policy-unknown", deploy("d28", [C], template={
+        "metadata": {"labels": {"app": "d28"}},
+        "spec": {"containers": [C], "dnsPolicy": "Google"}})),
+    ("template-label-bad", deploy("d29", [C], template={
+        "metadata": {"labels": {"app": "d29", "x": "-y"}}, "spec": {"containers": [C]}})),
+    ("selector-empty", dict(deploy("d30", [C]), spec=dict(deploy("d30", [C])["spec"],
+                                                          selector={"matchLabels": {}}))),
+    ("selector-missing", dict(deploy("d31", [C]), spec={
+        "template": {"metadata": {"labels": {"app": "d31"}}, "spec": {"containers": [C]}}})),
+    ("strategy-unknown", deploy("d32", [C], strategy={"type": "BlueGreen"})),
+    ("strategy-recreate-rolling", deploy("d33", [C], strategy={"type": "Recreate",
+                                                                "rollingUpdate": {"maxSurge": 1}})),
+    ("max-surge-bad", deploy("d34", [C], strategy={"type": "RollingUpdate",
+                                                   "rollingUpdate": {"maxSurge": "25%x"}})),
+    ("progress-deadline-short", deploy("d35", [C], minReadySeconds=10, progressDeadlineSeconds=5)),
+    ("min-ready-negative", deploy("d36", [C], minReadySeconds=-1)),
+    ("active-deadline-in-deployment", deploy("d37", [C], template={
+        "metadata": {"labels": {"app": "d37"}},
+        "spec": {"containers": [C], "activeDeadlineSeconds": 30}})),
+    ("ephemeral-in-template", deploy("d38", [C], template={
+        "metadata": {"labels": {"app": "d38"}},
+        "spec": {"containers": [C], "ephemeralContainers": [{"name": "e", "image": "busybox"}]}})),
+    ("hostname-bad", deploy("d39", [C], template={
+        "metadata": {"labels": {"app": "d39"}},
+        "spec": {"containers": [C], "hostname": "Host_1"}})),
+    ("several-errors", deploy("d40", [{"name": "a"}, {"name": "a", "image": "x",
+                                                       "ports": [{"containerPort": 0}]}],
+                              replicas=-2)),
+    ("name-dots-service", svc("a.b", [{"port": 80}])),
+    ("label-two-slashes", cm("l5", labels={"a/b/c": "y"})),
+    ("annotation-key-upper-prefix", cm("a3", annotations={"Example.com/x": "y", "bad key": "z"})),
+    ("labels-several", cm("l6", labels={"-a": "-b", "c": "d" * 70})),
+    ("daemonset-label-bad", {"apiVersion": "apps/v1", "kind": "DaemonSet",
+                             "metadata": {"name": "ds1", "labels": {"x": "-y"}},
+                             "spec": {"selector": {"matchLabels": {"app": "ds1"}}, "template": {
+                                 "metadata": {"labels": {"app": "ds1"}},
+                                 "spec": {"containers": [C]}}}}),
+]
+
+# (name, live object, new object): updates the server refuses (the live
+# object is created first; smpatch is given it as the server stores it)
+UPDATES = [
+    ("update-label-bad", cm("u2"), cm("u2", labels={"x": "-y"})),
+    ("update-deployment-label-bad", deploy("u3", [C]),
+     dict(deploy("u3", [C]), metadata={"name": "u3", "labels": {"x": "-y"}})),
+    ("update-selector-changed", deploy("u4", [C]),
+     dict(deploy("u4", [C]), spec=dict(deploy("u4", [C])["spec"],
+                                       selector={"matchLabels": {"app": "u4", "v": "2"}},
+                                       template={"metadata": {"labels": {"app": "u4", "v": "2"}},
+                                                 "spec": {"containers": [C]}}))),
+    ("update-secret-type", {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "u5"},
+                            "type": "Opaque", "data": {"a": "AA=="}},
+     {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "u5"},
+      "type": "example.com/other", "data": {"a": "AA=="}}),
+    ("update-immutable-configmap", dict(cm("u6"), immutable=True),
+     dict(cm("u6"), immutable=True, data={"a": "2"})),
+    ("update-service-port-name", svc("u7", [{"port": 80}]),
+     svc("u7", [{"port": 80, "name": "Web"}])),
+    ("update-container-image-removed", deploy("u8", [C]), deploy("u8", [{"name": "c"}])),
 ]
 
 
 def canon(v):
-    return json.dumps(v, sort_keys=True)
+    return json.dumps(judge.canon_status(v), sort_keys=True)
 
 
 def main():
@@ -145,10 +256,63 @@ def main():
             else:
                 print("DIFFER %s:\n  server    %s\n  predicted %s" % (name, canon(server),
                                                                    canon(predicted)))
+        for name, live, obj in UPDATES:
+            livep = os.path.join(tmp, name + ".live.json")
+            path = os.path.join(tmp, name + ".json")
+            with open(livep, "w") as f:
+                json.dump(live, f)
+            with open(path, "w") as f:
+                json.dump(obj, f)
+            rc, out, err = srv.kubectl("apply", "-f", livep, "-o", "json")
+            if rc != 0:
+                print("FAIL %s: the live object is refused: %s" % (name, err.strip()[:300]))
+                total += 1
+                continue
+            with open(livep, "w") as f:
+                f.write(out)
+            n = srv.mark()
+            rc, out, err = srv.kubectl("apply", "-f", path)
+            server = srv.refusal(n) if rc != 0 else None
+            prc, pout, perr = judge.smpatch(program, "apply", "-f", path, "--live", livep,
+                                            "--dry-run=server", "-o", "patch")
+            predicted = None
+            for line in pout.splitlines():
+                e = json.loads(line)
+                if e.get("status"):
+                    predicted = e["status"]
+            srv.kubectl("delete", "-f", path, "--wait=false")
+            vrc, vout, verr = judge.smpatch(program, "validate", "-f", path, "--live", livep,
+                                            "-o", "json")
+            verdicts = [json.loads(line) for line in vout.splitlines()]
+            want = ("invalid", 1) if predicted is not None else ("valid", 0)
+            if len(verdicts) != 1 or (verdicts[0].get("status"), vrc) != want or \
+                    canon(verdicts[0].get("refusal")) != canon(predicted):
+                print("DIFFER %s: smpatch validate --live says %s (exit %d)" % (
+                    name, vout.strip()[:300] or verr.strip()[:300], vrc))
+                total += 1
+                continue
+            if server is None:
+                total += 1
+                if predicted is None and prc == 0:
+                    agree += 1
+                else:
+                    print("DIFFER %s: the server accepts the update, smpatch refuses: %s" %
+                          (name, (perr or pout).strip()[:300]))
+                continue
+            if predicted is None:
+                unpredicted.append((name, server.get("reason"), server.get("message", "")))
+                continue
+            total += 1
+            if canon(server) == canon(predicted):
+                agree += 1
+            else:
+                print("DIFFER %s:\n  server    %s\n  predicted %s" % (name, canon(server),
+                                                                   canon(predicted)))
     for name, reason, msg in unpredicted:
         print("NOT PREDICTED %s: %s: %s" % (name, reason, msg[:200]))
-    print("refusals: %d predicted with the server's Status, %d not predicted yet, "
-          "of %d objects" % (agree, len(unpredicted), len(CATALOGUE)))
+    print("refusals: %d agree (predicted with the server's Status, or accepted by both), "
+          "%d not predicted yet, of %d objects and %d updates" % (
+              agree, len(unpredicted), len(CATALOGUE), len(UPDATES)))
     judge.report("refusals", agree, total, started)
 
 

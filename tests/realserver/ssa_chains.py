@@ -68,15 +68,9 @@ def send(srv, case):
 
 
 def canon_status(st):
-    """A Status as JSON text for comparison. A conflict's causes are sorted:
-    the server lists them in Go's map order of the managers (SMD's
-    ConflictsFromManagers), which varies between runs; its message, sorted
-    by manager, is compared as it is."""
-    st = copy.deepcopy(st)
-    causes = ((st or {}).get("details") or {}).get("causes") if isinstance(st, dict) else None
-    if causes and st.get("reason") == "Conflict":
-        causes.sort(key=lambda x: json.dumps(x, sort_keys=True))
-    return json.dumps(st, sort_keys=True)
+    """A Status as JSON text for comparison, in judge.canon_status's form
+    (the causes the server lists in Go's map order sorted)."""
+    return json.dumps(judge.canon_status(st), sort_keys=True)
 
 
 def newest_time(answer):
@@ -110,6 +104,7 @@ def main():
     kinds = [(k, w) for k, w in chains.KIND_WEIGHTS if k != "widget"]
     agree = total = unpredicted = kubectl_refused = 0
     reasons = {}
+    missed = []
     with judge.Server(realserver) as srv:
         for i in range(count):
             c = chains.Chain(random.Random(r.getrandbits(64)), i, kinds)
@@ -160,6 +155,8 @@ def main():
                     total -= 1
                     rs = (answer or {}).get("reason", "?") if isinstance(answer, dict) else "?"
                     reasons[rs] = reasons.get(rs, 0) + 1
+                    if isinstance(answer, dict):
+                        missed.append("%s: %s" % (case["id"], answer.get("message", "")[:300]))
                 elif not ok:
                     if canon_status(answer) == canon_status(e.server_status):
                         agree += 1
@@ -182,6 +179,8 @@ def main():
                                "managedFields": answer["metadata"].get("managedFields"),
                                "changed": False})
                     c.live = copy.deepcopy(answer)
+    for m in missed:
+        print("NOT PREDICTED " + m)
     print("steps: %d compared, %d refused by the server and not predicted yet (%s), "
           "%d not sent (kubectl refuses them)" % (
               total, unpredicted, ", ".join("%s %d" % kv for kv in sorted(reasons.items())),

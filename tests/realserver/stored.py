@@ -79,19 +79,29 @@ def judge_object(srv, program, obj, tmp, tally, again):
         json.dump(obj, f)
     ns = obj["metadata"].get("namespace")
     srv.ensure_namespace(ns)
+    mark = srv.mark()
     rc, out, err = srv.kubectl("apply", "-f", path, "-o", "json", "--show-managed-fields")
     if rc != 0:
         if "no matches for kind" in err or "ensure CRDs are installed" in err:
             tally["not served"] += 1
             return None
         tally["refused"] += 1
-        src = judge.smpatch(program, "apply", "-f", path, "--dry-run=server", "-o", "json")
-        if src[0] != 0:
-            tally["refused, predicted"] += 1
+        server = srv.refusal(mark)
+        src = judge.smpatch(program, "apply", "-f", path, "--dry-run=server", "-o", "patch")
+        predicted = [json.loads(line).get("status") for line in src[1].splitlines()
+                     if line.startswith("{")]
+        predicted = [p for p in predicted if p]
         print("REFUSED %s/%s %s: %s" % (obj["kind"], obj["metadata"]["name"],
-                                        "(predicted)" if src[0] else "",
+                                        "(predicted)" if predicted else "",
                                         " ".join(err.split())[:300]))
-        return None
+        if not predicted:
+            return None
+        tally["refused, predicted"] += 1
+        if server is None:
+            return None  # kubectl refused it before any write
+        # a refusal smpatch predicts carries the server's Status
+        diffs = judge.differences(judge.canon_status(server), judge.canon_status(predicted[-1]))
+        return ("refused with another Status: " + "; ".join(diffs[:4])) if diffs else ""
     try:
         stored = json.loads(out)
         prc, pout, perr = judge.smpatch(program, "apply", "-f", path, "--dry-run=server",

@@ -26,9 +26,9 @@ from ._api import (FieldSelector, Schema, Selector, changes, diff, diff3, dump,
                    parse_file, patch, patch_is_empty, text_diff, validate_label, version)
 from ._plan import Entry, Plan, apply
 from ._quantity import Quantity
-from ._server import (Conflict, Problem, SsaResult, Validation, delete_options, fields_owners,
-                      ssa_apply, ssa_update, status, stored_form, upgrade_managed_fields,
-                      validate, validate_labels, validate_meta)
+from ._server import (Conflict, Problem, SsaResult, Validation, check_object, delete_options,
+                      fields_owners, ssa_apply, ssa_update, status, stored_form,
+                      upgrade_managed_fields, validate, validate_labels, validate_meta)
 
 __version__ = version()
 
@@ -37,7 +37,8 @@ __all__ = [
     "Schema", "Selector", "FieldSelector", "validate_label", "version",
     "patch_is_empty", "changes", "duplicate_merge_keys", "last_applied", "object_ref",
     "text_diff", "apply", "Plan", "Entry", "Quantity",
-    "stored_form", "validate", "Validation", "Problem", "validate_meta", "validate_labels",
+    "stored_form", "check_object", "validate", "Validation", "Problem", "validate_meta",
+    "validate_labels",
     "ssa_apply", "ssa_update", "SsaResult", "Conflict", "upgrade_managed_fields",
     "fields_owners", "status", "delete_options",
     "Error", "InvalidArgumentError", "ParseError", "PatchError", "SchemaError",

@@ -204,6 +204,15 @@ class StoredOptions(ctypes.Structure):
     ]
 
 
+class CheckOptions(ctypes.Structure):
+    """struct smp_check_options (version 1)."""
+    _fields_ = [
+        ("version", c_uint),
+        ("live", value_p),
+        ("schema", c_void_p),
+    ]
+
+
 class SsaOptions(ctypes.Structure):
     """struct smp_ssa_options (version 1)."""
     _fields_ = [
@@ -266,6 +275,7 @@ STRUCTS = {
     "smp_error": Error, "smp_parse_options": ParseOptions,
     "smp_print_options": PrintOptions, "smp_patch_options": PatchOptions,
     "smp_stored_options": StoredOptions, "smp_ssa_options": SsaOptions,
+    "smp_check_options": CheckOptions,
     "smp_ssa_conflict": SsaConflict, "smp_changes_options": ChangesOptions,
     "smp_delete_options": DeleteOptions, "smp_field_info": FieldInfo,
 }
@@ -274,6 +284,8 @@ c_char_pp = POINTER(c_char_p)
 smp_patch_is_empty = _fn("smp_patch_is_empty", c_bool, value_p)
 smp_stored_form = _fn("smp_stored_form", c_int, POINTER(doc_p), value_p,
                       POINTER(StoredOptions), err_p)
+smp_object_check = _fn("smp_object_check", c_int, POINTER(doc_p), value_p,
+                       POINTER(CheckOptions), err_p)
 smp_object_validate = _fn("smp_object_validate", c_int, POINTER(c_void_p), value_p, c_void_p,
                           err_p)
 smp_validation_count = _fn("smp_validation_count", c_size_t, c_void_p)

@@ -52,6 +52,30 @@ def stored_form(obj, *, schema=None, defaults=True, quantities=True, keep_unknow
         return _result(rc, out, e)
 
 
+def check_object(obj, *, live=None, schema=None):
+    """The API server's own validation of `obj`, what a create writes (an
+    update of `live`, the live object, with it): the Status it answers (a
+    dict: every cause in the server's order and words) when it refuses the
+    object, else None (also when the rules cannot word what they find as
+    the server does). Decoding (validate()) comes first at the server and
+    is not part of this. Raises InvalidObjectError when the object does
+    not decode (a bad quantity)."""
+    o = n.CheckOptions()
+    o.version = 1
+    o.schema = _schema_handle(schema)
+    with _Inputs() as ins:
+        d = ins.add(obj, "<object>")
+        if live is not None:
+            o.live = V.root(ins.add(live, "<live>"))
+        out = n.doc_p()
+        e = n.Error()
+        rc = n.smp_object_check(ctypes.byref(out), V.root(d), ctypes.byref(o), ctypes.byref(e))
+        if rc == E.EINVALOBJ and out.value:
+            return _result(0, out, e)
+        E.check(rc, e)
+        return None
+
+
 class Validation(V.Handle):
     """What validate() found: a sequence of Problem, and the server's answer
     in a mode (check())."""

@@ -1,0 +1,119 @@
+/*
+ * check.h - the API server's own validation of built-in kinds (the
+ * pkg/apis/<group>/validation rules of Kubernetes 1.32), run on the stored
+ * form of an object: check_object.c (the entry), check.c (object
+ * metadata, names, labels, keys), check_config.c (ConfigMap, Secret),
+ * check_pod.c (pod templates, Deployment), check_service.c (Service).
+ * Internal to apply/.
+ *
+ * The rules add field errors to a list in the server's order; the caller
+ * turns a non-empty list into the server's 422 Status (smp__fe_status).
+ * Go iterates maps in a random order; these rules take the keys sorted.
+ */
+#ifndef SMP_CHECK_H
+#define SMP_CHECK_H
+
+#include "apply/fielderr.h"
+
+#include <stdbool.h>
+
+/* Validates `obj` (a stored form) as the server does on create (`live`
+ * NULL) or on an update of `live` (its stored form), adding the errors to
+ * `l` at the root path. Kinds without rules here add nothing. Returns
+ * l->rc (SMP_OK or SMP_ENOMEM). */
+int smp__check_object(smp_felist *l, const smp_value *obj, const smp_value *live);
+
+/* The refusal of `obj` (a stored form; `live` the live object's, or NULL)
+ * by those rules: SMP_EINVALOBJ with the server's Status in *status and
+ * the causes in err (smp__fe_status; `named` names the object, NULL:
+ * obj), SMP_OK with *status NULL when there is none to predict,
+ * SMP_ENOMEM. */
+int smp__check_refusal(smp_doc **status, smp_error *err, const smp_value *obj,
+                       const smp_value *live, const smp_value *named);
+
+/* The helpers the rules share (check.c). */
+
+/* The name rule of a kind (the nameFn its ValidateObjectMeta is given). */
+typedef enum { NAME_NONE, NAME_SUBDOMAIN, NAME_LABEL, NAME_DNS1035 } smp_name_rule;
+
+/* ValidateObjectMetaAccessor (create) of metadata `md`: name, namespace,
+ * generation, labels, annotations. Owner references, finalizers and
+ * managedFields have no rules here yet; a generateName makes the result
+ * unpredictable. */
+void smp__check_meta(smp_felist *l, const smp_value *md, bool namespaced, smp_name_rule r);
+/* The labels and annotations of an update's metadata checks
+ * (ValidateObjectMetaAccessorUpdate; the immutable fields are the live
+ * object's in a stored form). */
+void smp__check_meta_update(smp_felist *l, const smp_value *md);
+
+/* ValidateDNS1123Label: an Invalid error at child `sub` per message. */
+void smp__check_dns_label(smp_felist *l, const char *sub, const smp_value *v);
+/* NameIsDNSSubdomain: an Invalid error at child `sub` per message. */
+void smp__check_subdomain(smp_felist *l, const char *sub, const smp_value *v);
+/* IsConfigMapKey's messages for key[0..n), Invalid errors at child `sub`
+ * (NULL: the path) with the key as value; `at` gives the place. */
+void smp__check_config_key(smp_felist *l, const char *sub, const smp_value *at, const char *key,
+                           size_t n);
+/* IsValidPortName's messages for v, Invalid errors at child `sub`;
+ * whether there was any. */
+bool smp__check_port_name(smp_felist *l, const char *sub, const smp_value *v);
+/* ValidateLabels of a map at child `sub` (one error per message of
+ * IsQualifiedName for each key and of IsValidLabelValue for each value). */
+void smp__check_labels(smp_felist *l, const char *sub, const smp_value *labels);
+/* ValidateAnnotations at child `sub`: key syntax, then the total size. */
+void smp__check_annotations(smp_felist *l, const char *sub, const smp_value *ann);
+/* ValidateNonnegativeField at child `sub` (nothing when `v` is no integer). */
+void smp__check_nonnegative(smp_felist *l, const char *sub, const smp_value *v);
+
+/* The rules of kinds (check_config.c, check_pod.c, check_service.c), each
+ * after the object's metadata; the *_update ones are a kind's own update
+ * rules, before its create rules run again. */
+void smp__check_configmap(smp_felist *l, const smp_value *obj);
+void smp__check_configmap_update(smp_felist *l, const smp_value *obj, const smp_value *live);
+void smp__check_secret(smp_felist *l, const smp_value *obj);
+void smp__check_secret_update(smp_felist *l, const smp_value *obj, const smp_value *live);
+void smp__check_deployment(smp_felist *l, const smp_value *obj, const smp_value *live);
+void smp__check_service(smp_felist *l, const smp_value *obj, const smp_value *live);
+/* ValidateServiceUpdate's own rules, before smp__check_service. */
+void smp__check_service_update(smp_felist *l, const smp_value *obj, const smp_value *live);
+
+/* map[key], NULL when absent or null (a stored form writes a nil pointer
+ * of a field without omitempty as null). */
+static inline const smp_value *smp__check_get(const smp_value *map, const char *key)
+{
+	const smp_value *v = smpv_map_get(map, key);
+
+	return v && v->type != SMP_NULL ? v : NULL;
+}
+
+/* The integer of v, when it is one. */
+static inline bool smp__check_int(const smp_value *v, int64_t *out)
+{
+	if (!v || v->type != SMP_INT)
+		return false;
+	*out = v->u.i;
+	return true;
+}
+
+/* The string of v, or "" (with *n 0) when it is none. */
+static inline const char *smp__check_str(const smp_value *v, size_t *n)
+{
+	if (!v || v->type != SMP_STRING) {
+		*n = 0;
+		return "";
+	}
+	*n = v->u.s.len;
+	return v->u.s.ptr;
+}
+
+/* The list items (or map) count of v, 0 when v is neither. */
+static inline size_t smp__check_len(const smp_value *v)
+{
+	if (v && v->type == SMP_LIST)
+		return v->u.list.len;
+	if (v && v->type == SMP_MAP)
+		return v->u.map.len;
+	return 0;
+}
+
+#endif

@@ -1,0 +1,685 @@
+/*
+ * check_pod.c - pod templates (pkg/apis/core/validation:
+ * ValidatePodTemplateSpec, ValidatePodSpec, validateContainers) and the
+ * Deployment around one (pkg/apis/apps/validation: ValidateDeploymentSpec,
+ * ValidatePodTemplateSpecForReplicaSet, and the registry's selector
+ * immutability), on stored forms (defaults applied), with the server's
+ * words. What has no rule here yet is listed in docs/DIFFERENCES.md.
+ */
+#include "apply/check.h"
+#include "apply/apply_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PORT_RANGE "must be between 1 and 65535, inclusive"
+#define PERCENT_MSG "a valid percent string must be a numeric string followed by an ending " \
+	"'%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"
+
+/* A set of names seen (linear: the lists checked are short). */
+typedef struct names {
+	const smp_value **v;
+	size_t n, cap;
+} names;
+
+static bool names_has(const names *s, const char *p, size_t n)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		size_t k;
+		const char *q = smp__check_str(s->v[i], &k);
+		if (k == n && memcmp(p, q, n) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void names_add(smp_felist *l, names *s, const smp_value *v)
+{
+	if (!smp_grow((void **)&s->v, &s->cap, s->n, sizeof(*s->v), 8))
+		l->rc = SMP_ENOMEM;
+	else
+		s->v[s->n++] = v;
+}
+
+/* One value of an enumeration: Required when empty, NotSupported when
+ * not one of `valid` (NULL-terminated), listed as `shown`. */
+static void check_enum(smp_felist *l, const char *sub, const smp_value *v,
+                       const char *const *valid, const char *shown)
+{
+	size_t n;
+	const char *s = smp__check_str(v, &n);
+
+	if (!v)
+		return; /* absent from a stored form: a default (see check_service.c) */
+	if (n == 0) {
+		smp_fe_add(l, SMP_FE_REQUIRED, sub, v, NULL, NULL);
+		return;
+	}
+	for (size_t i = 0; valid[i]; i++)
+		if (strlen(valid[i]) == n && memcmp(valid[i], s, n) == 0)
+			return;
+	smp_fe_not_supported(l, sub, v, s, n, shown);
+}
+
+/* validateContainerPorts */
+static void check_container_ports(smp_felist *l, const smp_value *ports)
+{
+	static const char *const protocols[] = {"SCTP", "TCP", "UDP", NULL};
+	names seen = {0};
+	size_t at = smp_fe_child(l, "ports");
+
+	for (size_t i = 0; ports && ports->type == SMP_LIST && i < ports->u.list.len; i++) {
+		const smp_value *p = ports->u.list.items[i], *name = smp__check_get(p, "name");
+		const smp_value *cp = smp__check_get(p, "containerPort"), *hp = smp__check_get(p, "hostPort");
+		size_t pi = smp_fe_index(l, i), n;
+		const char *s = smp__check_str(name, &n);
+		int64_t v;
+
+		if (n && !smp__check_port_name(l, "name", name)) {
+			if (names_has(&seen, s, n))
+				smp_fe_add_str(l, SMP_FE_DUPLICATE, "name", name, s, n, NULL);
+			else
+				names_add(l, &seen, name);
+		}
+		if (!smp__check_int(cp, &v) || v == 0)
+			smp_fe_add(l, SMP_FE_REQUIRED, "containerPort", cp ? cp : p, NULL, NULL);
+		else if (v < 1 || v > 65535)
+			smp_fe_add_int(l, SMP_FE_INVALID, "containerPort", cp, v, PORT_RANGE);
+		if (smp__check_int(hp, &v) && v != 0 && (v < 1 || v > 65535))
+			smp_fe_add_int(l, SMP_FE_INVALID, "hostPort", hp, v, PORT_RANGE);
+		check_enum(l, "protocol", smp__check_get(p, "protocol"), protocols,
+		           "\"SCTP\", \"TCP\", \"UDP\"");
+		smp_fe_pop(l, pi);
+	}
+	free(seen.v);
+	smp_fe_pop(l, at);
+}
+
+/* validateEnvVarValueFrom: one source, and the keys a ConfigMap's or a
+ * Secret's reference names. The downward API's field and resource paths
+ * have no rules here yet. */
+static void check_value_from(smp_felist *l, const smp_value *e)
+{
+	static const char *const src[] = {"fieldRef", "resourceFieldRef", "configMapKeyRef",
+	                                  "secretKeyRef"};
+	const smp_value *vf = smp__check_get(e, "valueFrom");
+	size_t at, sources = 0, vn;
+
+	if (!vf)
+		return;
+	at = smp_fe_child(l, "valueFrom");
+	smp__check_str(smp__check_get(e, "value"), &vn);
+	for (int i = 0; i < 4; i++) {
+		const smp_value *r = smp__check_get(vf, src[i]);
+		size_t kn, ra;
+		const char *k;
+
+		if (!r)
+			continue;
+		sources++;
+		if (i < 2) {
+			l->unpredictable = true;
+			continue;
+		}
+		ra = smp_fe_child(l, src[i]);
+		smp__check_subdomain(l, "name", smp__check_get(r, "name") ? smp__check_get(r, "name") : r);
+		k = smp__check_str(smp__check_get(r, "key"), &kn);
+		if (kn == 0)
+			smp_fe_add(l, SMP_FE_REQUIRED, "key", r, NULL, NULL);
+		else
+			smp__check_config_key(l, "key", smp__check_get(r, "key"), k, kn);
+		smp_fe_pop(l, ra);
+	}
+	if (sources == 0)
+		smp_fe_add_str(l, SMP_FE_INVALID, NULL, vf, "", 0,
+		               "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` "
+		               "or `secretKeyRef`");
+	else if (vn)
+		smp_fe_add_str(l, SMP_FE_INVALID, NULL, vf, "", 0,
+		               "may not be specified when `value` is not empty");
+	else if (sources > 1)
+		smp_fe_add_str(l, SMP_FE_INVALID, NULL, vf, "", 0,
+		               "may not have more than one field specified at a time");
+	smp_fe_pop(l, at);
+}
+
+/* ValidateEnv: a name is required (Kubernetes 1.32 takes any printable
+ * name but '=': RelaxedEnvironmentVariableValidation). */
+static void check_env(smp_felist *l, const smp_value *env)
+{
+	size_t at = smp_fe_child(l, "env");
+
+	for (size_t i = 0; env && env->type == SMP_LIST && i < env->u.list.len; i++) {
+		const smp_value *e = env->u.list.items[i], *name = smp__check_get(e, "name");
+		size_t ei = smp_fe_index(l, i), n;
+		const char *s = smp__check_str(name, &n);
+		bool bad = false;
+
+		for (size_t k = 0; k < n; k++)
+			bad |= s[k] < ' ' || s[k] > '~' || s[k] == '=';
+		if (n == 0)
+			smp_fe_add(l, SMP_FE_REQUIRED, "name", name ? name : e, NULL, NULL);
+		else if (bad)
+			smp_fe_add_str(l, SMP_FE_INVALID, "name", name, s, n,
+			               "a valid environment variable name must consist only of printable "
+			               "ASCII characters other than '='");
+		check_value_from(l, e);
+		smp_fe_pop(l, ei);
+	}
+	smp_fe_pop(l, at);
+}
+
+/* ValidateVolumeMounts: a mount names a valid volume of the pod. */
+static void check_mounts(smp_felist *l, const smp_value *mounts, const names *vols)
+{
+	names paths = {0};
+	size_t at = smp_fe_child(l, "volumeMounts");
+
+	for (size_t i = 0; mounts && mounts->type == SMP_LIST && i < mounts->u.list.len; i++) {
+		const smp_value *m = mounts->u.list.items[i], *name = smp__check_get(m, "name");
+		const smp_value *mp = smp__check_get(m, "mountPath");
+		size_t mi = smp_fe_index(l, i), n, pn;
+		const char *s = smp__check_str(name, &n), *p = smp__check_str(mp, &pn);
+
+		if (n == 0)
+			smp_fe_add(l, SMP_FE_REQUIRED, "name", name ? name : m, NULL, NULL);
+		if (!names_has(vols, s, n))
+			smp_fe_add_str(l, SMP_FE_NOT_FOUND, "name", name ? name : m, s, n, NULL);
+		if (pn == 0)
+			smp_fe_add(l, SMP_FE_REQUIRED, "mountPath", mp ? mp : m, NULL, NULL);
+		if (names_has(&paths, p, pn))
+			smp_fe_add_str(l, SMP_FE_INVALID, "mountPath", mp, p, pn, "must be unique");
+		else if (mp)
+			names_add(l, &paths, mp);
+		smp_fe_pop(l, mi);
+	}
+	free(paths.v);
+	smp_fe_pop(l, at);
+}
+
+/* The resource names whose requests and limits are compared here (the
+ * overcommitable standard ones). */
+static bool standard_resource(const char *k, size_t n)
+{
+	return (n == 3 && memcmp(k, "cpu", 3) == 0) || (n == 6 && memcmp(k, "memory", 6) == 0) ||
+	       (n == 17 && memcmp(k, "ephemeral-storage", 17) == 0);
+}
+
+/* validateResourceRequirements for cpu, memory and ephemeral storage:
+ * no negative quantity, no request over its limit. */
+static void check_resources(smp_felist *l, const smp_value *res)
+{
+	const smp_value *lim = smp__check_get(res, "limits"), *req = smp__check_get(res, "requests");
+	const char *const part[] = {"limits", "requests"};
+	const smp_value *maps[] = {lim, req};
+	size_t at = smp_fe_child(l, "resources");
+
+	for (int w = 0; w < 2; w++) {
+		const smp_member **sorted = NULL;
+		const smp_value *m = maps[w];
+
+		if (!m || m->type != SMP_MAP)
+			continue;
+		if (smp_sorted_members(&sorted, m, true)) {
+			l->rc = SMP_ENOMEM;
+			break;
+		}
+		for (size_t i = 0; i < m->u.map.len; i++) {
+			const smp_member *e = smp_member_at(sorted, m, i);
+			smp_quantity *q = NULL, *lq = NULL;
+			const smp_value *lv;
+			size_t qn, pa;
+			const char *qs;
+			smp_error err;
+
+			if (!standard_resource(e->key, e->klen) ||
+			    smp_quantity_from_value(&q, e->val, NULL, &err))
+				continue;
+			qs = smp_quantity_string(q, &qn);
+			pa = smp_fe_child(l, part[w]);
+			if (smp_quantity_sign(q) < 0) {
+				size_t k = smp_fe_key(l, e->key, e->klen);
+				smp_fe_add_str(l, SMP_FE_INVALID, NULL, e->val, qs, qn,
+				               "must be greater than or equal to 0");
+				smp_fe_pop(l, k);
+			}
+			if (w == 1 && (lv = smp__check_get(lim, e->key)) &&
+			    smp_quantity_from_value(&lq, lv, NULL, &err) == 0 && smp_quantity_cmp(q, lq) > 0) {
+				char msg[256];
+				size_t ln;
+				const char *ls = smp_quantity_string(lq, &ln);
+
+				snprintf(msg, sizeof(msg), "must be less than or equal to %.*s limit of %.*s",
+				         (int)e->klen, e->key, (int)ln, ls);
+				smp_fe_add_str(l, SMP_FE_INVALID, NULL, e->val, qs, qn, msg);
+			}
+			smp_fe_pop(l, pa);
+			smp_quantity_free(q);
+			smp_quantity_free(lq);
+		}
+		free(sorted);
+	}
+	smp_fe_pop(l, at);
+}
+
+/* validateContainers: each container's common rules, then its name once. */
+static void check_containers(smp_felist *l, const smp_value *spec, const smp_value *list,
+                             const names *vols)
+{
+	static const char *const tmp[] = {"File", "FallbackToLogsOnError", NULL};
+	static const char *const pull[] = {"Always", "IfNotPresent", "Never", NULL};
+	names seen = {0};
+	size_t at = smp_fe_child(l, "containers");
+
+	if (!smp__check_len(list)) {
+		smp_fe_add(l, SMP_FE_REQUIRED, NULL, list ? list : spec, NULL, NULL);
+		smp_fe_pop(l, at);
+		return;
+	}
+	for (size_t i = 0; list->type == SMP_LIST && i < list->u.list.len; i++) {
+		const smp_value *c = list->u.list.items[i], *name = smp__check_get(c, "name");
+		size_t ci = smp_fe_index(l, i), n, in;
+		const char *s = smp__check_str(name, &n);
+
+		if (n == 0)
+			smp_fe_add(l, SMP_FE_REQUIRED, "name", name ? name : c, NULL, NULL);
+		else
+			smp__check_dns_label(l, "name", name);
+		if (smp__check_str(smp__check_get(c, "image"), &in), in == 0)
+			smp_fe_add(l, SMP_FE_REQUIRED, "image", c, NULL, NULL);
+		check_enum(l, "terminationMessagePolicy", smp__check_get(c, "terminationMessagePolicy"),
+		           tmp, "\"File\", \"FallbackToLogsOnError\"");
+		check_container_ports(l, smp__check_get(c, "ports"));
+		check_env(l, smp__check_get(c, "env"));
+		check_mounts(l, smp__check_get(c, "volumeMounts"), vols);
+		check_enum(l, "imagePullPolicy", smp__check_get(c, "imagePullPolicy"), pull,
+		           "\"Always\", \"IfNotPresent\", \"Never\"");
+		check_resources(l, smp__check_get(c, "resources"));
+		if (names_has(&seen, s, n))
+			smp_fe_add_str(l, SMP_FE_DUPLICATE, "name", name ? name : c, s, n, NULL);
+		else
+			names_add(l, &seen, name);
+		if (smp__check_get(c, "restartPolicy"))
+			smp_fe_add(l, SMP_FE_FORBIDDEN, "restartPolicy", smp__check_get(c, "restartPolicy"),
+			           NULL, "may not be set for non-init containers");
+		smp_fe_pop(l, ci);
+	}
+	free(seen.v);
+	smp_fe_pop(l, at);
+}
+
+/* ValidateVolumes' names: a volume with a bad name is left out of the set
+ * the mounts are checked against. */
+static void check_volumes(smp_felist *l, const smp_value *vols, names *ok)
+{
+	size_t at = smp_fe_child(l, "volumes");
+
+	for (size_t i = 0; vols && vols->type == SMP_LIST && i < vols->u.list.len; i++) {
+		const smp_value *v = vols->u.list.items[i], *name = smp__check_get(v, "name");
+		size_t vi = smp_fe_index(l, i), before = l->n, n;
+		const char *s = smp__check_str(name, &n);
+
+		if (n == 0)
+			smp_fe_add(l, SMP_FE_REQUIRED, "name", name ? name : v, NULL, NULL);
+		else
+			smp__check_dns_label(l, "name", name);
+		if (names_has(ok, s, n))
+			smp_fe_add_str(l, SMP_FE_DUPLICATE, "name", name, s, n, NULL);
+		if (l->n == before && name)
+			names_add(l, ok, name);
+		smp_fe_pop(l, vi);
+	}
+	smp_fe_pop(l, at);
+}
+
+/* ValidatePodTemplateSpec at the current path (a template): its labels
+ * and annotations, then ValidatePodSpec's rules in its order, as far as
+ * they are here. */
+static void check_pod_template(smp_felist *l, const smp_value *tmpl)
+{
+	static const char *const restart[] = {"Always", "OnFailure", "Never", NULL};
+	static const char *const dns[] = {"ClusterFirstWithHostNet", "ClusterFirst", "Default",
+	                                  "None", NULL};
+	const smp_value *md = smp__check_get(tmpl, "metadata"), *spec = smp__check_get(tmpl, "spec");
+	names vols = {0};
+	size_t sp;
+	int64_t ads;
+
+	/* the template's own path: "spec.template.labels", without
+	 * "metadata" (ValidatePodTemplateSpec's fldPath.Child("labels")) */
+	smp__check_labels(l, "labels", smp__check_get(md, "labels"));
+	smp__check_annotations(l, "annotations", smp__check_get(md, "annotations"));
+	sp = smp_fe_child(l, "spec");
+	check_volumes(l, smp__check_get(spec, "volumes"), &vols);
+	check_containers(l, spec, smp__check_get(spec, "containers"), &vols);
+	check_enum(l, "restartPolicy", smp__check_get(spec, "restartPolicy"), restart,
+	           "\"Always\", \"OnFailure\", \"Never\"");
+	check_enum(l, "dnsPolicy", smp__check_get(spec, "dnsPolicy"), dns,
+	           "\"ClusterFirstWithHostNet\", \"ClusterFirst\", \"Default\", \"None\"");
+	smp__check_labels(l, "nodeSelector", smp__check_get(spec, "nodeSelector"));
+	if (smp__check_int(smp__check_get(spec, "activeDeadlineSeconds"), &ads) &&
+	    (ads < 1 || ads > 2147483647))
+		smp_fe_add_int(l, SMP_FE_INVALID, "activeDeadlineSeconds",
+		               smp__check_get(spec, "activeDeadlineSeconds"), ads,
+		               "must be between 1 and 2147483647, inclusive");
+	for (int i = 0; i < 2; i++) {
+		const char *f = i ? "subdomain" : "hostname";
+		size_t n;
+
+		if (smp__check_str(smp__check_get(spec, f), &n), n)
+			smp__check_dns_label(l, f, smp__check_get(spec, f));
+	}
+	if (smp__check_len(smp__check_get(spec, "ephemeralContainers")))
+		smp_fe_add(l, SMP_FE_FORBIDDEN, "ephemeralContainers", spec, NULL,
+		           "ephemeral containers not allowed in pod template");
+	smp_fe_pop(l, sp);
+	free(vols.v);
+}
+
+/* %#v of a metav1.LabelSelector (a selector in a stored form). false when
+ * it holds what cannot be printed the server's way. */
+static bool go_selector(smp_buf *b, const smp_value *sel)
+{
+	const smp_value *ml = smp__check_get(sel, "matchLabels");
+	const smp_value *me = smp__check_get(sel, "matchExpressions");
+
+	smp_buf_puts(b, "v1.LabelSelector{MatchLabels:");
+	if (ml && ml->type == SMP_MAP && ml->u.map.len == 0)
+		smp_buf_puts(b, "map[string]string{}");
+	else
+		smp_fe_go_map(b, ml);
+	smp_buf_puts(b, ", MatchExpressions:");
+	if (!smp__check_len(me)) {
+		smp_buf_puts(b, "[]v1.LabelSelectorRequirement(nil)}");
+		return true;
+	}
+	smp_buf_puts(b, "[]v1.LabelSelectorRequirement{");
+	for (size_t i = 0; i < me->u.list.len; i++) {
+		const smp_value *r = me->u.list.items[i], *vals = smp__check_get(r, "values");
+		size_t n;
+		const char *s;
+
+		if (i)
+			smp_buf_puts(b, ", ");
+		smp_buf_puts(b, "v1.LabelSelectorRequirement{Key:");
+		s = smp__check_str(smp__check_get(r, "key"), &n);
+		smp_quote_go(b, s, n);
+		smp_buf_puts(b, ", Operator:");
+		s = smp__check_str(smp__check_get(r, "operator"), &n);
+		smp_quote_go(b, s, n);
+		smp_buf_puts(b, ", Values:");
+		if (!vals || vals->type != SMP_LIST) {
+			smp_buf_puts(b, "[]string(nil)}");
+			continue;
+		}
+		smp_buf_puts(b, "[]string{");
+		for (size_t k = 0; k < vals->u.list.len; k++) {
+			if (k)
+				smp_buf_puts(b, ", ");
+			s = smp__check_str(vals->u.list.items[k], &n);
+			smp_quote_go(b, s, n);
+		}
+		smp_buf_puts(b, "}}");
+	}
+	smp_buf_putc(b, '}');
+	return true;
+}
+
+/* Whether a label selector (stored form) selects `labels`, as
+ * LabelSelectorAsSelector and Matches do; *bad when the selector does not
+ * convert (an unknown operator, a key or value NewRequirement refuses). */
+static bool selects(const smp_value *sel, const smp_value *labels, bool *bad)
+{
+	const smp_value *ml = smp__check_get(sel, "matchLabels");
+	const smp_value *me = smp__check_get(sel, "matchExpressions");
+	bool match = true;
+	smp_buf b;
+
+	smp_buf_init(&b);
+	*bad = false;
+	for (size_t i = 0; ml && ml->type == SMP_MAP && i < ml->u.map.len; i++) {
+		const smp_member *m = &ml->u.map.items[i];
+		const smp_value *lv = smp__check_get(labels, m->key);
+		size_t n;
+		const char *s = smp__check_str(m->val, &n);
+
+		b.len = 0;
+		if (smp_label_key_list(&b, m->key, m->klen, "\n") ||
+		    smp_label_value_list(&b, s, n, "\n"))
+			*bad = true;
+		if (!lv || !smpv_equal(lv, m->val))
+			match = false;
+	}
+	for (size_t i = 0; me && me->type == SMP_LIST && i < me->u.list.len; i++) {
+		const smp_value *r = me->u.list.items[i], *vals = smp__check_get(r, "values");
+		const char *op = smpv_map_str(r, "operator");
+		size_t kn, nv = smp__check_len(vals), found = 0;
+		const char *key = smp__check_str(smp__check_get(r, "key"), &kn);
+		const smp_value *lv = kn ? smp__check_get(labels, key) : NULL;
+		bool in = op && (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0);
+		bool ex = op && (strcmp(op, "Exists") == 0 || strcmp(op, "DoesNotExist") == 0);
+
+		b.len = 0;
+		if ((!in && !ex) || (in && nv == 0) || (ex && nv) || smp_label_key_list(&b, key, kn, "\n"))
+			*bad = true;
+		for (size_t k = 0; k < nv; k++) {
+			size_t n;
+			const char *s = smp__check_str(vals->u.list.items[k], &n);
+
+			if (smp_label_value_list(&b, s, n, "\n"))
+				*bad = true;
+			if (lv && smpv_equal(lv, vals->u.list.items[k]))
+				found++;
+		}
+		if (op && ((strcmp(op, "In") == 0 && !found) || (strcmp(op, "NotIn") == 0 && found) ||
+		           (strcmp(op, "Exists") == 0 && !lv) || (strcmp(op, "DoesNotExist") == 0 && lv)))
+			match = false;
+	}
+	smp_buf_release(&b);
+	return match;
+}
+
+/* A Deployment's RollingUpdate int-or-percent (ValidatePositiveIntOrPercent)
+ * and its value as getIntOrPercentValue reads it. */
+static int64_t check_int_or_percent(smp_felist *l, const char *sub, const smp_value *v)
+{
+	int64_t i = 0;
+	size_t n;
+	const char *s = smp__check_str(v, &n);
+
+	if (smp__check_int(v, &i)) {
+		smp__check_nonnegative(l, sub, v);
+		return i;
+	}
+	if (v && v->type == SMP_STRING) {
+		bool pct = n >= 2 && s[n - 1] == '%';
+		for (size_t k = 0; k + 1 < n; k++)
+			pct &= s[k] >= '0' && s[k] <= '9';
+		if (pct)
+			return strtoll(s, NULL, 10);
+		l->val.len = 0;
+		smp_buf_puts(&l->val, "intstr.IntOrString{Type:1, IntVal:0, StrVal:");
+		smp_quote_go(&l->val, s, n);
+		smp_buf_putc(&l->val, '}');
+		if (!l->val.oom) {
+			char *text = strdup(l->val.ptr);
+			if (!text) {
+				l->rc = SMP_ENOMEM;
+				return 0;
+			}
+			smp_fe_add(l, SMP_FE_INVALID, sub, v, text, PERCENT_MSG);
+			free(text);
+		}
+		/* IntValue: Atoi of the text, 0 when it is no number */
+		for (size_t k = 0; k < n; k++)
+			if (!(s[k] >= '0' && s[k] <= '9') && !(k == 0 && (s[k] == '-' || s[k] == '+')))
+				return 0;
+		return strtoll(s, NULL, 10);
+	}
+	return 0;
+}
+
+/* ValidateDeploymentStrategy; false when its value cannot be printed the
+ * server's way (a struct holding a pointer's address). */
+static bool check_strategy(smp_felist *l, const smp_value *st)
+{
+	const smp_value *t = smp__check_get(st, "type"), *ru = smp__check_get(st, "rollingUpdate");
+	size_t at = smp_fe_child(l, "strategy"), n;
+	const char *s = smp__check_str(t, &n);
+	bool ok = true;
+
+	if (!st || n == 0) {
+		/* SetDefaults_Deployment's RollingUpdate (a stored form does
+		 * not default a spec that was not given: see check_service.c) */
+		smp_fe_pop(l, at);
+		return true;
+	}
+	if (n == 8 && memcmp(s, "Recreate", 8) == 0) {
+		if (ru)
+			smp_fe_add(l, SMP_FE_FORBIDDEN, "rollingUpdate", ru, NULL,
+			           "may not be specified when strategy `type` is 'Recreate'");
+	} else if (n == 13 && memcmp(s, "RollingUpdate", 13) == 0) {
+		if (ru) {
+			size_t r = smp_fe_child(l, "rollingUpdate");
+			const smp_value *mu = smp__check_get(ru, "maxUnavailable");
+			int64_t u = check_int_or_percent(l, "maxUnavailable", mu);
+			int64_t g = check_int_or_percent(l, "maxSurge", smp__check_get(ru, "maxSurge"));
+
+			if (u == 0 && g == 0)
+				ok = false; /* the value printed is an IntOrString: rare, left out */
+			if (mu && mu->type == SMP_STRING && u > 100)
+				ok = false;
+			smp_fe_pop(l, r);
+		}
+	} else if (ru) {
+		ok = false; /* apps.DeploymentStrategy{..., RollingUpdate:(*...)(0xc...)} */
+	} else {
+		l->val.len = 0;
+		smp_buf_puts(&l->val, "apps.DeploymentStrategy{Type:");
+		smp_quote_go(&l->val, s, n);
+		smp_buf_puts(&l->val, ", RollingUpdate:(*apps.RollingUpdateDeployment)(nil)}");
+		if (!l->val.oom) {
+			char *text = strdup(l->val.ptr);
+			if (!text)
+				l->rc = SMP_ENOMEM;
+			else
+				smp_fe_add(l, SMP_FE_NOT_SUPPORTED, NULL, st, text,
+				           "supported values: \"Recreate\", \"RollingUpdate\"");
+			free(text);
+		}
+	}
+	smp_fe_pop(l, at);
+	return ok;
+}
+
+/* Adds an Invalid error at child `sub` whose value is the selector. */
+static void selector_error(smp_felist *l, const char *sub, const smp_value *sel, const char *msg)
+{
+	char *text;
+
+	l->val.len = 0;
+	go_selector(&l->val, sel);
+	if (l->val.oom || !(text = strdup(l->val.ptr))) {
+		l->rc = SMP_ENOMEM;
+		return;
+	}
+	smp_fe_add(l, SMP_FE_INVALID, sub, sel, text, msg);
+	free(text);
+}
+
+void smp__check_deployment(smp_felist *l, const smp_value *obj, const smp_value *live)
+{
+	const smp_value *spec = smp__check_get(obj, "spec"), *sel = smp__check_get(spec, "selector");
+	const smp_value *tmpl = smp__check_get(spec, "template");
+	const smp_value *tlabels = smp__check_get(smp__check_get(tmpl, "metadata"), "labels");
+	const smp_value *pds = smp__check_get(spec, "progressDeadlineSeconds");
+	size_t at = smp_fe_child(l, "spec"), n;
+	int64_t mrs = 0, pd;
+	bool bad = false, match;
+
+	smp__check_nonnegative(l, "replicas", smp__check_get(spec, "replicas"));
+	if (!sel) {
+		smp_fe_add(l, SMP_FE_REQUIRED, "selector", spec ? spec : obj, NULL, NULL);
+	} else {
+		size_t s = smp_fe_child(l, "selector");
+		const smp_value *me = smp__check_get(sel, "matchExpressions");
+
+		smp__check_labels(l, "matchLabels", smp__check_get(sel, "matchLabels"));
+		smp_fe_pop(l, s);
+		if (!smp__check_len(smp__check_get(sel, "matchLabels")) && !smp__check_len(me))
+			/* the server prints matchLabels: {} and an absent one
+			 * apart; a stored form has neither */
+			l->unpredictable = true;
+	}
+	/* a nil selector selects nothing */
+	match = sel ? selects(sel, tlabels, &bad) : false;
+	if (bad) {
+		selector_error(l, "selector", sel, "invalid label selector");
+	} else {
+		size_t t = smp_fe_child(l, "template");
+		bool empty = sel && !smp__check_len(smp__check_get(sel, "matchLabels")) &&
+		             !smp__check_len(smp__check_get(sel, "matchExpressions"));
+
+		if (!empty && !match) {
+			char *text;
+
+			l->val.len = 0;
+			if (tlabels && tlabels->type == SMP_MAP && tlabels->u.map.len == 0)
+				smp_buf_puts(&l->val, "map[string]string{}");
+			else
+				smp_fe_go_map(&l->val, tlabels);
+			if (l->val.oom || !(text = strdup(l->val.ptr))) {
+				l->rc = SMP_ENOMEM;
+			} else {
+				size_t m = smp_fe_child(l, "metadata");
+				smp_fe_add(l, SMP_FE_INVALID, "labels", tlabels ? tlabels : tmpl, text,
+				           "`selector` does not match template `labels`");
+				smp_fe_pop(l, m);
+				free(text);
+			}
+		}
+		check_pod_template(l, tmpl);
+		{
+			const smp_value *tspec = smp__check_get(tmpl, "spec");
+			const smp_value *rp = smp__check_get(tspec, "restartPolicy");
+			const char *s = smp__check_str(rp, &n);
+			size_t sp = smp_fe_child(l, "spec");
+
+			if (rp && !(n == 6 && memcmp(s, "Always", 6) == 0))
+				smp_fe_not_supported(l, "restartPolicy", rp ? rp : tspec, s, n, "\"Always\"");
+			if (smp__check_get(tspec, "activeDeadlineSeconds"))
+				smp_fe_add(l, SMP_FE_FORBIDDEN, "activeDeadlineSeconds",
+				           smp__check_get(tspec, "activeDeadlineSeconds"), NULL,
+				           "activeDeadlineSeconds in ReplicaSet is not Supported");
+			smp_fe_pop(l, sp);
+		}
+		smp_fe_pop(l, t);
+	}
+	if (!check_strategy(l, smp__check_get(spec, "strategy")))
+		l->unpredictable = true;
+	smp__check_nonnegative(l, "minReadySeconds", smp__check_get(spec, "minReadySeconds"));
+	smp__check_int(smp__check_get(spec, "minReadySeconds"), &mrs);
+	smp__check_nonnegative(l, "revisionHistoryLimit", smp__check_get(spec, "revisionHistoryLimit"));
+	if (smp__check_int(pds, &pd)) {
+		smp__check_nonnegative(l, "progressDeadlineSeconds", pds);
+		if (pd <= mrs)
+			smp_fe_add_int(l, SMP_FE_INVALID, "progressDeadlineSeconds", pds, pd,
+			               "must be greater than minReadySeconds");
+	}
+	smp_fe_pop(l, at);
+	if (smp__check_len(smp__check_get(sel, "matchExpressions")))
+		l->unpredictable = true; /* the requirements' own rules are not here yet */
+	if (live) {
+		const smp_value *old = smp__check_get(smp__check_get(live, "spec"), "selector");
+
+		if (!(sel && old ? smpv_equal(sel, old) : sel == old)) {
+			size_t s = smp_fe_child(l, "spec");
+			if (sel)
+				selector_error(l, "selector", sel, "field is immutable");
+			else
+				l->unpredictable = true;
+			smp_fe_pop(l, s);
+		}
+	}
+}
