@@ -3,7 +3,8 @@
  * pkg/apis/<group>/validation rules of Kubernetes 1.32), run on the stored
  * form of an object: check_object.c (the entry), check.c (object
  * metadata, names, labels, keys), check_config.c (ConfigMap, Secret),
- * check_pod.c (pod templates, Deployment), check_service.c (Service).
+ * check_pod.c (pod templates), check_workload.c (Deployment, ReplicaSet,
+ * DaemonSet), check_service.c (Service).
  * Internal to apply/.
  *
  * The rules add field errors to a list in the server's order; the caller
@@ -65,15 +66,25 @@ void smp__check_annotations(smp_felist *l, const char *sub, const smp_value *ann
 /* ValidateNonnegativeField at child `sub` (nothing when `v` is no integer). */
 void smp__check_nonnegative(smp_felist *l, const char *sub, const smp_value *v);
 
-/* The rules of kinds (check_config.c, check_pod.c, check_service.c), each
- * after the object's metadata; the *_update ones are a kind's own update
- * rules, before its create rules run again. */
-void smp__check_configmap(smp_felist *l, const smp_value *obj);
+/* The rules of kinds (check_config.c, check_workload.c, check_service.c),
+ * each after the object's metadata, `live` the live object on an update
+ * (NULL: a create); the *_update ones are a kind's own update rules,
+ * before its create rules run again (check_object.c's recipes). */
+void smp__check_configmap(smp_felist *l, const smp_value *obj, const smp_value *live);
 void smp__check_configmap_update(smp_felist *l, const smp_value *obj, const smp_value *live);
-void smp__check_secret(smp_felist *l, const smp_value *obj);
+void smp__check_secret(smp_felist *l, const smp_value *obj, const smp_value *live);
 void smp__check_secret_update(smp_felist *l, const smp_value *obj, const smp_value *live);
 void smp__check_deployment(smp_felist *l, const smp_value *obj, const smp_value *live);
+void smp__check_replicaset(smp_felist *l, const smp_value *obj, const smp_value *live);
+void smp__check_daemonset(smp_felist *l, const smp_value *obj, const smp_value *live);
 void smp__check_service(smp_felist *l, const smp_value *obj, const smp_value *live);
+/* The registry's ValidateUpdate of apps/v1 controllers: the selector is
+ * immutable. */
+void smp__check_selector_immutable(smp_felist *l, const smp_value *obj, const smp_value *live);
+/* ValidatePodTemplateSpec at the current path (a template's: its labels
+ * at "<path>.labels"), then ValidatePodSpec's rules in its order, as far
+ * as they are here (check_pod.c). */
+void smp__check_pod_template(smp_felist *l, const smp_value *tmpl);
 /* ValidateServiceUpdate's own rules, before smp__check_service. */
 void smp__check_service_update(smp_felist *l, const smp_value *obj, const smp_value *live);
 

@@ -44,35 +44,44 @@ static void check_keys(smp_felist *l, const char *field, const smp_value *map,
 	smp_fe_pop(l, at);
 }
 
-/* ValidateConfigMapUpdate's own rules: an immutable ConfigMap keeps its
- * data. */
-void smp__check_configmap_update(smp_felist *l, const smp_value *obj, const smp_value *live)
+/* An immutable object's (`live` holds immutable: true) update: it stays
+ * immutable and keeps each of `fields` (ValidateConfigMapUpdate,
+ * ValidateSecretUpdate). */
+static void check_immutable(smp_felist *l, const smp_value *obj, const smp_value *live,
+                            const char *const *fields)
 {
-	const smp_value *data = smp__check_get(obj, "data"), *bin = smp__check_get(obj, "binaryData");
 	const smp_value *was = smp__check_get(live, "immutable"), *im = smp__check_get(obj, "immutable");
-	const smp_value *ld = smp__check_get(live, "data"), *lb = smp__check_get(live, "binaryData");
 
 	if (!was || was->type != SMP_BOOL || !was->u.b)
 		return;
 	if (!im || im->type != SMP_BOOL || !im->u.b)
 		smp_fe_add(l, SMP_FE_FORBIDDEN, "immutable", im ? im : obj, NULL,
 		           "field is immutable when `immutable` is set");
-	if (!(data ? ld && smpv_equal(data, ld) : !ld))
-		smp_fe_add(l, SMP_FE_FORBIDDEN, "data", data ? data : obj, NULL,
-		           "field is immutable when `immutable` is set");
-	if (!(bin ? lb && smpv_equal(bin, lb) : !lb))
-		smp_fe_add(l, SMP_FE_FORBIDDEN, "binaryData", bin ? bin : obj, NULL,
-		           "field is immutable when `immutable` is set");
+	for (size_t i = 0; fields[i]; i++) {
+		const smp_value *v = smp__check_get(obj, fields[i]), *old = smp__check_get(live, fields[i]);
+
+		if (!(v ? old && smpv_equal(v, old) : !old))
+			smp_fe_add(l, SMP_FE_FORBIDDEN, fields[i], v ? v : obj, NULL,
+			           "field is immutable when `immutable` is set");
+	}
+}
+
+void smp__check_configmap_update(smp_felist *l, const smp_value *obj, const smp_value *live)
+{
+	static const char *const fields[] = {"data", "binaryData", NULL};
+
+	check_immutable(l, obj, live, fields);
 }
 
 /* ValidateConfigMap after its metadata. The 1 MiB total (a TooLong at
  * the root path) is not checked: the request limit refuses such objects
  * first in practice. */
-void smp__check_configmap(smp_felist *l, const smp_value *obj)
+void smp__check_configmap(smp_felist *l, const smp_value *obj, const smp_value *live)
 {
 	const smp_value *data = smp__check_get(obj, "data"), *bin = smp__check_get(obj, "binaryData");
 	size_t total = 0;
 
+	(void)live; /* the create rules: the same on update */
 	check_keys(l, "data", data, bin, false, &total);
 	check_keys(l, "binaryData", bin, NULL, true, &total);
 }
@@ -81,33 +90,26 @@ void smp__check_configmap(smp_felist *l, const smp_value *obj)
  * immutable Secret keeps its data. */
 void smp__check_secret_update(smp_felist *l, const smp_value *obj, const smp_value *live)
 {
+	static const char *const fields[] = {"data", NULL};
 	const smp_value *t = smp__check_get(obj, "type"), *lt = smp__check_get(live, "type");
-	const smp_value *was = smp__check_get(live, "immutable"), *im = smp__check_get(obj, "immutable");
-	const smp_value *data = smp__check_get(obj, "data"), *ld = smp__check_get(live, "data");
 
 	if (t && lt && !smpv_equal(t, lt)) {
 		size_t n;
 		const char *s = smp__check_str(t, &n);
 		smp_fe_add_str(l, SMP_FE_INVALID, "type", t, s, n, "field is immutable");
 	}
-	if (!was || was->type != SMP_BOOL || !was->u.b)
-		return;
-	if (!im || im->type != SMP_BOOL || !im->u.b)
-		smp_fe_add(l, SMP_FE_FORBIDDEN, "immutable", im ? im : obj, NULL,
-		           "field is immutable when `immutable` is set");
-	if (!(data ? ld && smpv_equal(data, ld) : !ld))
-		smp_fe_add(l, SMP_FE_FORBIDDEN, "data", data ? data : obj, NULL,
-		           "field is immutable when `immutable` is set");
+	check_immutable(l, obj, live, fields);
 }
 
 /* ValidateSecret after its metadata: keys, size, and what each type
  * requires. */
-void smp__check_secret(smp_felist *l, const smp_value *obj)
+void smp__check_secret(smp_felist *l, const smp_value *obj, const smp_value *live)
 {
 	const smp_value *data = smp__check_get(obj, "data");
 	const char *type = smpv_map_str(obj, "type");
 	size_t total = 0;
 
+	(void)live; /* the create rules: the same on update */
 	check_keys(l, "data", data, NULL, true, &total);
 	if (total > SECRET_MAX) {
 		char max[64];

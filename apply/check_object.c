@@ -9,15 +9,33 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The kinds with rules here and their name rule. */
+/* How an update runs a kind's rules (the registry's ValidateUpdate):
+ * UPDATE_AGAIN: ValidateObjectMetaUpdate, the kind's own update rules,
+ * then its create rules again (ObjectMeta included): most core kinds;
+ * UPDATE_SPEC: ValidateObjectMetaUpdate and the spec's rules once (a
+ * Deployment); UPDATE_TWICE: the create rules (ObjectMeta and spec), then
+ * ValidateObjectMetaUpdate and the spec's rules again (a ReplicaSet, a
+ * DaemonSet). The apps kinds' selector is immutable after all that. */
+typedef enum { UPDATE_AGAIN, UPDATE_SPEC, UPDATE_TWICE } update_recipe;
+
+/* The kinds with rules here: their name rule, their rules after the
+ * metadata (create), their own update rules (NULL: none) and how an
+ * update runs them. */
 static const struct kind_rules {
 	const char *av, *kind;
 	smp_name_rule name;
+	void (*rules)(smp_felist *l, const smp_value *obj, const smp_value *live);
+	void (*update)(smp_felist *l, const smp_value *obj, const smp_value *live);
+	update_recipe recipe;
 } kinds[] = {
-	{"v1", "ConfigMap", NAME_SUBDOMAIN},
-	{"v1", "Secret", NAME_SUBDOMAIN},
-	{"v1", "Service", NAME_DNS1035},
-	{"apps/v1", "Deployment", NAME_SUBDOMAIN},
+	{"v1", "ConfigMap", NAME_SUBDOMAIN, smp__check_configmap, smp__check_configmap_update,
+	 UPDATE_AGAIN},
+	{"v1", "Secret", NAME_SUBDOMAIN, smp__check_secret, smp__check_secret_update, UPDATE_AGAIN},
+	{"v1", "Service", NAME_DNS1035, smp__check_service, smp__check_service_update,
+	 UPDATE_AGAIN},
+	{"apps/v1", "Deployment", NAME_SUBDOMAIN, smp__check_deployment, NULL, UPDATE_SPEC},
+	{"apps/v1", "ReplicaSet", NAME_SUBDOMAIN, smp__check_replicaset, NULL, UPDATE_TWICE},
+	{"apps/v1", "DaemonSet", NAME_SUBDOMAIN, smp__check_daemonset, NULL, UPDATE_TWICE},
 };
 
 /* Whether av/kind is a built-in kind with a pod template at spec.template
@@ -25,7 +43,7 @@ static const struct kind_rules {
 static bool workload(const char *av, const char *kind)
 {
 	static const char *const pod_kinds[][2] = {
-		{"apps/v1", "DaemonSet"}, {"apps/v1", "StatefulSet"}, {"apps/v1", "ReplicaSet"},
+		{"apps/v1", "StatefulSet"},
 		{"batch/v1", "Job"}, {"v1", "ReplicationController"},
 	};
 
@@ -36,12 +54,9 @@ static bool workload(const char *av, const char *kind)
 }
 
 /* On an update the registry's common checks (ValidateObjectMetaAccessor
- * and ValidateObjectMetaAccessorUpdate) and the kind's ValidateUpdate
- * (ValidateObjectMetaUpdate first) each check the new labels and
- * annotations, then the kind's own update rules run; most kinds' then
- * run their create rules again (ValidateObjectMeta included), a
- * Deployment only its spec's. The name and namespace are the live
- * object's, valid already. */
+ * and ValidateObjectMetaAccessorUpdate) each check the new labels and
+ * annotations first, then the kind's ValidateUpdate runs as its recipe
+ * says. The name and namespace are the live object's, valid already. */
 int smp__check_object(smp_felist *l, const smp_value *obj, const smp_value *live)
 {
 	const char *av = smpv_map_str(obj, "apiVersion"), *kind = smpv_map_str(obj, "kind");
@@ -69,26 +84,34 @@ int smp__check_object(smp_felist *l, const smp_value *obj, const smp_value *live
 		smp_fe_pop(l, at);
 		return l->rc;
 	}
-	for (int i = 0; live && i < 3; i++)
-		smp__check_meta_update(l, md);
-	if (live && strcmp(k->kind, "ConfigMap") == 0)
-		smp__check_configmap_update(l, obj, live);
-	if (live && strcmp(k->kind, "Secret") == 0)
-		smp__check_secret_update(l, obj, live);
-	if (live && strcmp(k->kind, "Service") == 0)
-		smp__check_service_update(l, obj, live);
-	if (!live)
+	if (!live) {
 		smp__check_meta(l, md, true, k->name);
-	else if (strcmp(k->kind, "Deployment") != 0)
+		k->rules(l, obj, NULL);
+		return l->rc;
+	}
+	smp__check_meta_update(l, md);
+	smp__check_meta_update(l, md);
+	switch (k->recipe) {
+	case UPDATE_AGAIN:
 		smp__check_meta_update(l, md);
-	if (strcmp(k->kind, "ConfigMap") == 0)
-		smp__check_configmap(l, obj);
-	else if (strcmp(k->kind, "Secret") == 0)
-		smp__check_secret(l, obj);
-	else if (strcmp(k->kind, "Service") == 0)
-		smp__check_service(l, obj, live);
-	else if (strcmp(k->kind, "Deployment") == 0)
-		smp__check_deployment(l, obj, live);
+		if (k->update)
+			k->update(l, obj, live);
+		smp__check_meta_update(l, md);
+		k->rules(l, obj, live);
+		break;
+	case UPDATE_SPEC:
+		smp__check_meta_update(l, md);
+		k->rules(l, obj, live);
+		break;
+	case UPDATE_TWICE:
+		smp__check_meta_update(l, md);
+		k->rules(l, obj, live);
+		smp__check_meta_update(l, md);
+		k->rules(l, obj, live);
+		break;
+	}
+	if (strcmp(k->av, "apps/v1") == 0)
+		smp__check_selector_immutable(l, obj, live);
 	return l->rc;
 }
 

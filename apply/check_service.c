@@ -166,7 +166,6 @@ static void check_duplicate_ports(smp_felist *l, const smp_value *ports)
 			size_t pn, pa;
 			const char *ps = smp__check_str(pr, &pn);
 			int64_t pv = 0;
-			char *text;
 
 			if (!(pr && qr && smpv_equal(pr, qr)) || !(po && qo && smpv_equal(po, qo)))
 				continue;
@@ -177,15 +176,10 @@ static void check_duplicate_ports(smp_felist *l, const smp_value *ports)
 			smp_buf_printf(&l->val, ", AppProtocol:(*string)(nil), Port:%lld, TargetPort:"
 			               "intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}, NodePort:0}",
 			               (long long)pv);
-			if (l->val.oom || !(text = strdup(l->val.ptr))) {
-				l->rc = SMP_ENOMEM;
-				return;
-			}
 			pa = smp_fe_child(l, "ports");
 			smp_fe_index(l, i);
-			smp_fe_add(l, SMP_FE_DUPLICATE, NULL, p, text, NULL);
+			smp_fe_add_val(l, SMP_FE_DUPLICATE, NULL, p, NULL);
 			smp_fe_pop(l, pa);
-			free(text);
 			break;
 		}
 	}

@@ -119,16 +119,22 @@ void smp_fe_add(smp_felist *l, smp_fe_type t, const char *sub, const smp_value *
 	l->n++;
 }
 
+void smp_fe_add_val(smp_felist *l, smp_fe_type t, const char *sub, const smp_value *at,
+                    const char *detail)
+{
+	if (l->val.oom) {
+		l->rc = SMP_ENOMEM;
+		return;
+	}
+	smp_fe_add(l, t, sub, at, l->val.ptr ? l->val.ptr : "", detail);
+}
+
 void smp_fe_add_str(smp_felist *l, smp_fe_type t, const char *sub, const smp_value *at,
                     const char *s, size_t n, const char *detail)
 {
 	l->val.len = 0;
 	smp_quote_go(&l->val, s, n);
-	if (l->val.oom) {
-		l->rc = SMP_ENOMEM;
-		return;
-	}
-	smp_fe_add(l, t, sub, at, l->val.ptr, detail);
+	smp_fe_add_val(l, t, sub, at, detail);
 }
 
 void smp_fe_add_int(smp_felist *l, smp_fe_type t, const char *sub, const smp_value *at,

@@ -68,6 +68,11 @@ void smp_fe_pop(smp_felist *l, size_t len);
 void smp_fe_add(smp_felist *l, smp_fe_type t, const char *sub, const smp_value *at,
                 const char *value, const char *detail);
 
+/* The same with the value the caller rendered into l->val (a Go %#v
+ * text: a struct, a map). */
+void smp_fe_add_val(smp_felist *l, smp_fe_type t, const char *sub, const smp_value *at,
+                    const char *detail);
+
 /* The same with a string value, quoted as Go's %q does. */
 void smp_fe_add_str(smp_felist *l, smp_fe_type t, const char *sub, const smp_value *at,
                     const char *s, size_t n, const char *detail);

@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
 """refusals.py REALSERVER SMPATCH SOURCE_DIR - judged suite (e): refusals.
 
-A catalogue of objects the API server refuses (CATALOGUE below, and the
-objects of testdata/ the server refuses, which stored.py finds) is applied
+A catalogue of objects the API server refuses (CATALOGUE below) and of
+updates it refuses (UPDATES: the live object is created first) is applied
 by real kubectl 1.32 through the real server's recording proxy, so that the
 server's raw metav1.Status is at hand; `smpatch apply --dry-run=server
--o patch` of the same file must refuse it with the same Status (code,
-reason, message, details and causes, compared as JSON values), and
+-o patch` of the same file (with `--live` and the live object as the server
+stores it for an update) must refuse it with the same Status (code,
+reason, message, details and causes, compared as JSON values, the causes
+the server lists in Go's map order as a set: judge.canon_status), and
 `smpatch validate -o json` must give the same verdict (invalid with that
 Status, exit 1; valid, exit 0, where apply predicts no refusal). A refusal
-smpatch does not predict yet is listed (the count goes to docs/TESTING.md);
-smpatch refusing what the server accepts, or predicting another Status, is
-a disagreement. Prints `refusals: agree/total` over the refusals smpatch
-predicts and the accepted objects of the catalogue.
+smpatch does not predict yet is listed (the count goes to
+docs/TESTING.md); smpatch refusing what the server accepts, or predicting
+another Status, is a disagreement. stored.py judges the same way the
+objects of testdata/ the server refuses. Prints `refusals: agree/total`
+over the refusals smpatch predicts and the accepted objects.
 """
 import json
 import os
@@ -168,6 +171,60 @@ CATALOGUE = [
     ("label-two-slashes", cm("l5", labels={"a/b/c": "y"})),
     ("annotation-key-upper-prefix", cm("a3", annotations={"Example.com/x": "y", "bad key": "z"})),
     ("labels-several", cm("l6", labels={"-a": "-b", "c": "d" * 70})),
+    ("max-unavailable-over-100", deploy("d41", [C], strategy={
+        "type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "120%"}})),
+    ("rolling-update-both-zero", deploy("d42", [C], strategy={
+        "type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": "0%"}})),
+    ("replicaset-no-selector", {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                "metadata": {"name": "rs1"}, "spec": {"template": {
+                                    "metadata": {"labels": {"app": "rs1"}},
+                                    "spec": {"containers": [{"name": "c"}]}}}}),
+    ("replicaset-restart-never", {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                  "metadata": {"name": "rs2"}, "spec": {
+                                      "replicas": -1, "selector": {"matchLabels": {"app": "rs2"}},
+                                      "template": {"metadata": {"labels": {"app": "rs2"}},
+                                                   "spec": {"containers": [C],
+                                                            "restartPolicy": "Never"}}}}),
+    ("daemonset-no-selector", {"apiVersion": "apps/v1", "kind": "DaemonSet",
+                               "metadata": {"name": "ds2"}, "spec": {"template": {
+                                   "metadata": {"labels": {"app": "ds2"}},
+                                   "spec": {"containers": [C]}}}}),
+    ("daemonset-mismatch-and-container", {"apiVersion": "apps/v1", "kind": "DaemonSet",
+                                          "metadata": {"name": "ds3"}, "spec": {
+                                              "selector": {"matchLabels": {"app": "x"}},
+                                              "template": {"metadata": {"labels": {"app": "ds3"}},
+                                                           "spec": {"containers": [
+                                                               {"name": "C", "image": "x"}]}}}}),
+    ("daemonset-strategy-unknown", {"apiVersion": "apps/v1", "kind": "DaemonSet",
+                                    "metadata": {"name": "ds4"}, "spec": {
+                                        "selector": {"matchLabels": {"app": "ds4"}},
+                                        "updateStrategy": {"type": "Sometimes"},
+                                        "template": {"metadata": {"labels": {"app": "ds4"}},
+                                                     "spec": {"containers": [C]}}}}),
+    ("daemonset-surge-and-unavailable", {"apiVersion": "apps/v1", "kind": "DaemonSet",
+                                         "metadata": {"name": "ds5"}, "spec": {
+                                             "selector": {"matchLabels": {"app": "ds5"}},
+                                             "updateStrategy": {"type": "RollingUpdate",
+                                                                "rollingUpdate": {
+                                                                    "maxUnavailable": 1,
+                                                                    "maxSurge": "10%"}},
+                                             "template": {"metadata": {"labels": {"app": "ds5"}},
+                                                          "spec": {"containers": [C]}}}}),
+    ("daemonset-both-zero", {"apiVersion": "apps/v1", "kind": "DaemonSet",
+                             "metadata": {"name": "ds6"}, "spec": {
+                                 "selector": {"matchLabels": {"app": "ds6"}},
+                                 "updateStrategy": {"type": "RollingUpdate",
+                                                    "rollingUpdate": {"maxUnavailable": 0}},
+                                 "template": {"metadata": {"labels": {"app": "ds6"}},
+                                              "spec": {"containers": [C],
+                                                       "activeDeadlineSeconds": 5}}}}),
+    ("statefulset-template-label-bad", {"apiVersion": "apps/v1", "kind": "StatefulSet",
+                                        "metadata": {"name": "ss1"}, "spec": {
+                                            "serviceName": "ss1",
+                                            "selector": {"matchLabels": {"app": "ss1"}},
+                                            "template": {"metadata": {"labels": {
+                                                "app": "ss1", "x": "-y"}},
+                                                "spec": {"containers": [C]}}}}),
     ("daemonset-label-bad", {"apiVersion": "apps/v1", "kind": "DaemonSet",
                              "metadata": {"name": "ds1", "labels": {"x": "-y"}},
                              "spec": {"selector": {"matchLabels": {"app": "ds1"}}, "template": {
@@ -195,6 +252,26 @@ UPDATES = [
     ("update-service-port-name", svc("u7", [{"port": 80}]),
      svc("u7", [{"port": 80, "name": "Web"}])),
     ("update-container-image-removed", deploy("u8", [C]), deploy("u8", [{"name": "c"}])),
+    ("update-replicaset-selector", {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                                    "metadata": {"name": "u9"}, "spec": {
+                                        "replicas": 0, "selector": {"matchLabels": {"app": "u9"}},
+                                        "template": {"metadata": {"labels": {"app": "u9"}},
+                                                     "spec": {"containers": [C]}}}},
+     {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "u9",
+                                                                   "labels": {"x": "-y"}},
+      "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "u9", "v": "2"}},
+               "template": {"metadata": {"labels": {"app": "u9", "v": "2"}},
+                            "spec": {"containers": [C]}}}}),
+    ("update-daemonset-label", {"apiVersion": "apps/v1", "kind": "DaemonSet",
+                                "metadata": {"name": "u10"}, "spec": {
+                                    "selector": {"matchLabels": {"app": "u10"}},
+                                    "template": {"metadata": {"labels": {"app": "u10"}},
+                                                 "spec": {"containers": [C]}}}},
+     {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "u10",
+                                                                  "labels": {"-x": "y"}},
+      "spec": {"selector": {"matchLabels": {"app": "u10"}},
+               "template": {"metadata": {"labels": {"app": "u10"}},
+                            "spec": {"containers": [dict(C, image="nginx:2")]}}}}),
 ]
 
 
@@ -202,112 +279,79 @@ def canon(v):
     return json.dumps(judge.canon_status(v), sort_keys=True)
 
 
+def judge_write(srv, program, name, path, livep):
+    """Applies the file `path` with kubectl (onto the live object stored at
+    livep, or a create) and judges smpatch's prediction of it, and `smpatch
+    validate`'s verdict. Returns "agree", "differ" (printed) or the
+    server's refusal smpatch does not predict yet."""
+    live = ["--live", livep] if livep else []
+    n = srv.mark()
+    rc, out, err = srv.kubectl("apply", "-f", path)
+    server = srv.refusal(n) if rc != 0 else None
+    prc, pout, perr = judge.smpatch(program, "apply", "-f", path, *live, "--dry-run=server",
+                                    "-o", "patch")
+    predicted = None
+    for line in pout.splitlines():
+        e = json.loads(line)
+        if e.get("status"):
+            predicted = e["status"]
+    if rc == 0 or livep:
+        srv.kubectl("delete", "-f", path, "--wait=false")
+    # smpatch validate gives the same verdict: invalid with the predicted
+    # Status (exit 1), else valid (exit 0)
+    vrc, vout, verr = judge.smpatch(program, "validate", "-f", path, *live, "-o", "json")
+    verdicts = [json.loads(line) for line in vout.splitlines()]
+    want = ("invalid", 1) if predicted is not None else ("valid", 0)
+    if len(verdicts) != 1 or (verdicts[0].get("status"), vrc) != want or \
+            canon(verdicts[0].get("refusal")) != canon(predicted):
+        print("DIFFER %s: smpatch validate says %s (exit %d), apply predicts %s" % (
+            name, vout.strip()[:300] or verr.strip()[:300], vrc, canon(predicted)[:300]))
+        return "differ"
+    if server is None and rc != 0:
+        print("FAIL %s: kubectl failed before any write: %s" % (name, err.strip()[:300]))
+        return "differ"
+    if server is None:
+        if predicted is None and prc == 0:
+            return "agree"
+        print("DIFFER %s: the server accepts it, smpatch refuses: %s" %
+              (name, (perr or pout).strip()[:300]))
+        return "differ"
+    if predicted is None:
+        return server
+    if canon(server) == canon(predicted):
+        return "agree"
+    print("DIFFER %s:\n  server    %s\n  predicted %s" % (name, canon(server), canon(predicted)))
+    return "differ"
+
+
 def main():
     realserver, program, src, started = judge.suite_args(__doc__)
     agree = total = 0
     unpredicted = []
     with judge.Server(realserver) as srv, tempfile.TemporaryDirectory() as tmp:
-        for name, obj in CATALOGUE:
+        cases = [(name, None, obj) for name, obj in CATALOGUE] + UPDATES
+        for name, live, obj in cases:
             path = os.path.join(tmp, name + ".json")
+            livep = os.path.join(tmp, name + ".live.json") if live else None
             with open(path, "w") as f:
                 json.dump(obj, f)
-            n = srv.mark()
-            rc, out, err = srv.kubectl("apply", "-f", path)
-            server = srv.refusal(n) if rc != 0 else None
-            prc, pout, perr = judge.smpatch(program, "apply", "-f", path, "--dry-run=server",
-                                            "-o", "patch")
-            predicted = None
-            for line in pout.splitlines():
-                e = json.loads(line)
-                if e.get("status"):
-                    predicted = e["status"]
-            if rc == 0:
-                srv.kubectl("delete", "-f", path, "--wait=false")
-            # smpatch validate gives the same verdict: invalid with the
-            # predicted Status (exit 1), else valid (exit 0)
-            vrc, vout, verr = judge.smpatch(program, "validate", "-f", path, "-o", "json")
-            verdicts = [json.loads(line) for line in vout.splitlines()]
-            want = ("invalid", 1) if predicted is not None else ("valid", 0)
-            if len(verdicts) != 1 or (verdicts[0].get("status"), vrc) != want or \
-                    canon(verdicts[0].get("refusal")) != canon(predicted):
-                print("DIFFER %s: smpatch validate says %s (exit %d), apply predicts %s" % (
-                    name, vout.strip()[:300] or verr.strip()[:300], vrc,
-                    canon(predicted)[:300]))
-                total += 1
-                continue
-            if server is None and rc != 0:
-                print("FAIL %s: kubectl failed before any write: %s" % (name, err.strip()[:300]))
-                total += 1
-                continue
-            if server is None:
-                total += 1
-                if predicted is None and prc == 0:
-                    agree += 1
-                else:
-                    print("DIFFER %s: the server accepts it, smpatch refuses: %s" %
-                          (name, (perr or pout).strip()[:300]))
-                continue
-            if predicted is None:
-                unpredicted.append((name, server.get("reason"), server.get("message", "")))
+            if live:
+                # the live object as the server stores it
+                with open(livep, "w") as f:
+                    json.dump(live, f)
+                rc, out, err = srv.kubectl("apply", "-f", livep, "-o", "json")
+                if rc != 0:
+                    print("FAIL %s: the live object is refused: %s" % (name, err.strip()[:300]))
+                    total += 1
+                    continue
+                with open(livep, "w") as f:
+                    f.write(out)
+            got = judge_write(srv, program, name, path, livep)
+            if isinstance(got, dict):
+                unpredicted.append((name, got.get("reason"), got.get("message", "")))
                 continue
             total += 1
-            if canon(server) == canon(predicted):
-                agree += 1
-            else:
-                print("DIFFER %s:\n  server    %s\n  predicted %s" % (name, canon(server),
-                                                                   canon(predicted)))
-        for name, live, obj in UPDATES:
-            livep = os.path.join(tmp, name + ".live.json")
-            path = os.path.join(tmp, name + ".json")
-            with open(livep, "w") as f:
-                json.dump(live, f)
-            with open(path, "w") as f:
-                json.dump(obj, f)
-            rc, out, err = srv.kubectl("apply", "-f", livep, "-o", "json")
-            if rc != 0:
-                print("FAIL %s: the live object is refused: %s" % (name, err.strip()[:300]))
-                total += 1
-                continue
-            with open(livep, "w") as f:
-                f.write(out)
-            n = srv.mark()
-            rc, out, err = srv.kubectl("apply", "-f", path)
-            server = srv.refusal(n) if rc != 0 else None
-            prc, pout, perr = judge.smpatch(program, "apply", "-f", path, "--live", livep,
-                                            "--dry-run=server", "-o", "patch")
-            predicted = None
-            for line in pout.splitlines():
-                e = json.loads(line)
-                if e.get("status"):
-                    predicted = e["status"]
-            srv.kubectl("delete", "-f", path, "--wait=false")
-            vrc, vout, verr = judge.smpatch(program, "validate", "-f", path, "--live", livep,
-                                            "-o", "json")
-            verdicts = [json.loads(line) for line in vout.splitlines()]
-            want = ("invalid", 1) if predicted is not None else ("valid", 0)
-            if len(verdicts) != 1 or (verdicts[0].get("status"), vrc) != want or \
-                    canon(verdicts[0].get("refusal")) != canon(predicted):
-                print("DIFFER %s: smpatch validate --live says %s (exit %d)" % (
-                    name, vout.strip()[:300] or verr.strip()[:300], vrc))
-                total += 1
-                continue
-            if server is None:
-                total += 1
-                if predicted is None and prc == 0:
-                    agree += 1
-                else:
-                    print("DIFFER %s: the server accepts the update, smpatch refuses: %s" %
-                          (name, (perr or pout).strip()[:300]))
-                continue
-            if predicted is None:
-                unpredicted.append((name, server.get("reason"), server.get("message", "")))
-                continue
-            total += 1
-            if canon(server) == canon(predicted):
-                agree += 1
-            else:
-                print("DIFFER %s:\n  server    %s\n  predicted %s" % (name, canon(server),
-                                                                   canon(predicted)))
+            agree += got == "agree"
     for name, reason, msg in unpredicted:
         print("NOT PREDICTED %s: %s: %s" % (name, reason, msg[:200]))
     print("refusals: %d agree (predicted with the server's Status, or accepted by both), "
