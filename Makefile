@@ -122,7 +122,8 @@ schema: build
 # The single-object tables (bench/run.sh), then the cluster-scale plans
 # (bench/cluster.sh); both always run, and either's failure fails the target.
 bench: build
-	st=0; bench/run.sh $(BUILD) || st=1; bench/cluster.sh $(BUILD) || st=1; exit $$st
+	st=0; bench/run.sh $(BUILD) || st=1; bench/cluster.sh $(BUILD) || st=1; \
+	  bench/validate.sh $(BUILD) || st=1; exit $$st
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

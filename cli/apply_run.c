@@ -272,9 +272,10 @@ static int make_plan(smp_plan **plan, plan_refs *r, const apply_cli_args *a)
 	o.cluster_scoped = a->scoped;
 	o.cluster_scoped_len = a->nscoped;
 	/* kubectl diff and --dry-run=server show the server's answers; the
-	 * changes (-o changes, and their count in -o patch) are between them */
-	o.stored = a->server_dry_run || a->fmt == APPLY_OUT_DIFF || a->fmt == APPLY_OUT_PATCH ||
-	           a->fmt == APPLY_OUT_CHANGES;
+	 * changes (-o changes, and their count in -o patch) are between them;
+	 * validate's verdicts need only the refusals (cmd_validate.c) */
+	o.stored = !a->verdict && (a->server_dry_run || a->fmt == APPLY_OUT_DIFF ||
+	                           a->fmt == APPLY_OUT_PATCH || a->fmt == APPLY_OUT_CHANGES);
 	o.propagation = a->cascade;
 	o.validate = a->validate;
 	o.ignore_fields = a->ignore_fields;

@@ -3,9 +3,9 @@
  * server would answer kubectl apply's write of it (a create, or with
  * --live the patch of its live object): valid, invalid with the server's
  * Status, or skipped when no schema knows its kind. The run is apply's
- * (apply_run.c) over the library's client-side plan with the stored form,
- * so it refuses what `smpatch apply --dry-run=server` refuses; the
- * verdicts are printed by verdict.c.
+ * (apply_run.c) over the library's client-side plan, which refuses what
+ * `smpatch apply --dry-run=server` refuses (realserver.refusals checks
+ * both against the server); the verdicts are printed by verdict.c.
  */
 #include "apply_cli.h"
 
@@ -81,7 +81,11 @@ int cmd_validate(int argc, char **argv)
 	if ((code = apply_cli_args_init(&a, argc, SMP_PLAN_CLIENT_SIDE, "validate")) != CLI_OK)
 		return code;
 	a.verdict = APPLY_VERDICT_TEXT;
-	a.server_dry_run = true; /* the server's view: defaults, quantities, refusals */
+	/* the server's refusals without its stored form: the plan's
+	 * validation makes the stored form its rules read, and decoding
+	 * (quantities, base64, unknown fields) is field validation's; the
+	 * stored form's managedFields would cost as much as the rest */
+	a.server_dry_run = false;
 	cli_args_init(&p, argc, argv, cli_validate_options);
 	while (code == CLI_OK && !a.help && (k = cli_args_next(&p)) != CLI_ARGS_END)
 		code = k == APPLY_OPT_OUTPUT ? output(&a, p.value) : apply_cli_take(&a, &p, k);
