@@ -4,7 +4,7 @@
  * form of an object: check_object.c (the entry), check.c (object
  * metadata, names, labels, keys), check_config.c (ConfigMap, Secret),
  * check_pod.c (pod templates), check_workload.c (Deployment, ReplicaSet,
- * DaemonSet), check_service.c (Service).
+ * DaemonSet, StatefulSet), check_service.c (Service).
  * Internal to apply/.
  *
  * The rules add field errors to a list in the server's order; the caller
@@ -77,6 +77,7 @@ void smp__check_secret_update(smp_felist *l, const smp_value *obj, const smp_val
 void smp__check_deployment(smp_felist *l, const smp_value *obj, const smp_value *live);
 void smp__check_replicaset(smp_felist *l, const smp_value *obj, const smp_value *live);
 void smp__check_daemonset(smp_felist *l, const smp_value *obj, const smp_value *live);
+void smp__check_statefulset(smp_felist *l, const smp_value *obj, const smp_value *live);
 void smp__check_service(smp_felist *l, const smp_value *obj, const smp_value *live);
 /* The registry's ValidateUpdate of apps/v1 controllers: the selector is
  * immutable. */

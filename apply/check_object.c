@@ -36,6 +36,7 @@ static const struct kind_rules {
 	{"apps/v1", "Deployment", NAME_SUBDOMAIN, smp__check_deployment, NULL, UPDATE_SPEC},
 	{"apps/v1", "ReplicaSet", NAME_SUBDOMAIN, smp__check_replicaset, NULL, UPDATE_TWICE},
 	{"apps/v1", "DaemonSet", NAME_SUBDOMAIN, smp__check_daemonset, NULL, UPDATE_TWICE},
+	{"apps/v1", "StatefulSet", NAME_LABEL, smp__check_statefulset, NULL, UPDATE_SPEC},
 };
 
 /* Whether av/kind is a built-in kind with a pod template at spec.template
@@ -43,7 +44,6 @@ static const struct kind_rules {
 static bool workload(const char *av, const char *kind)
 {
 	static const char *const pod_kinds[][2] = {
-		{"apps/v1", "StatefulSet"},
 		{"batch/v1", "Job"}, {"v1", "ReplicationController"},
 	};
 
@@ -110,8 +110,8 @@ int smp__check_object(smp_felist *l, const smp_value *obj, const smp_value *live
 		k->rules(l, obj, live);
 		break;
 	}
-	if (strcmp(k->av, "apps/v1") == 0)
-		smp__check_selector_immutable(l, obj, live);
+	if (strcmp(k->av, "apps/v1") == 0 && strcmp(k->kind, "StatefulSet") != 0)
+		smp__check_selector_immutable(l, obj, live); /* a StatefulSet's: its spec rule */
 	return l->rc;
 }
 

@@ -462,3 +462,116 @@ void smp__check_daemonset(smp_felist *l, const smp_value *obj, const smp_value *
 	smp__check_nonnegative(l, "revisionHistoryLimit", smp__check_get(spec, "revisionHistoryLimit"));
 	smp_fe_pop(l, at);
 }
+
+/* ValidateStatefulSetSpec's update strategy (an unknown type and a
+ * rolling update of an OnDelete one print their structs: predicted only
+ * when they hold no pointer). maxUnavailable is dropped by the registry
+ * (the MaxUnavailableStatefulSet gate is off in 1.32) before validation. */
+static void check_statefulset_strategy(smp_felist *l, const smp_value *st)
+{
+	const smp_value *t = smp__check_get(st, "type"), *ru = smp__check_get(st, "rollingUpdate");
+	size_t at = smp_fe_child(l, "updateStrategy"), n;
+	const char *s = smp__check_str(t, &n);
+	int64_t part = 0;
+
+	if (!st) {
+		/* a default (see check_service.c) */
+	} else if (n == 0) {
+		smp_fe_add(l, SMP_FE_REQUIRED, NULL, st, NULL, NULL);
+	} else if (n == 8 && memcmp(s, "OnDelete", 8) == 0) {
+		if (ru) {
+			smp__check_int(smp__check_get(ru, "partition"), &part);
+			l->val.len = 0;
+			smp_buf_printf(&l->val, "apps.RollingUpdateStatefulSetStrategy{Partition:%lld, "
+			               "MaxUnavailable:(*intstr.IntOrString)(nil)}", (long long)part);
+			smp_fe_add_val(l, SMP_FE_INVALID, "rollingUpdate", ru,
+			               "only allowed for updateStrategy 'RollingUpdate'");
+		}
+	} else if (n == 13 && memcmp(s, "RollingUpdate", 13) == 0) {
+		if (ru) {
+			size_t r = smp_fe_child(l, "rollingUpdate");
+
+			smp__check_nonnegative(l, "partition", smp__check_get(ru, "partition"));
+			smp_fe_pop(l, r);
+		}
+	} else if (ru) {
+		l->unpredictable = true; /* a struct holding a pointer's address */
+	} else {
+		l->val.len = 0;
+		smp_buf_puts(&l->val, "apps.StatefulSetUpdateStrategy{Type:");
+		smp_quote_go(&l->val, s, n);
+		smp_buf_puts(&l->val, ", RollingUpdate:(*apps.RollingUpdateStatefulSetStrategy)(nil)}");
+		smp_fe_add_val(l, SMP_FE_INVALID, NULL, st, "must be 'RollingUpdate' or 'OnDelete'");
+	}
+	smp_fe_pop(l, at);
+}
+
+/* ValidateStatefulSetSpec. Its pod template gets its labels and
+ * annotations checked, not its spec (the server leaves that to the pods). */
+void smp__check_statefulset(smp_felist *l, const smp_value *obj, const smp_value *live)
+{
+	static const char *const retention[] = {"whenDeleted", "whenScaled"};
+	const smp_value *spec = smp__check_get(obj, "spec"), *sel = smp__check_get(spec, "selector");
+	const smp_value *tmpl = smp__check_get(spec, "template");
+	const smp_value *tmd = smp__check_get(tmpl, "metadata");
+	const smp_value *tlabels = smp__check_get(tmd, "labels");
+	const smp_value *pmp = smp__check_get(spec, "podManagementPolicy");
+	const smp_value *rp = smp__check_get(spec, "persistentVolumeClaimRetentionPolicy");
+	size_t at = smp_fe_child(l, "spec"), n, t;
+	const char *s = smp__check_str(pmp, &n);
+	bool match, converts;
+
+	if (pmp && n == 0)
+		smp_fe_add(l, SMP_FE_REQUIRED, "podManagementPolicy", pmp, NULL, NULL);
+	else if (pmp && !(n == 12 && memcmp(s, "OrderedReady", 12) == 0) &&
+	         !(n == 8 && memcmp(s, "Parallel", 8) == 0))
+		smp_fe_add_str(l, SMP_FE_INVALID, "podManagementPolicy", pmp, s, n,
+		               "must be 'OrderedReady' or 'Parallel'");
+	check_statefulset_strategy(l, smp__check_get(spec, "updateStrategy"));
+	for (int i = 0; rp && i < 2; i++) {
+		const smp_value *v = smp__check_get(rp, retention[i]);
+		size_t r = smp_fe_child(l, "persistentVolumeClaimRetentionPolicy"), vn;
+		const char *vs = smp__check_str(v, &vn);
+
+		if (!(vn == 6 && (memcmp(vs, "Retain", 6) == 0 || memcmp(vs, "Delete", 6) == 0)))
+			smp_fe_not_supported(l, retention[i], v ? v : rp, vs, vn, "\"Retain\", \"Delete\"");
+		smp_fe_pop(l, r);
+	}
+	smp__check_nonnegative(l, "replicas", smp__check_get(spec, "replicas"));
+	smp__check_nonnegative(l, "minReadySeconds", smp__check_get(spec, "minReadySeconds"));
+	smp__check_nonnegative(l, "ordinals.start",
+	                       smp__check_get(smp__check_get(spec, "ordinals"), "start"));
+	converts = check_selector(l, spec ? spec : obj, sel, tlabels, true, &match);
+	if (!converts) {
+		selector_error(l, "selector", sel, "");
+	} else {
+		if (!match && !(sel && !smp__check_len(smp__check_get(sel, "matchLabels")) &&
+		                !smp__check_len(smp__check_get(sel, "matchExpressions"))))
+			template_mismatch(l, tmpl, tlabels);
+		t = smp_fe_child(l, "template");
+		smp__check_labels(l, "labels", tlabels);
+		smp__check_annotations(l, "annotations", smp__check_get(tmd, "annotations"));
+		smp_fe_pop(l, t);
+	}
+	template_policies(l, tmpl, "StatefulSet");
+	smp_fe_pop(l, at);
+	if (live) {
+		/* only some fields of the spec may change: the rest is Forbidden,
+		 * compared as Go compares them (not done here yet) */
+		static const char *const may[] = {"replicas", "ordinals", "template", "updateStrategy",
+		                                  "persistentVolumeClaimRetentionPolicy",
+		                                  "minReadySeconds"};
+		const smp_value *old = smp__check_get(live, "spec");
+
+		for (size_t i = 0; spec && spec->type == SMP_MAP && i < spec->u.map.len; i++) {
+			const smp_member *m = &spec->u.map.items[i];
+			bool free_field = false;
+
+			for (size_t k = 0; k < sizeof(may) / sizeof(may[0]); k++)
+				free_field |= strlen(may[k]) == m->klen && memcmp(may[k], m->key, m->klen) == 0;
+			if (!free_field && !(smpv_map_get(old, m->key) &&
+			                     smpv_equal(m->val, smpv_map_get(old, m->key))))
+				l->unpredictable = true;
+		}
+	}
+}

@@ -818,9 +818,9 @@ typedef struct smp_check_options {
  * pkg/apis/<group>/validation on the object decoded and defaulted: the
  * rules read the stored form (smp_stored_form) of `obj` and of the live
  * object. Every kind's labels and annotations are checked, and the rules
- * of ConfigMap, Secret, Service, Deployment, ReplicaSet and DaemonSet
- * (docs/APPLY.md, "The API server's validation"); every plan runs the
- * same. The server's decoding
+ * of ConfigMap, Secret, Service, Deployment, ReplicaSet, DaemonSet and
+ * StatefulSet (docs/APPLY.md, "The API server's validation"); every plan
+ * runs the same. The server's decoding
  * (smp_object_validate) comes before this and is not part of it.
  * SMP_EINVALOBJ when the server refuses the object: `*status` is its 422
  * metav1.Status, every cause in the server's order and words (a map's

@@ -39,6 +39,13 @@ def deploy(name, containers, **spec):
     return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name}, "spec": s}
 
 
+def sts(name, containers, **spec):
+    s = {"serviceName": name, "selector": {"matchLabels": {"app": name}},
+         "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": containers}}}
+    s.update(spec)
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": name}, "spec": s}
+
+
 def svc(name, ports, **spec):
     s = {"selector": {"app": "x"}, "ports": ports}
     s.update(spec)
@@ -225,6 +232,19 @@ CATALOGUE = [
                                             "template": {"metadata": {"labels": {
                                                 "app": "ss1", "x": "-y"}},
                                                 "spec": {"containers": [C]}}}}),
+    ("statefulset-name-dots", sts("a.b", [C])),
+    ("statefulset-pod-policy-unknown", sts("ss2", [C], podManagementPolicy="Random")),
+    ("statefulset-no-selector", dict(sts("ss3", [C]), spec={
+        "serviceName": "ss3", "template": {"metadata": {"labels": {"app": "ss3"}},
+                                           "spec": {"containers": [C]}}})),
+    ("statefulset-strategy-unknown", sts("ss4", [C], updateStrategy={"type": "Sometimes"})),
+    ("statefulset-on-delete-rolling", sts("ss5", [C], updateStrategy={
+        "type": "OnDelete", "rollingUpdate": {"partition": 1}})),
+    ("statefulset-retention-unknown", sts("ss6", [C], persistentVolumeClaimRetentionPolicy={
+        "whenDeleted": "Keep"})),
+    ("statefulset-partition-negative", sts("ss7", [C], replicas=-1, updateStrategy={
+        "type": "RollingUpdate", "rollingUpdate": {"partition": -1, "maxUnavailable": 0}})),
+    ("statefulset-container-no-image", sts("ss8", [{"name": "c"}])),
     ("daemonset-label-bad", {"apiVersion": "apps/v1", "kind": "DaemonSet",
                              "metadata": {"name": "ds1", "labels": {"x": "-y"}},
                              "spec": {"selector": {"matchLabels": {"app": "ds1"}}, "template": {
@@ -262,6 +282,10 @@ UPDATES = [
       "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "u9", "v": "2"}},
                "template": {"metadata": {"labels": {"app": "u9", "v": "2"}},
                             "spec": {"containers": [C]}}}}),
+    ("update-statefulset-label", sts("u11", [C], replicas=0),
+     dict(sts("u11", [C], replicas=0), metadata={"name": "u11", "labels": {"x": "-y"}})),
+    ("update-statefulset-service-name", sts("u12", [C], replicas=0),
+     sts("u12", [C], replicas=0, serviceName="other")),
     ("update-daemonset-label", {"apiVersion": "apps/v1", "kind": "DaemonSet",
                                 "metadata": {"name": "u10"}, "spec": {
                                     "selector": {"matchLabels": {"app": "u10"}},
