@@ -58,7 +58,6 @@ static void check_name(smp_felist *l, const char *sub, const smp_value *v, smp_n
 {
 	size_t n;
 	const char *s = smp__check_str(v, &n);
-	char max[48];
 
 	switch (r) {
 	case NAME_SUBDOMAIN:
@@ -69,9 +68,8 @@ static void check_name(smp_felist *l, const char *sub, const smp_value *v, smp_n
 		break;
 	case NAME_LABEL:
 	case NAME_DNS1035:
-		snprintf(max, sizeof(max), "must be no more than 63 characters");
 		if (n > 63)
-			smp_fe_add_str(l, SMP_FE_INVALID, sub, v, s, n, max);
+			smp_fe_add_str(l, SMP_FE_INVALID, sub, v, s, n, "must be no more than 63 characters");
 		if (r == NAME_DNS1035) {
 			if (!is_label(s, n) || !(s[0] >= 'a' && s[0] <= 'z'))
 				smp_fe_add_str(l, SMP_FE_INVALID, sub, v, s, n, DNS1035_MSG);
@@ -282,4 +280,26 @@ bool smp__check_port_name(smp_felist *l, const char *sub, const smp_value *v)
 	if (n && (s[0] == '-' || s[n - 1] == '-'))
 		smp_fe_add_str(l, SMP_FE_INVALID, sub, v, s, n, "must not begin or end with a hyphen");
 	return l->n != before;
+}
+
+bool smp__check_one_of(const char *s, size_t n, const char *const *valid)
+{
+	for (size_t i = 0; valid[i]; i++)
+		if (strlen(valid[i]) == n && memcmp(valid[i], s, n) == 0)
+			return true;
+	return false;
+}
+
+void smp__check_enum(smp_felist *l, const char *sub, const smp_value *v,
+                     const char *const *valid, const char *shown)
+{
+	size_t n;
+	const char *s = smp__check_str(v, &n);
+
+	if (!v)
+		return; /* absent from a stored form: a default (check.h) */
+	if (n == 0)
+		smp_fe_add(l, SMP_FE_REQUIRED, sub, v, NULL, NULL);
+	else if (!smp__check_one_of(s, n, valid))
+		smp_fe_not_supported(l, sub, v, s, n, shown);
 }

@@ -32,6 +32,12 @@ int smp__check_object(smp_felist *l, const smp_value *obj, const smp_value *live
 int smp__check_refusal(smp_doc **status, smp_error *err, const smp_value *obj,
                        const smp_value *live, const smp_value *named);
 
+/* The stored form the rules read: of `v` as a create writes it, or with
+ * `update` as an update or a live object (smp_stored_form, `schema` for
+ * custom resources). Its errors. */
+int smp__check_stored(smp_doc **doc, const smp_value *v, const smp_schema *schema, bool update,
+                      smp_error *err);
+
 /* The helpers the rules share (check.c). */
 
 /* The name rule of a kind (the nameFn its ValidateObjectMeta is given). */
@@ -55,6 +61,16 @@ void smp__check_subdomain(smp_felist *l, const char *sub, const smp_value *v);
  * (NULL: the path) with the key as value; `at` gives the place. */
 void smp__check_config_key(smp_felist *l, const char *sub, const smp_value *at, const char *key,
                            size_t n);
+/* Whether s[0..n) is one of the NULL-terminated `valid`. */
+bool smp__check_one_of(const char *s, size_t n, const char *const *valid);
+/* One value of an enumeration at child `sub`: Required when empty,
+ * NotSupported when not one of `valid` (NULL-terminated), listed as
+ * `shown` ("\"A\", \"B\"", the server's order). Absent from a stored
+ * form, the field is one the server defaults (a spec not given at all is
+ * not defaulted there: such objects are refused for what they lack), so
+ * nothing is checked. */
+void smp__check_enum(smp_felist *l, const char *sub, const smp_value *v,
+                     const char *const *valid, const char *shown);
 /* IsValidPortName's messages for v, Invalid errors at child `sub`;
  * whether there was any. */
 bool smp__check_port_name(smp_felist *l, const char *sub, const smp_value *v);

@@ -130,9 +130,8 @@ int smp__check_refusal(smp_doc **status, smp_error *err, const smp_value *obj,
 	return rc;
 }
 
-/* The stored form of v (an update's with `update`), in *doc. */
-static int stored(smp_doc **doc, const smp_value *v, const smp_schema *schema, bool update,
-                  smp_error *err)
+int smp__check_stored(smp_doc **doc, const smp_value *v, const smp_schema *schema, bool update,
+                      smp_error *err)
 {
 	smp_stored_options so = SMP_STORED_OPTIONS_INIT;
 
@@ -156,9 +155,9 @@ int smp_object_check(smp_doc **status, const smp_value *obj, const smp_check_opt
 	if (opts && opts->version != SMP_CHECK_OPTIONS_VERSION)
 		return smp_err_set(err, SMP_EINVAL, NULL, 0, 0, NULL,
 		                   "smp_object_check: unknown options version %u", opts->version);
-	if ((rc = stored(&od, obj, opts ? opts->schema : NULL, opts && opts->live, err)) ||
+	if ((rc = smp__check_stored(&od, obj, opts ? opts->schema : NULL, opts && opts->live, err)) ||
 	    (opts && opts->live &&
-	     (rc = stored(&ld, opts->live, opts->schema, true, err))))
+	     (rc = smp__check_stored(&ld, opts->live, opts->schema, true, err))))
 		goto out;
 	rc = smp__check_refusal(status, err, smp_doc_root(od, 0), ld ? smp_doc_root(ld, 0) : NULL, obj);
 	if (rc == SMP_ENOMEM)

@@ -38,26 +38,6 @@ static void names_add(smp_felist *l, names *s, const smp_value *v)
 		s->v[s->n++] = v;
 }
 
-/* One value of an enumeration: Required when empty, NotSupported when
- * not one of `valid` (NULL-terminated), listed as `shown`. */
-static void check_enum(smp_felist *l, const char *sub, const smp_value *v,
-                       const char *const *valid, const char *shown)
-{
-	size_t n;
-	const char *s = smp__check_str(v, &n);
-
-	if (!v)
-		return; /* absent from a stored form: a default (see check_service.c) */
-	if (n == 0) {
-		smp_fe_add(l, SMP_FE_REQUIRED, sub, v, NULL, NULL);
-		return;
-	}
-	for (size_t i = 0; valid[i]; i++)
-		if (strlen(valid[i]) == n && memcmp(valid[i], s, n) == 0)
-			return;
-	smp_fe_not_supported(l, sub, v, s, n, shown);
-}
-
 /* validateContainerPorts */
 static void check_container_ports(smp_felist *l, const smp_value *ports)
 {
@@ -84,7 +64,7 @@ static void check_container_ports(smp_felist *l, const smp_value *ports)
 			smp_fe_add_int(l, SMP_FE_INVALID, "containerPort", cp, v, PORT_RANGE);
 		if (smp__check_int(hp, &v) && v != 0 && (v < 1 || v > 65535))
 			smp_fe_add_int(l, SMP_FE_INVALID, "hostPort", hp, v, PORT_RANGE);
-		check_enum(l, "protocol", smp__check_get(p, "protocol"), protocols,
+		smp__check_enum(l, "protocol", smp__check_get(p, "protocol"), protocols,
 		           "\"SCTP\", \"TCP\", \"UDP\"");
 		smp_fe_pop(l, pi);
 	}
@@ -284,12 +264,12 @@ static void check_containers(smp_felist *l, const smp_value *spec, const smp_val
 			smp__check_dns_label(l, "name", name);
 		if (smp__check_str(smp__check_get(c, "image"), &in), in == 0)
 			smp_fe_add(l, SMP_FE_REQUIRED, "image", c, NULL, NULL);
-		check_enum(l, "terminationMessagePolicy", smp__check_get(c, "terminationMessagePolicy"),
+		smp__check_enum(l, "terminationMessagePolicy", smp__check_get(c, "terminationMessagePolicy"),
 		           tmp, "\"File\", \"FallbackToLogsOnError\"");
 		check_container_ports(l, smp__check_get(c, "ports"));
 		check_env(l, smp__check_get(c, "env"));
 		check_mounts(l, smp__check_get(c, "volumeMounts"), vols);
-		check_enum(l, "imagePullPolicy", smp__check_get(c, "imagePullPolicy"), pull,
+		smp__check_enum(l, "imagePullPolicy", smp__check_get(c, "imagePullPolicy"), pull,
 		           "\"Always\", \"IfNotPresent\", \"Never\"");
 		check_resources(l, smp__check_get(c, "resources"));
 		if (names_has(&seen, s, n))
@@ -346,9 +326,9 @@ void smp__check_pod_template(smp_felist *l, const smp_value *tmpl)
 	sp = smp_fe_child(l, "spec");
 	check_volumes(l, smp__check_get(spec, "volumes"), &vols);
 	check_containers(l, spec, smp__check_get(spec, "containers"), &vols);
-	check_enum(l, "restartPolicy", smp__check_get(spec, "restartPolicy"), restart,
+	smp__check_enum(l, "restartPolicy", smp__check_get(spec, "restartPolicy"), restart,
 	           "\"Always\", \"OnFailure\", \"Never\"");
-	check_enum(l, "dnsPolicy", smp__check_get(spec, "dnsPolicy"), dns,
+	smp__check_enum(l, "dnsPolicy", smp__check_get(spec, "dnsPolicy"), dns,
 	           "\"ClusterFirstWithHostNet\", \"ClusterFirst\", \"Default\", \"None\"");
 	smp__check_labels(l, "nodeSelector", smp__check_get(spec, "nodeSelector"));
 	if (smp__check_int(smp__check_get(spec, "activeDeadlineSeconds"), &ads) &&

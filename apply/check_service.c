@@ -12,33 +12,6 @@
 
 #define PORT_RANGE "must be between 1 and 65535, inclusive"
 
-/* Whether s[0..n) is one of the NULL-terminated `valid`. */
-static bool one_of(const char *s, size_t n, const char *const *valid)
-{
-	for (size_t i = 0; valid[i]; i++)
-		if (strlen(valid[i]) == n && memcmp(valid[i], s, n) == 0)
-			return true;
-	return false;
-}
-
-/* Required when empty, else NotSupported unless valid. Absent from a
- * stored form, the field is one the server defaults (a spec not given at
- * all is not defaulted there: such objects are refused for what they
- * lack). */
-static void check_enum(smp_felist *l, const char *sub, const smp_value *v, const smp_value *at,
-                       const char *const *valid, const char *shown)
-{
-	size_t n;
-	const char *s = smp__check_str(v, &n);
-
-	if (!v)
-		return;
-	if (n == 0)
-		smp_fe_add(l, SMP_FE_REQUIRED, sub, v ? v : at, NULL, NULL);
-	else if (!one_of(s, n, valid))
-		smp_fe_not_supported(l, sub, v, s, n, shown);
-}
-
 /* validateServicePort */
 static void check_port(smp_felist *l, const smp_value *p, bool require_name, smp_buf *names)
 {
@@ -71,7 +44,7 @@ static void check_port(smp_felist *l, const smp_value *p, bool require_name, smp
 	smp__check_int(port, &v);
 	if (v < 1 || v > 65535)
 		smp_fe_add_int(l, SMP_FE_INVALID, "port", port ? port : p, v, PORT_RANGE);
-	check_enum(l, "protocol", smp__check_get(p, "protocol"), p, protocols,
+	smp__check_enum(l, "protocol", smp__check_get(p, "protocol"), protocols,
 	           "\"SCTP\", \"TCP\", \"UDP\"");
 	if (tp && tp->type == SMP_INT) {
 		if (tp->u.i < 1 || tp->u.i > 65535)
@@ -223,7 +196,7 @@ static void check_value(smp_felist *l, const char *sub, const smp_value *v,
 	size_t n;
 	const char *s = smp__check_str(v, &n);
 
-	if (!one_of(s, n, valid))
+	if (!smp__check_one_of(s, n, valid))
 		smp_fe_not_supported(l, sub, v, s, n, shown);
 }
 
@@ -257,7 +230,7 @@ static void check_service_tail(smp_felist *l, const smp_value *spec, const smp_v
 	bool accessible = lb || node_port || (cluster_ip && smp__check_len(ips));
 	int64_t v = 0;
 
-	check_enum(l, "sessionAffinity", sa, spec, affinity, "\"ClientIP\", \"None\"");
+	smp__check_enum(l, "sessionAffinity", sa, affinity, "\"ClientIP\", \"None\"");
 	if (n == 8 && memcmp(sas, "ClientIP", 8) == 0) {
 		const smp_value *ci = smp__check_get(sac, "clientIP");
 		const smp_value *to = smp__check_get(ci, "timeoutSeconds");
@@ -302,7 +275,7 @@ static void check_service_tail(smp_felist *l, const smp_value *spec, const smp_v
 		check_external_ip(l, ips->u.list.items[i]);
 		smp_fe_pop(l, at);
 	}
-	check_enum(l, "type", smp__check_get(spec, "type"), spec, types,
+	smp__check_enum(l, "type", smp__check_get(spec, "type"), types,
 	           "\"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\"");
 	for (size_t i = 0; cluster_ip && ports && ports->type == SMP_LIST && i < np; i++) {
 		const smp_value *npv = smp__check_get(ports->u.list.items[i], "nodePort");
@@ -337,7 +310,7 @@ static void check_service_tail(smp_felist *l, const smp_value *spec, const smp_v
 		smp_fe_add_str(l, SMP_FE_INVALID, "externalTrafficPolicy", etp, es, en,
 		               "may only be set for externally-accessible services");
 	else if (accessible)
-		check_enum(l, "externalTrafficPolicy", etp, spec, traffic, "\"Cluster\", \"Local\"");
+		smp__check_enum(l, "externalTrafficPolicy", etp, traffic, "\"Cluster\", \"Local\"");
 	if (lb && en == 5 && memcmp(es, "Local", 5) == 0)
 		l->unpredictable = l->unpredictable || !hc; /* the server allocates it */
 	else if (smp__check_int(hc, &v) && v != 0)
@@ -345,8 +318,8 @@ static void check_service_tail(smp_felist *l, const smp_value *spec, const smp_v
 		               "may only be set when `type` is 'LoadBalancer' and "
 		               "`externalTrafficPolicy` is 'Local'");
 	if (smp__check_get(spec, "internalTrafficPolicy"))
-		check_enum(l, "internalTrafficPolicy", smp__check_get(spec, "internalTrafficPolicy"), spec,
-		           traffic, "\"Cluster\", \"Local\"");
+		smp__check_enum(l, "internalTrafficPolicy", smp__check_get(spec, "internalTrafficPolicy"),
+		                traffic, "\"Cluster\", \"Local\"");
 	if (smp__check_get(spec, "trafficDistribution"))
 		check_value(l, "trafficDistribution", smp__check_get(spec, "trafficDistribution"), close,
 		            "\"PreferClose\"");

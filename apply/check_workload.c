@@ -214,7 +214,7 @@ static bool check_strategy(smp_felist *l, const smp_value *st)
 
 	if (!st || n == 0) {
 		/* SetDefaults_Deployment's RollingUpdate (a stored form does
-		 * not default a spec that was not given: see check_service.c) */
+		 * not default a spec that was not given: see smp__check_enum in check.h) */
 		smp_fe_pop(l, at);
 		return true;
 	}
@@ -475,7 +475,7 @@ static void check_statefulset_strategy(smp_felist *l, const smp_value *st)
 	int64_t part = 0;
 
 	if (!st) {
-		/* a default (see check_service.c) */
+		/* a default (check.h, smp__check_enum) */
 	} else if (n == 0) {
 		smp_fe_add(l, SMP_FE_REQUIRED, NULL, st, NULL, NULL);
 	} else if (n == 8 && memcmp(s, "OnDelete", 8) == 0) {

@@ -6,35 +6,24 @@
 #include "apply/plan_int.h"
 #include "apply/check.h"
 
-/* The stored form of v (an update's when `update`), in *doc: 1 when it
- * cannot be made (the entry is then not checked). */
-static int stored(smp_doc **doc, const smp_value *v, const smp_plan *p, bool update)
-{
-	smp_stored_options so = SMP_STORED_OPTIONS_INIT;
-	smp_error err;
-	int rc;
-
-	so.schema = p->o.schema;
-	if (update)
-		so.flags |= SMP_STORED__UPDATE;
-	rc = smp_stored_form(doc, v, &so, &err);
-	return rc == SMP_ENOMEM ? rc : rc ? 1 : 0;
-}
-
 int smp__plan_check(smp_plan_entry *e, smp_plan *p)
 {
 	smp_doc *od = NULL, *ld = NULL, *status = NULL;
 	const smp_value *obj = e->object, *live = e->live_stored;
+	const smp_schema *schema = p->o.schema;
 	smp_error err;
 	int rc = 0;
 
 	if (!e->object || !e->nreq)
 		return 0; /* nothing is sent */
 	if (!p->o.stored) {
-		/* the rules read defaults: the stored form, made for them */
-		if ((rc = stored(&od, e->object, p, e->live != NULL)) ||
-		    (e->live && (rc = stored(&ld, e->live, p, true))))
+		/* the rules read defaults: the stored form, made for them (one
+		 * that cannot be made leaves the entry unchecked) */
+		if ((rc = smp__check_stored(&od, e->object, schema, e->live != NULL, &err)) ||
+		    (e->live && (rc = smp__check_stored(&ld, e->live, schema, true, &err)))) {
+			rc = rc == SMP_ENOMEM ? rc : 0;
 			goto out;
+		}
 		obj = smp_doc_root(od, 0);
 		live = e->live ? smp_doc_root(ld, 0) : NULL;
 	}
@@ -52,5 +41,5 @@ int smp__plan_check(smp_plan_entry *e, smp_plan *p)
 out:
 	smp_doc_free(od);
 	smp_doc_free(ld);
-	return rc == 1 ? 0 : rc;
+	return rc;
 }
