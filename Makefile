@@ -15,7 +15,7 @@ PREFIX     ?= /usr/local
 # `cmake -S . -B dir` has it off); valgrind serves the leak-check test; Debian's
 # python3 with venv tests the Python binding and its pip install (which takes
 # scikit-build-core, build and auditwheel from PyPI into its venvs).
-DEBS       := build-essential cmake pkg-config libyaml-dev libcjson-dev clang valgrind \
+DEBS       := build-essential cmake pkg-config libyaml-dev libre2-dev libcjson-dev clang valgrind \
               python3 python3-venv git
 CMAKE_ARGS ?=
 
@@ -47,7 +47,7 @@ build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 $(ASAN_BUILD)/CMakeCache.txt:
-	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DSMP_SANITIZE=ON -DSMP_WERROR=ON $(CMAKE_ARGS)
+	CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DSMP_SANITIZE=ON -DSMP_WERROR=ON $(CMAKE_ARGS)
 
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	@$(call werror_on,$(ASAN_BUILD))
@@ -56,7 +56,7 @@ build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 # What a packager builds: Release (-O3 -DNDEBUG) with gcc, the library and the
 # CLI (no tests, so it is quick); a warning there fails `make test`.
 $(RELEASE_BUILD)/CMakeCache.txt:
-	CC=gcc cmake -S . -B $(RELEASE_BUILD) -DCMAKE_BUILD_TYPE=Release -DSMP_TESTS=OFF -DSMP_WERROR=ON $(CMAKE_ARGS)
+	CC=gcc CXX=g++ cmake -S . -B $(RELEASE_BUILD) -DCMAKE_BUILD_TYPE=Release -DSMP_TESTS=OFF -DSMP_WERROR=ON $(CMAKE_ARGS)
 
 release-check: deps $(RELEASE_BUILD)/CMakeCache.txt
 	@$(call werror_on,$(RELEASE_BUILD))
@@ -136,7 +136,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= codec patch diff selector jsonpatch schema plan_live ssa
 
 $(FUZZ_BUILD)/CMakeCache.txt:
-	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O2" \
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O2" -DCMAKE_CXX_FLAGS_DEBUG="-g -O2" \
 	  -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -DSMP_SANITIZE=ON -DSMP_FUZZ=ON -DSMP_WERROR=ON $(CMAKE_ARGS)
 
 fuzz: deps $(FUZZ_BUILD)/CMakeCache.txt

@@ -41,6 +41,10 @@ int smp__apply_object(smp_apply_result **out, const smp_value *live, const smp_v
  * objects (the protection finalizers of PVCs and PVs, a Node's not-ready
  * taint) is not added. Internal. */
 #define SMP_STORED__UPDATE (1u << 29)
+/* smp_stored_form's flag for a custom resource as its registry validates
+ * it: decoded and defaulted in its own version, not yet through its
+ * storage version. Internal. */
+#define SMP_STORED__REQUEST (1u << 28)
 
 /* smp_changes' flag that leaves metadata.managedFields out (the ownership
  * a client-side apply's stored form predicts is bookkeeping, not a change

@@ -15,14 +15,23 @@
 #define SMP_CHECK_H
 
 #include "apply/fielderr.h"
+#include "schema/schema.h"
 
 #include <stdbool.h>
 
 /* Validates `obj` (a stored form) as the server does on create (`live`
  * NULL) or on an update of `live` (its stored form), adding the errors to
- * `l` at the root path. Kinds without rules here add nothing. Returns
+ * `l` at the root path; a custom resource with its CRD's schema from
+ * `schema` (NULL: none). Kinds without rules here add nothing. Returns
  * l->rc (SMP_OK or SMP_ENOMEM). */
-int smp__check_object(smp_felist *l, const smp_value *obj, const smp_value *live);
+int smp__check_object(smp_felist *l, const smp_value *obj, const smp_value *live,
+                      const smp_schema *schema);
+
+/* A custom resource of the CRD version `e` of `s` (check_crd.c): its
+ * metadata, schema, list invariants and, for now, whether CEL rules would
+ * run (unpredictable), as customResourceStrategy validates it. */
+void smp__check_crd(smp_felist *l, const smp_schema *s, const smp_gvk_entry *e,
+                    const smp_value *obj, const smp_value *live);
 
 /* The refusal of `obj` (a stored form; `live` the live object's, or NULL)
  * by those rules: SMP_EINVALOBJ with the server's Status in *status and
@@ -30,7 +39,8 @@ int smp__check_object(smp_felist *l, const smp_value *obj, const smp_value *live
  * obj), SMP_OK with *status NULL when there is none to predict,
  * SMP_ENOMEM. */
 int smp__check_refusal(smp_doc **status, smp_error *err, const smp_value *obj,
-                       const smp_value *live, const smp_value *named);
+                       const smp_value *live, const smp_value *named,
+                       const smp_schema *schema);
 
 /* The stored form the rules read: of `v` as a create writes it, or with
  * `update` as an update or a live object (smp_stored_form, `schema` for

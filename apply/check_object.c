@@ -57,15 +57,23 @@ static bool workload(const char *av, const char *kind)
  * and ValidateObjectMetaAccessorUpdate) each check the new labels and
  * annotations first, then the kind's ValidateUpdate runs as its recipe
  * says. The name and namespace are the live object's, valid already. */
-int smp__check_object(smp_felist *l, const smp_value *obj, const smp_value *live)
+int smp__check_object(smp_felist *l, const smp_value *obj, const smp_value *live,
+                      const smp_schema *schema)
 {
 	const char *av = smpv_map_str(obj, "apiVersion"), *kind = smpv_map_str(obj, "kind");
 	const smp_value *md = smp__check_get(obj, "metadata");
 	const struct kind_rules *k = NULL;
+	const smp_gvk_entry *crd;
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && av && kind; i++)
 		if (strcmp(av, kinds[i].av) == 0 && strcmp(kind, kinds[i].kind) == 0)
 			k = &kinds[i];
+	if (!k && schema && av && kind &&
+	    !smp_schema_find_kind(&smp_builtin_schema, av, kind, true) &&
+	    (crd = smp_schema_find_kind(schema, av, kind, true)) && crd->crd_schema) {
+		smp__check_crd(l, schema, crd, obj, live);
+		return l->rc;
+	}
 	if (!k) {
 		/* other kinds: the metadata every strategy checks (the name's
 		 * rule aside), and a built-in workload's pod template's labels,
@@ -116,14 +124,15 @@ int smp__check_object(smp_felist *l, const smp_value *obj, const smp_value *live
 }
 
 int smp__check_refusal(smp_doc **status, smp_error *err, const smp_value *obj,
-                       const smp_value *live, const smp_value *named)
+                       const smp_value *live, const smp_value *named,
+                       const smp_schema *schema)
 {
 	smp_felist l;
 	int rc;
 
 	*status = NULL;
 	smp_fe_init(&l);
-	rc = smp__check_object(&l, obj, live);
+	rc = smp__check_object(&l, obj, live, schema);
 	if (!rc && l.n && !l.unpredictable)
 		rc = smp__fe_status(status, err, &l, named ? named : obj);
 	smp_fe_release(&l);
@@ -136,6 +145,7 @@ int smp__check_stored(smp_doc **doc, const smp_value *v, const smp_schema *schem
 	smp_stored_options so = SMP_STORED_OPTIONS_INIT;
 
 	so.schema = schema;
+	so.flags |= SMP_STORED__REQUEST; /* a custom resource: in its own version */
 	if (update)
 		so.flags |= SMP_STORED__UPDATE;
 	return smp_stored_form(doc, v, &so, err);
@@ -159,7 +169,8 @@ int smp_object_check(smp_doc **status, const smp_value *obj, const smp_check_opt
 	    (opts && opts->live &&
 	     (rc = smp__check_stored(&ld, opts->live, opts->schema, true, err))))
 		goto out;
-	rc = smp__check_refusal(status, err, smp_doc_root(od, 0), ld ? smp_doc_root(ld, 0) : NULL, obj);
+	rc = smp__check_refusal(status, err, smp_doc_root(od, 0), ld ? smp_doc_root(ld, 0) : NULL, obj,
+	                        opts ? opts->schema : NULL);
 	if (rc == SMP_ENOMEM)
 		smp_err_set(err, SMP_ENOMEM, NULL, 0, 0, NULL, "out of memory");
 	else if (rc == SMP_EINVALOBJ && err) {

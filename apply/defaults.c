@@ -2144,8 +2144,8 @@ int smp_stored_form(smp_doc **out, const smp_value *obj, const smp_stored_option
 		e = av && kind ? smp_schema_find_kind(o.schema, av, kind, true) : NULL;
 		/* as decoded for the field manager: in its own version only */
 		rc = e ? smp__stored_crd(&doc->arena, root, o.schema, e->type,
-		                         o.flags & SMP_STORED__DECODED ? NULL
-		                                                       : storage_type(o.schema, e),
+		                         o.flags & (SMP_STORED__DECODED | SMP_STORED__REQUEST)
+		                                 ? NULL : storage_type(o.schema, e),
 		                         o.flags, err)
 		       : SMP_OK;
 		if (rc == SMP_OK && e && e->status_subresource &&

@@ -22,6 +22,7 @@ static const char *const type_text[] = {
 	[SMP_FE_TOO_LONG] = "Too long",
 	[SMP_FE_TOO_MANY] = "Too many",
 	[SMP_FE_INTERNAL] = "Internal error",
+	[SMP_FE_TYPE_INVALID] = "Invalid value",
 };
 
 void smp_fe_init(smp_felist *l)

@@ -24,7 +24,8 @@ typedef enum smp_fe_type {
 	SMP_FE_FORBIDDEN,
 	SMP_FE_TOO_LONG,
 	SMP_FE_TOO_MANY,
-	SMP_FE_INTERNAL
+	SMP_FE_INTERNAL,
+	SMP_FE_TYPE_INVALID /* "Invalid value", its cause FieldValueTypeInvalid */
 } smp_fe_type;
 
 /* One field.Error: its path (field.Path.String()) and its ErrorBody, with

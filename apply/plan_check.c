@@ -6,6 +6,19 @@
 #include "apply/plan_int.h"
 #include "apply/check.h"
 
+#include <string.h>
+
+bool smp__plan_check_early(const smp_plan_entry *e, const smp_plan *p)
+{
+	const smp_schema *schema = p->o.schema;
+	const char *av = smpv_map_str(e->object, "apiVersion");
+	const char *kind = smpv_map_str(e->object, "kind");
+	const smp_gvk_entry *g = schema && av && kind ? smp_schema_find_kind(schema, av, kind, true)
+	                                              : NULL;
+
+	return p->o.stored && g && g->storage_version && strcmp(g->storage_version, g->version) != 0;
+}
+
 int smp__plan_check(smp_plan_entry *e, smp_plan *p)
 {
 	smp_doc *od = NULL, *ld = NULL, *status = NULL;
@@ -16,9 +29,10 @@ int smp__plan_check(smp_plan_entry *e, smp_plan *p)
 
 	if (!e->object || !e->nreq)
 		return 0; /* nothing is sent */
-	if (!p->o.stored) {
+	if (!p->o.stored || smp__plan_check_early(e, p)) {
 		/* the rules read defaults: the stored form, made for them (one
-		 * that cannot be made leaves the entry unchecked) */
+		 * that cannot be made leaves the entry unchecked); a custom
+		 * resource's in its own version */
 		if ((rc = smp__check_stored(&od, e->object, schema, e->live != NULL, &err)) ||
 		    (e->live && (rc = smp__check_stored(&ld, e->live, schema, true, &err)))) {
 			rc = rc == SMP_ENOMEM ? rc : 0;
@@ -28,7 +42,7 @@ int smp__plan_check(smp_plan_entry *e, smp_plan *p)
 		live = e->live ? smp_doc_root(ld, 0) : NULL;
 	}
 	rc = smp__check_refusal(&status, &err, obj, e->live ? live : NULL,
-	                        e->config ? e->config : obj);
+	                        e->config ? e->config : obj, schema);
 	if (rc == SMP_EINVALOBJ) {
 		/* refused: nothing is sent, nothing changes */
 		e->object = NULL;

@@ -209,6 +209,10 @@ int smp__plan_stored(smp_plan_entry *e, smp_plan *p);
  * refusal makes the entry an ERROR with the server's Status. 0 or
  * SMP_ENOMEM. */
 int smp__plan_check(smp_plan_entry *e, smp_plan *p);
+/* Whether the entry's object is checked before its stored form is made
+ * (smp__plan_check then makes the form it validates): a custom resource
+ * whose CRD stores another version, validated in its own. */
+bool smp__plan_check_early(const smp_plan_entry *e, const smp_plan *p);
 
 /* The plan's ignore rules for a decided entry (plan_ignore.c): both sides
  * of its comparison without the ignored fields, and a CONFIGURE that

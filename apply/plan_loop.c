@@ -161,6 +161,7 @@ static void decide(smp_plan *p, plan_loop *l, size_t i, decided *d)
 	smp_error lerr;
 	plan_step st;
 	ptrdiff_t li, fi = l->group[i];
+	bool early;
 	int rc;
 
 	memset(d, 0, sizeof(*d));
@@ -201,9 +202,12 @@ static void decide(smp_plan *p, plan_loop *l, size_t i, decided *d)
 	}
 	rc = p->o.mode == SMP_PLAN_CLIENT_SIDE ? smp__plan_client_side(e, p, &st)
 	                                       : smp__plan_server_side(e, p, &st);
+	early = !rc && e->object && smp__plan_check_early(e, p);
+	if (early)
+		rc = smp__plan_check(e, p);
 	if (!rc && p->o.stored && e->object)
 		rc = smp__plan_stored(e, p);
-	if (!rc && e->object)
+	if (!rc && !early && e->object)
 		rc = smp__plan_check(e, p);
 	if (!rc && e->object)
 		rc = smp__plan_ignore(e, p);

@@ -254,6 +254,7 @@ static const char *const fe_cause[] = {
 	[SMP_FE_TOO_LONG] = "FieldValueTooLong",
 	[SMP_FE_TOO_MANY] = "FieldValueTooMany",
 	[SMP_FE_INTERNAL] = "InternalError",
+	[SMP_FE_TYPE_INVALID] = "FieldValueTypeInvalid",
 };
 
 /* The errors' texts ("<field>: <body>", field.Error.Error()) as

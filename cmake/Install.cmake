@@ -66,9 +66,9 @@ install(CODE "
 # stays right wherever the tree is installed or moved.
 file(RELATIVE_PATH SMP_PC_RELPREFIX "/prefix/${SMP_PKGCONFIG_DIR}" "/prefix")
 string(REGEX REPLACE "/$" "" SMP_PC_RELPREFIX "${SMP_PC_RELPREFIX}")
-# libyaml (and cJSON when the library links it) are private dependencies:
-# only static linking needs them.
-set(SMP_PC_REQUIRES_PRIVATE "yaml-0.1")
+# libyaml, RE2 (and cJSON when the library links it) are private
+# dependencies: only static linking needs them (and RE2 the C++ runtime).
+set(SMP_PC_REQUIRES_PRIVATE "yaml-0.1 re2")
 get_target_property(_smp_obj_libs smpatch_obj LINK_LIBRARIES)
 if(_smp_obj_libs MATCHES "PkgConfig::CJSON")
   string(APPEND SMP_PC_REQUIRES_PRIVATE " libcjson")

@@ -806,7 +806,8 @@ typedef struct smp_check_options {
 	 * update checks it). NULL: a create. Referenced. */
 	const smp_value *live;
 	/* An OpenAPI document or CRDs, for the stored form the rules read
-	 * (smp_stored_form); NULL = the built-in tables. Referenced. */
+	 * (smp_stored_form) and a custom resource's CRD schema; NULL = the
+	 * built-in tables. Referenced. */
 	const smp_schema *schema;
 } smp_check_options;
 
@@ -819,8 +820,11 @@ typedef struct smp_check_options {
  * rules read the stored form (smp_stored_form) of `obj` and of the live
  * object. Every kind's labels and annotations are checked, and the rules
  * of ConfigMap, Secret, Service, Deployment, ReplicaSet, DaemonSet and
- * StatefulSet (docs/APPLY.md, "The API server's validation"); every plan
- * runs the same. The server's decoding
+ * StatefulSet (docs/APPLY.md, "The API server's validation"); a custom
+ * resource whose CRD is in opts->schema is checked against the CRD
+ * version's schema as apiextensions-apiserver checks it (CEL rules aside:
+ * an object they would check is not predicted). Every plan runs the
+ * same. The server's decoding
  * (smp_object_validate) comes before this and is not part of it.
  * SMP_EINVALOBJ when the server refuses the object: `*status` is its 422
  * metav1.Status, every cause in the server's order and words (a map's

@@ -446,7 +446,7 @@ static int add_legacy(gen *g)
 	for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++) {
 		const smp_gvk_entry *t = smp_schema_find_kind(s, legacy[i].target, legacy[i].kind, true);
 		smp_gvk_entry key = {legacy[i].group, legacy[i].version, legacy[i].kind, NULL, -1,
-		                     NULL, false, NULL, false};
+		                     NULL, false, NULL, false, false, false, NULL, NULL};
 
 		if (!t) {
 			fprintf(stderr, "smp-gen-tables: legacy %s/%s %s: the document has no %s %s\n",
@@ -502,7 +502,7 @@ static int apply_legacy_meta(gen *g)
 {
 	for (size_t i = 0; i < sizeof(legacy_meta) / sizeof(legacy_meta[0]); i++) {
 		smp_gvk_entry key = {legacy_meta[i].group, legacy_meta[i].version,
-		                     legacy_meta[i].kind, NULL, -1, NULL, false, NULL, false};
+		                     legacy_meta[i].kind, NULL, -1, NULL, false, NULL, false, false, false, NULL, NULL};
 		smp_gvk_entry *k = bsearch(&key, g->kinds, g->nkinds, sizeof(key), cmp_gvk);
 		const char *p = legacy_meta[i].path, *st = legacy_meta[i].strategy;
 		const smp_stype **tp;

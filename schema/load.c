@@ -12,6 +12,7 @@
  */
 #include "schema/schema.h"
 #include "codec/depth.h"
+#include "regex/regex.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -75,6 +76,8 @@ typedef struct loader {
 	size_t nkinds, capkinds;
 	smp_sdefault *dflts;    /* nodes' `default` values (CRDs and v3) */
 	size_t ndflts, capdflts;
+	smp_svalid *valids;     /* CRD nodes' value validations (own their regexes) */
+	size_t nvalids, capvalids;
 	char path[LD_PATH_MAX];
 	size_t pathlen;
 	unsigned depth;
@@ -626,6 +629,141 @@ static int add_object_meta(loader *L, smp_stype *t)
 	return SMP_OK;
 }
 
+/* The formats apiextensions keeps (StripUnsupportedFormatsPostProcess's
+ * supportedFormats), "-"s removed as go-openapi normalises them. */
+static const char *supported_format(loader *L, const smp_value *f)
+{
+	static const char *const known[] = {
+		"bsonobjectid", "uri", "email", "hostname", "ipv4", "ipv6", "cidr", "mac", "uuid",
+		"uuid3", "uuid4", "uuid5", "isbn", "isbn10", "isbn13", "creditcard", "ssn",
+		"hexcolor", "rgbcolor", "byte", "password", "date", "duration", "datetime",
+	};
+	char norm[32];
+	size_t n = 0;
+
+	if (!f || f->type != SMP_STRING)
+		return NULL;
+	for (uint32_t i = 0; i < f->u.s.len; i++) {
+		if (f->u.s.ptr[i] == '-')
+			continue;
+		if (n + 1 >= sizeof(norm))
+			return NULL;
+		norm[n++] = f->u.s.ptr[i];
+	}
+	norm[n] = '\0';
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(norm, known[i]) == 0)
+			return known[i];
+	return NULL;
+}
+
+/* Whether an anyOf is the int-or-string idiom ([{type: integer}, {type:
+ * string}], controller-gen's), which any integer or string satisfies. */
+static bool int_or_string_anyof(const smp_value *any)
+{
+	bool in = false, st = false;
+
+	if (any->type != SMP_LIST || any->u.list.len != 2)
+		return false;
+	for (uint32_t i = 0; i < 2; i++) {
+		const smp_value *b = any->u.list.items[i], *tv = mget(b, "type");
+
+		if (!b || b->type != SMP_MAP || b->u.map.len != 1 || !tv || tv->type != SMP_STRING)
+			return false;
+		in |= tv->u.s.len == 7 && memcmp(tv->u.s.ptr, "integer", 7) == 0;
+		st |= tv->u.s.len == 6 && memcmp(tv->u.s.ptr, "string", 6) == 0;
+	}
+	return in && st;
+}
+
+/* A CRD node's value validations into the side table (schema.h's
+ * smp_svalid): nothing when it has none. Keys of the wrong type are
+ * skipped (the server refuses such a CRD). */
+static int node_validations(loader *L, smp_stype *t, const smp_value *n)
+{
+	static const struct { const char *key; uint32_t bit; size_t off; } counts[] = {
+		{"maxLength", SMP_SV_MAX_LENGTH, offsetof(smp_svalid, max_length)},
+		{"minLength", SMP_SV_MIN_LENGTH, offsetof(smp_svalid, min_length)},
+		{"maxItems", SMP_SV_MAX_ITEMS, offsetof(smp_svalid, max_items)},
+		{"minItems", SMP_SV_MIN_ITEMS, offsetof(smp_svalid, min_items)},
+		{"maxProperties", SMP_SV_MAX_PROPS, offsetof(smp_svalid, max_props)},
+		{"minProperties", SMP_SV_MIN_PROPS, offsetof(smp_svalid, min_props)},
+	};
+	static const char *const composition[] = {"allOf", "oneOf", "not"};
+	smp_svalid v;
+	const smp_value *x;
+	bool any = false;
+
+	memset(&v, 0, sizeof(v));
+	v.type = t;
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		if ((x = mget(n, counts[i].key)) && x->type == SMP_INT) {
+			*(int64_t *)((char *)&v + counts[i].off) = x->u.i;
+			v.has |= counts[i].bit;
+		}
+	if ((x = mget(n, "exclusiveMaximum")) && x->type == SMP_BOOL && x->u.b)
+		v.has |= SMP_SV_EXCL_MAX;
+	if ((x = mget(n, "exclusiveMinimum")) && x->type == SMP_BOOL && x->u.b)
+		v.has |= SMP_SV_EXCL_MIN;
+	if ((x = mget(n, "uniqueItems")) && x->type == SMP_BOOL && x->u.b)
+		v.has |= SMP_SV_UNIQUE;
+	for (size_t i = 0; i < sizeof(composition) / sizeof(composition[0]); i++)
+		if (mget(n, composition[i]))
+			v.has |= SMP_SV_COMPOSITION;
+	if ((x = mget(n, "anyOf")) && !int_or_string_anyof(x))
+		v.has |= SMP_SV_COMPOSITION;
+#define NUM(key, dst)                                                                   \
+	if ((x = mget(n, key)) && (x->type == SMP_INT || x->type == SMP_FLOAT) &&        \
+	    !(v.dst = smpv_copy(L->a, x)))                                                \
+		return ld_oom(L);
+	NUM("maximum", maximum)
+	NUM("minimum", minimum)
+	NUM("multipleOf", multiple_of)
+#undef NUM
+	if ((x = mget(n, "enum")) && x->type == SMP_LIST && x->u.list.len &&
+	    !(v.enums = smpv_copy(L->a, x)))
+		return ld_oom(L);
+	if ((x = mget(n, "required")) && x->type == SMP_LIST && x->u.list.len &&
+	    !(v.required = smpv_copy(L->a, x)))
+		return ld_oom(L);
+	if ((x = mget(n, "x-kubernetes-validations")) && x->type == SMP_LIST && x->u.list.len &&
+	    !(v.rules = smpv_copy(L->a, x)))
+		return ld_oom(L);
+	v.format = supported_format(L, mget(n, "format"));
+	if ((x = mget(n, "pattern")) && x->type == SMP_STRING && x->u.s.len &&
+	    !memchr(x->u.s.ptr, '\0', x->u.s.len)) {
+		smp_regex *re;
+		char msg[8];
+		int rc;
+
+		if (!(v.pattern = ld_str(L, x)))
+			return ld_oom(L);
+		rc = smp_regex_compile(&re, x->u.s.ptr, x->u.s.len, msg, sizeof(msg));
+		if (rc == -2)
+			return ld_oom(L);
+		if (rc)
+			v.has |= SMP_SV_BAD_PATTERN;
+		v.re = re;
+	}
+	any = v.has || v.maximum || v.minimum || v.multiple_of || v.enums || v.required ||
+	      v.rules || v.format || v.pattern;
+	if (!any)
+		return SMP_OK;
+	if (L->nvalids == L->capvalids) {
+		size_t cap = L->capvalids ? 2 * L->capvalids : 16;
+		smp_svalid *d = realloc(L->valids, cap * sizeof(*d));
+
+		if (!d) {
+			smp_regex_free((smp_regex *)v.re);
+			return ld_oom(L);
+		}
+		L->valids = d;
+		L->capvalids = cap;
+	}
+	L->valids[L->nvalids++] = v;
+	return SMP_OK;
+}
+
 /* What the stored form of custom resources needs from a CRD or v3 node
  * (schema.h): nullable, an additionalProperties boolean, and a copy of a
  * non-null `default` in the side table. v2 documents and the merge engine
@@ -636,8 +774,12 @@ static int node_extras(loader *L, smp_stype *t, const smp_value *n)
 	const smp_value *nv = mget(n, "nullable"), *ap = mget(n, "additionalProperties");
 	const smp_value *dv = mget(n, "default");
 
+	int rc;
+
 	if (L->src == SRC_V2)
 		return SMP_OK;
+	if (L->src == SRC_CRD && (rc = node_validations(L, t, n)))
+		return rc;
 	if (nv && nv->type == SMP_BOOL && nv->u.b)
 		t->flags |= SMP_SFLAG_NULLABLE;
 	if (t->kind == SMP_SKIND_MAP && ap && ap->type == SMP_BOOL)
@@ -815,6 +957,8 @@ static int add_kind(loader *L, const char *group, const char *version, const cha
 	L->kinds[L->nkinds].kubectl_scheme = false;
 	L->kinds[L->nkinds].storage_version = NULL;
 	L->kinds[L->nkinds].status_subresource = false;
+	L->kinds[L->nkinds].crd_schema = L->kinds[L->nkinds].cel_rules = false;
+	L->kinds[L->nkinds].scale_spec = L->kinds[L->nkinds].scale_status = NULL;
 	L->nkinds++;
 	return SMP_OK;
 }
@@ -828,6 +972,14 @@ static int cmp_dflt(const void *a, const void *b)
 {
 	uintptr_t x = (uintptr_t)((const smp_sdefault *)a)->type;
 	uintptr_t y = (uintptr_t)((const smp_sdefault *)b)->type;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_valid(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const smp_svalid *)a)->type;
+	uintptr_t y = (uintptr_t)((const smp_svalid *)b)->type;
 
 	return x < y ? -1 : x > y;
 }
@@ -1156,7 +1308,8 @@ static int crd_version(loader *L, const char *group, const char *kind, int names
 	smp_stype *t;
 	const char *rg;
 	char *name;
-	size_t len;
+	size_t len, nv = L->nvalids;
+	bool rules = false;
 	int rc;
 
 	if (!(rg = reverse_group(L, group)))
@@ -1180,7 +1333,29 @@ static int crd_version(loader *L, const char *group, const char *kind, int names
 		return rc;
 	if ((rc = add_def(L, name, t)))
 		return rc;
-	return add_kind(L, group, version, kind, t, namespaced);
+	for (size_t i = nv; i < L->nvalids; i++)
+		rules |= L->valids[i].rules != NULL;
+	if ((rc = add_kind(L, group, version, kind, t, namespaced)))
+		return rc;
+	L->kinds[L->nkinds - 1].crd_schema = schema != NULL;
+	L->kinds[L->nkinds - 1].cel_rules = rules;
+	return SMP_OK;
+}
+
+/* The scale subresource of a CRD version (or of the whole v1beta1 CRD):
+ * its replicas paths on the version's kind. */
+static int crd_scale(loader *L, const smp_value *sub)
+{
+	const smp_value *sc = mget(mget(sub, "subresources"), "scale");
+	const smp_value *sp = mget(sc, "specReplicasPath"), *st = mget(sc, "statusReplicasPath");
+	smp_gvk_entry *e = &L->kinds[L->nkinds - 1];
+
+	if (!sc)
+		return SMP_OK;
+	if ((sp && sp->type == SMP_STRING && !(e->scale_spec = ld_str(L, sp))) ||
+	    (st && st->type == SMP_STRING && !(e->scale_status = ld_str(L, st))))
+		return ld_oom(L);
+	return SMP_OK;
 }
 
 /* A CustomResourceDefinition: its group, kind, scope and plural, and
@@ -1248,6 +1423,8 @@ static int load_crd(loader *L, const smp_value *crd)
 			L->kinds[L->nkinds - 1].status_subresource =
 				mget(mget(v, "subresources"), "status") ||
 				mget(mget(spec, "subresources"), "status");
+			if ((rc = crd_scale(L, mget(mget(v, "subresources"), "scale") ? v : spec)))
+				return rc;
 			ld_pop(L, o2);
 		}
 	} else if (versions && versions->type != SMP_LIST) {
@@ -1264,6 +1441,8 @@ static int load_crd(loader *L, const smp_value *crd)
 			return rc;
 		L->kinds[L->nkinds - 1].status_subresource =
 			mget(mget(spec, "subresources"), "status") != NULL;
+		if ((rc = crd_scale(L, spec)))
+			return rc;
 	}
 	for (size_t i = first; i < L->nkinds; i++) {
 		L->kinds[i].resource = plural;
@@ -1380,6 +1559,18 @@ static int finish(loader *L)
 		L->s->defaults = d;
 		L->s->ndefaults = L->ndflts;
 	}
+	if (L->nvalids) {
+		/* the schema owns the regexes from here on */
+		smp_svalid *v = smp_arena_alloc(L->a, L->nvalids * sizeof(*v));
+
+		if (!v)
+			return ld_oom(L);
+		memcpy(v, L->valids, L->nvalids * sizeof(*v));
+		qsort(v, L->nvalids, sizeof(*v), cmp_valid);
+		L->s->valids = v;
+		L->s->nvalids = L->nvalids;
+		L->nvalids = 0;
+	}
 	return SMP_OK;
 }
 
@@ -1465,6 +1656,9 @@ out:
 	free(L.defs);
 	free(L.kinds);
 	free(L.dflts);
+	for (size_t i = 0; i < L.nvalids; i++)
+		smp_regex_free((smp_regex *)L.valids[i].re);
+	free(L.valids);
 	return rc;
 }
 

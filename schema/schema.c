@@ -6,6 +6,7 @@
  * by name, so every lookup is a binary search.
  */
 #include "schema/schema.h"
+#include "regex/regex.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -27,6 +28,8 @@ void smp_schema_free(smp_schema *schema)
 {
 	if (!schema || !schema->owned)
 		return;
+	for (size_t i = 0; i < schema->nvalids; i++)
+		smp_regex_free((smp_regex *)schema->valids[i].re);
 	smp_arena_release(&schema->arena);
 	free(schema);
 }
@@ -57,6 +60,28 @@ const smp_sfield *smp_stype_field(const smp_stype *t, const char *name, size_t l
 		if (c == 0)
 			return &t->fields[mid];
 		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+const smp_svalid *smp_stype_valid(const smp_schema *s, const smp_stype *t)
+{
+	size_t lo = 0, hi;
+	uintptr_t key = (uintptr_t)t;
+
+	if (!s || !t)
+		return NULL;
+	hi = s->nvalids;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uintptr_t at = (uintptr_t)s->valids[mid].type;
+
+		if (at == key)
+			return &s->valids[mid];
+		if (key < at)
 			hi = mid;
 		else
 			lo = mid + 1;

@@ -136,6 +136,13 @@ typedef struct smp_gvk_entry {
 	/* A CRD's kinds: the version has the status subresource (its main
 	 * resource's writes leave the status alone). */
 	bool status_subresource;
+	/* A CRD's kinds: the version's schema validates its objects (the side
+	 * table smp_schema.valids), and has x-kubernetes-validations rules
+	 * somewhere (the server then runs its CEL validator). */
+	bool crd_schema, cel_rules;
+	/* A CRD's kinds with the scale subresource: its specReplicasPath and
+	 * statusReplicasPath (".spec.replicas"); NULL elsewhere. */
+	const char *scale_spec, *scale_status;
 } smp_gvk_entry;
 
 /* The `default` of one schema node of a CRD or an OpenAPI v3 document (a
@@ -144,6 +151,43 @@ typedef struct smp_sdefault {
 	const smp_stype *type;
 	const smp_value *value;  /* in the schema's arena; never null */
 } smp_sdefault;
+
+typedef struct smp_regex smp_regex; /* regex/regex.h */
+
+/* smp_svalid.has */
+enum {
+	SMP_SV_MAX_LENGTH = 1u << 0, SMP_SV_MIN_LENGTH = 1u << 1,
+	SMP_SV_MAX_ITEMS = 1u << 2, SMP_SV_MIN_ITEMS = 1u << 3,
+	SMP_SV_MAX_PROPS = 1u << 4, SMP_SV_MIN_PROPS = 1u << 5,
+	SMP_SV_EXCL_MAX = 1u << 6, SMP_SV_EXCL_MIN = 1u << 7,
+	SMP_SV_UNIQUE = 1u << 8,
+	/* allOf, oneOf, anyOf or not, other than the anyOf of an
+	 * int-or-string's two types (which any int or string satisfies) */
+	SMP_SV_COMPOSITION = 1u << 9,
+	/* a pattern RE2 refuses (the server refuses such a CRD) */
+	SMP_SV_BAD_PATTERN = 1u << 10
+};
+
+/* The value validations of one node of a CRD's schema (the keywords
+ * kube-openapi's validate package checks, apiextensions' conversion of
+ * them to a spec.Schema), for the validation of custom resources
+ * (apply/check_crd.c). Only CRDs' nodes that have one get an entry;
+ * sorted by the type's address. Numbers and lists are copies in the
+ * schema's arena. */
+typedef struct smp_svalid {
+	const smp_stype *type;
+	uint32_t has;                      /* SMP_SV_* */
+	int64_t max_length, min_length, max_items, min_items, max_props, min_props;
+	const smp_value *maximum, *minimum, *multiple_of; /* numbers, or NULL */
+	const smp_value *enums;            /* a list, or NULL */
+	const smp_value *required;         /* a list of strings, or NULL */
+	const char *pattern;               /* NUL-free, or NULL */
+	const smp_regex *re;               /* pattern compiled (NULL: none or refused) */
+	/* a supported format (StripUnsupportedFormatsPostProcess keeps only
+	 * those), "-"s removed; NULL when none */
+	const char *format;
+	const smp_value *rules;            /* x-kubernetes-validations, or NULL */
+} smp_svalid;
 
 /* A named definition. Sorted by strcmp(name). */
 typedef struct smp_def_entry {
@@ -160,6 +204,10 @@ struct smp_schema {
 	 * that smp_stype and the built-in tables stay as they are). */
 	const smp_sdefault *defaults;
 	size_t ndefaults;
+	/* CRDs only: the value validations of their nodes (a side table; the
+	 * schema owns their compiled patterns) */
+	const smp_svalid *valids;
+	size_t nvalids;
 	/* Run-time schemas own their memory here; the built-in one has none. */
 	smp_arena arena;
 	bool owned;
@@ -176,6 +224,10 @@ extern const smp_stype smp_stype_implicit_string;
 /* The `default` a loaded schema gives the node of type `t`; NULL when
  * none (always for the built-in tables). Binary search. */
 const smp_value *smp_stype_default(const smp_schema *s, const smp_stype *t);
+
+/* The value validations a CRD gives the node of type `t`; NULL when none
+ * (always for the built-in tables). Binary search. */
+const smp_svalid *smp_stype_valid(const smp_schema *s, const smp_stype *t);
 
 /* The generated built-in tables (builtin_tables.c); smp_schema_builtin()
  * returns its address. */

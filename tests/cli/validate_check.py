@@ -42,7 +42,10 @@ def write(d, name, text):
 GOOD = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: good\ndata:\n  a: '1'\n"
 BAD = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\n  labels:\n    x: -y\n"
        "data:\n  a: '1'\n")
-WIDGET = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec: {}\n"
+WIDGET = ("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  parts:\n"
+          "  - {name: a, kind: b}\n")
+# its CRD requires spec.parts (realserver.custom judges such refusals)
+PARTLESS = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec: {}\n"
 
 with tempfile.TemporaryDirectory() as d:
     good = write(d, "good.yaml", GOOD)
@@ -80,6 +83,10 @@ with tempfile.TemporaryDirectory() as d:
 
     rc, out, err = run("validate", "-f", widget, "--schema", crd)
     check("known once its CRD is given", rc == 0 and " - Widget w is valid\n" in out, out + err)
+    partless = write(d, "partless.yaml", PARTLESS)
+    rc, out, err = run("validate", "-f", partless, "--schema", crd, "-o", "json")
+    check("refused by its CRD's schema", rc == 1 and json.loads(out)["status"] == "invalid",
+          out + err)
 
     rc, out, err = run("validate", "-f", good, "-f", bad, "-f", widget, "-o", "junit")
     try:

@@ -64,9 +64,10 @@ clean_env "$tmp/v1/bin/auditwheel" show "$whl" >"$tmp/show" 2>&1 || { cat "$tmp/
 tr '\n' ' ' <"$tmp/show" | grep -q 'is consistent with the following platform tag: "manylinux_' ||
 	{ cat "$tmp/show"; fail "auditwheel show: not consistent with a manylinux tag"; }
 "$py" -c 'import sys, zipfile; n = zipfile.ZipFile(sys.argv[1]).namelist()
-sys.exit(not {"smpatch/libsmpatch.so.1", "smpatch/libyaml-0.so.2", "smpatch/py.typed",
+sys.exit(not {"smpatch/libsmpatch.so.1", "smpatch/libyaml-0.so.2", "smpatch/libre2.so.9",
+              "smpatch/py.typed",
               "smpatch/__init__.pyi"} <= set(n))' "$whl" ||
-	fail "the wheel lacks the library, libyaml or the type hints"
+	fail "the wheel lacks the library, libyaml, RE2 or the type hints"
 echo "ok: python -m build: $(basename "$whl"); auditwheel: $(grep -o 'manylinux_[0-9_a-z]*' "$tmp/show" | head -1)"
 
 venv "$tmp/v2"

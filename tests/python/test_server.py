@@ -336,6 +336,24 @@ class CheckObject(unittest.TestCase):
              "message": "Forbidden: field is immutable when `immutable` is set",
              "field": "data"}])
 
+    def test_custom_resource(self):
+        """testdata/apply/crd-schema-refusal: its CRD refuses its object on
+        five counts (realserver.custom judges the Status against the real
+        server's, causes as a set)."""
+        case = os.path.join(SRC, "testdata", "apply", "crd-schema-refusal")
+        schema = smpatch.Schema.load_file(os.path.join(case, "crd.yaml"))
+        with open(os.path.join(SRC, "testdata", "apply", "crd-schema-refusal", "expected",
+                               "json", "stdout")) as f:
+            want = json.load(f)
+        obj = {"apiVersion": "golden.example.com/v1", "kind": "Dial",
+               "metadata": {"name": "volume", "namespace": "default"},
+               "spec": {"target": "Amp_1", "level": 12, "unit": "volts",
+                        "marks": ["low", "high", "low"]}}
+        self.assertIsNone(smpatch.check_object(obj))  # no CRD: nothing to check
+        self.assertEqual(smpatch.check_object(obj, schema=schema), want)
+        ok = dict(obj, spec={"target": "amp-1", "level": 11, "unit": "dB", "marks": ["low"]})
+        self.assertIsNone(smpatch.check_object(ok, schema=schema))
+
     def test_not_decoded(self):
         with self.assertRaises(smpatch.InvalidObjectError):
             smpatch.check_object(self.deploy([dict(self.C, resources={"limits": {"cpu": "x"}})]))

@@ -138,6 +138,48 @@ REFUSED = [
 ]
 
 
+
+def plain_crd():
+    """JUDGE_CRD without its CEL rule (a CRD without rules: the schema's
+    refusals are predicted whole), its v1 spec given the other value
+    validations kube-openapi checks: maxLength, minLength, maxItems,
+    minItems, maxProperties, multipleOf, an exclusive maximum, an integer
+    enum."""
+    crd = copy.deepcopy(JUDGE_CRD)
+    crd["metadata"]["name"] = "plainjudges.realserver.example.com"
+    crd["spec"]["names"] = {"kind": "PlainJudge", "plural": "plainjudges",
+                            "singular": "plainjudge", "listKind": "PlainJudgeList"}
+    spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    del spec["x-kubernetes-validations"]
+    p = spec["properties"]
+    p["name"].update({"maxLength": 8, "minLength": 1})
+    p["tags"]["maxItems"] = 3
+    p["steps"]["minItems"] = 1
+    p["weights"]["maxProperties"] = 2
+    p["size"] = {"type": "integer", "multipleOf": 4}
+    p["ratio"].update({"maximum": 1.5, "exclusiveMaximum": True})
+    p["level2"] = {"type": "integer", "enum": [1, 2]}
+    return crd
+
+
+# (what, spec) of objects plain_crd()'s validation refuses, beside REFUSED
+PLAIN_REFUSED = [
+    ("maxLength", {"name": "abcdefghijk"}),
+    ("minLength before pattern", {"name": ""}),
+    ("maxItems", {"name": "a", "tags": ["a", "b", "c", "d"]}),
+    ("minItems", {"name": "a", "steps": []}),
+    ("maxProperties", {"name": "a", "weights": {"a": 1, "b": 2, "c": 3}}),
+    ("multipleOf", {"name": "a", "size": 6}),
+    ("exclusive maximum", {"name": "a", "ratio": 1.5}),
+    ("integer enum", {"name": "a", "level2": 3}),
+    ("a float for an integer", {"name": "a", "replicas": 1.5}),
+    ("a string for an object", {"name": "a", "limits": "x"}),
+    ("a map value's field", {"name": "a", "limits": {"x": {"max": "big"}}}),
+    ("a map list's item without its key", {"name": "a", "env": [{"value": "v"}]}),
+    ("several errors", {"name": "A", "replicas": 9, "mode": "x", "tags": ["y", "y"]}),
+]
+
+
 def docs_of(program, path):
     """The CRDs a file holds."""
     return [o for o in stored.objects_of(program, path)
@@ -357,12 +399,13 @@ def establish(srv, crd, tmp):
     return p, None
 
 
-def refusals(srv, program, tally, crdp, tmp):
-    """JUDGE_CRD's validation: predicted refusals must carry the server's
-    Status; the rest are counted as not predicted yet."""
+def refusals(srv, program, tally, crdp, tmp, kind="Judge", cases=REFUSED):
+    """A judge CRD's validation: predicted refusals must carry the server's
+    Status (causes compared as a set: kube-openapi's map order); the rest
+    are counted as not predicted yet."""
     predicted = 0
-    for what, spec in REFUSED:
-        cfg = {"apiVersion": "realserver.example.com/v1", "kind": "Judge",
+    for what, spec in cases:
+        cfg = {"apiVersion": "realserver.example.com/v1", "kind": kind,
                "metadata": {"name": "refused", "namespace": "default"}, "spec": spec}
         cfgp = os.path.join(tmp, "refused.json")
         with open(cfgp, "w") as f:
@@ -371,7 +414,7 @@ def refusals(srv, program, tally, crdp, tmp):
         rc, _, err = srv.kubectl("apply", "-f", cfgp)
         prc, pout, perr = judge.smpatch(program, "apply", "--schema", crdp, "-f", cfgp,
                                         "--dry-run=server", "-o", "json")
-        ref = "refusal: " + what
+        ref = "refusal: %s %s" % (kind, what)
         if rc == 0:
             tally.check(ref, ["the server accepted it"] if prc != 0 else [])
             if prc == 0:
@@ -381,8 +424,40 @@ def refusals(srv, program, tally, crdp, tmp):
             tally.unpredicted.append("%s: %s" % (ref, err.strip().splitlines()[-1][:200]))
             continue
         predicted += 1
-        tally.check(ref, judge.status_differences(srv.refusal(mark), pout))
+        tally.check(ref, judge.status_differences(srv.refusal(mark), pout, map_order=True))
     return predicted
+
+
+def golden_refusals(srv, program, src, tally, tmp):
+    """The golden cases of testdata/apply with a crd.yaml beside their
+    config.yaml whose `-o json` refuses it (expected/json/code 3: a custom
+    resource refused by its CRD's schema): the CRD
+    created, the configuration applied by real kubectl, its Status the one
+    smpatch predicts (what the golden's expected output holds)."""
+    n = 0
+    top = os.path.join(src, "testdata", "apply")
+    for case in sorted(os.listdir(top)):
+        crdf, cfgp = (os.path.join(top, case, f) for f in ("crd.yaml", "config.yaml"))
+        codef = os.path.join(top, case, "expected", "json", "code")
+        if not os.path.exists(crdf) or not os.path.exists(codef) or \
+                open(codef).read().strip() != "3":
+            continue
+        crd = docs_of(program, crdf)[0]
+        crdp, err = establish(srv, crd, tmp)
+        ref = "golden %s" % case
+        if not crdp:
+            tally.check(ref, ["the server refuses the CRD: " + err.strip()[:300]])
+            continue
+        mark = srv.mark()
+        rc, _, err = srv.kubectl("apply", "-f", cfgp)
+        prc, pout, perr = judge.smpatch(program, "apply", "--schema", crdf, "-f", cfgp,
+                                        "--dry-run=server", "-o", "json")
+        n += 1
+        if rc == 0 or prc == 0:
+            tally.check(ref, ["server rc %d, smpatch rc %d: %s" % (rc, prc, (err + perr)[:300])])
+            continue
+        tally.check(ref, judge.status_differences(srv.refusal(mark), pout, map_order=True))
+    return n
 
 
 def main():
@@ -417,6 +492,13 @@ def main():
                          True)
             if crd["metadata"]["name"] == JUDGE_CRD["metadata"]["name"]:
                 predicted = refusals(srv, program, tally, crdp, tmp)
+        crdp, err = establish(srv, plain_crd(), tmp)
+        if not crdp:
+            print("FAIL: the plain judge CRD: " + err)
+            sys.exit(1)
+        predicted += refusals(srv, program, tally, crdp, tmp, "PlainJudge",
+                              REFUSED + PLAIN_REFUSED)
+        predicted += golden_refusals(srv, program, src, tally, tmp)
     for u in tally.unpredicted:
         print("NOT PREDICTED " + u)
     for u in refused_crds:

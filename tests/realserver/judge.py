@@ -138,13 +138,15 @@ def _aggregate(causes):
     return texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
 
 
-def canon_status(st):
+def canon_status(st, map_order=False):
     """A Status in the form two are compared in. The server lists some
     causes in Go's map order, which changes between runs: a conflict's
     (its managers) and an Invalid's for the entries of one map (ConfigMap
     keys, labels, resources). Those runs of causes are sorted, and the
     message, when it is the causes' aggregate (checked), is rebuilt from
-    the sorted causes; everything else stays as it is."""
+    the sorted causes; everything else stays as it is. With map_order
+    (a custom resource's schema errors: kube-openapi walks every object in
+    map order) all of an Invalid's causes are sorted."""
     st = copy.deepcopy(st)
     causes = ((st or {}).get("details") or {}).get("causes") if isinstance(st, dict) else None
     if not causes:
@@ -159,9 +161,10 @@ def canon_status(st):
     aggregated = head >= 0 and msg[head + len(" is invalid: "):] == _aggregate(causes)
     out, i = [], 0
     while i < len(causes):
-        g = _map_group(causes[i].get("field") or "")
+        g = "" if map_order else _map_group(causes[i].get("field") or "")
         j = i + 1
-        while g is not None and j < len(causes) and _map_group(causes[j].get("field") or "") == g:
+        while g is not None and j < len(causes) and (
+                map_order or _map_group(causes[j].get("field") or "") == g):
             j += 1
         out += sorted(causes[i:j], key=lambda x: json.dumps(x, sort_keys=True))
         i = j
@@ -338,15 +341,16 @@ def json_stream(text):
         out.append(v)
 
 
-def status_differences(status, out):
+def status_differences(status, out, map_order=False):
     """How the one metav1.Status smpatch printed (-o json|yaml's refusals,
-    in `out`) differs from the server's `status`; [] when equal."""
+    in `out`) differs from the server's `status`; [] when equal. map_order:
+    as canon_status."""
     got = [g for g in json_stream(out) if isinstance(g, dict) and g.get("kind") == "Status"]
     if not isinstance(status, dict):
         return ["the server answered no Status"]
     if len(got) != 1:
         return ["smpatch printed %d Status" % len(got)]
-    return differences(canon_status(status), canon_status(got[0]))
+    return differences(canon_status(status, map_order), canon_status(got[0], map_order))
 
 
 def newest_time(obj):
