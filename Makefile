@@ -133,7 +133,7 @@ install: build
 # coverage (fuzzer-no-link) and both for ASan+UBSan.
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= codec patch diff selector jsonpatch schema plan_live ssa
+FUZZ_TARGETS ?= codec patch diff selector jsonpatch schema plan_live ssa cel
 
 $(FUZZ_BUILD)/CMakeCache.txt:
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O2" -DCMAKE_CXX_FLAGS_DEBUG="-g -O2" \

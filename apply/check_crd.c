@@ -5,26 +5,31 @@
  * kube-openapi's validate package checks it (the errors turned into field
  * errors by kubeOpenAPIResultToFieldErrors), then the invariants of
  * x-kubernetes-list-type set and map (structurallisttype), then the
- * x-kubernetes-validations rules, which only mark the result unpredictable
- * for now (no CEL yet), or, after an error that blocks them, the server's
- * "some validation rules were not checked" error.
+ * x-kubernetes-validations rules as the CEL validator runs them
+ * (schema/cel/validation.go, with cel/), or, after an error that blocks
+ * them, the server's "some validation rules were not checked" error.
  *
  * An update ratchets (CRDValidationRatcheting, on in 1.32): the errors a
  * node of the schema finds are dropped when the node's value is unchanged
  * from the live object's at the same place (correlated by property, map
  * key and the keys of a list-type map; ratcheting.go and
- * cel/common/equality.go), and the list invariants only hold when the live
- * object kept them.
+ * cel/common/equality.go), the list invariants only hold when the live
+ * object kept them, and a failed rule that does not read oldSelf is only
+ * a warning where the value (or its nearest correlated parent) is
+ * unchanged. Transition rules run where the live value correlates.
  *
- * kube-openapi walks properties and maps in Go's map order: the causes of
- * several fields come in an order that changes between runs; these come
- * in the object's own order. What the server would word in a way this
- * file cannot (a compound value printed by %#v, the formats without a
- * checker here, allOf/oneOf/not, an embedded resource's ObjectMeta) makes
+ * kube-openapi and the CEL validator walk properties and maps in Go's map
+ * order: the causes of several fields come in an order that changes
+ * between runs; these come in the object's own order. What the server
+ * would word in a way this file cannot (a compound value printed by %#v,
+ * the formats without a checker here, allOf/oneOf/not, an embedded
+ * resource's ObjectMeta, a CEL function not written yet, an evaluation
+ * error other than a missing key, a cost near the server's limits) makes
  * the result unpredictable rather than wrong.
  */
 #include "apply/check.h"
 #include "apply/apply_int.h"
+#include "cel/cel.h"
 #include "codec/codec.h"
 #include "regex/regex.h"
 #include "schema/schema.h"
@@ -40,8 +45,8 @@ typedef struct cv {
 	smp_felist *l;
 	const smp_schema *s;
 	char msg[1024];  /* a kube-openapi message being made */
-	bool rules_met;  /* a value met a node with x-kubernetes-validations */
 	unsigned depth;
+	uint64_t cost;   /* the CEL rules' cost so far */
 } cv;
 
 /* Whether t is a node of the CRD's own schema (not a built-in type the
@@ -605,8 +610,6 @@ static void node(cv *c, const smp_value *v, const smp_stype *t, const smp_value 
 		c->depth--;
 		return;
 	}
-	if (sv && sv->rules)
-		c->rules_met = true;
 	if (t->flags & SMP_SFLAG_EMBEDDED)
 		c->l->unpredictable = true; /* its ObjectMeta's rules: not here yet */
 	if (!v || v->type == SMP_NULL) {
@@ -806,6 +809,281 @@ static void list_types(cv *c, const smp_value *v, const smp_stype *t)
 	c->depth--;
 }
 
+/* ---- x-kubernetes-validations (apiextensions' schema/cel Validator) ---- */
+
+/* What a rule's `self` is (UnstructuredToVal over the structural schema):
+ * a property's, map value's or item's type below t. */
+static const void *typ_child(const void *type, const char *key, size_t klen)
+{
+	const smp_stype *t = type, *c;
+
+	if (!key)
+		c = t->kind == SMP_SKIND_LIST ? t->elem : NULL;
+	else
+		c = prop_type(t, key, klen);
+	return own(c) ? c : NULL;
+}
+
+/* number: a double (an integer read as one); strings of format byte,
+ * duration and date-time: bytes, durations, timestamps. */
+static cel_kind typ_scalar(const void *type)
+{
+	const smp_stype *t = type;
+
+	if ((t->flags & SMP_SFLAG_INT_OR_STRING) || !t->type_name)
+		return CEL_NULL;
+	if (!strcmp(t->type_name, "number"))
+		return CEL_DOUBLE;
+	if (strcmp(t->type_name, "string") != 0 || !t->format)
+		return CEL_NULL;
+	if (!strcmp(t->format, "byte"))
+		return CEL_BYTES;
+	if (!strcmp(t->format, "duration"))
+		return CEL_DURATION;
+	if (!strcmp(t->format, "date-time"))
+		return CEL_TIMESTAMP;
+	return CEL_NULL;
+}
+
+static bool typ_object(const void *type)
+{
+	return ((const smp_stype *)type)->kind == SMP_SKIND_OBJECT;
+}
+
+static const cel_typing k8s_typing = {typ_child, typ_scalar, typ_object};
+
+/* The per-call limit of a rule (celconfig.PerCallLimit) and the budget of
+ * one object (RuntimeCELCostBudget). The costs counted here are not
+ * cel-go's: a result that comes near either is not predicted. */
+#define RULE_COST_LIMIT 1000000u
+#define OBJECT_COST_BUDGET 10000000u
+
+/* sts.Type, the value CEL's errors print: "object", "string"...; "" for
+ * int-or-string and untyped nodes. */
+static const char *sts_type(const smp_stype *t)
+{
+	return (t->flags & SMP_SFLAG_INT_OR_STRING) || !t->type_name ? "" : t->type_name;
+}
+
+/* ruleErrorString: the message when there is one, else the rule. */
+static void rule_string(smp_buf *b, const smp_srule *r)
+{
+	const char *s = r->message && *r->message ? r->message : r->text;
+	size_t n = strlen(s);
+
+	while (n && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) {
+		s++;
+		n--;
+	}
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	smp_buf_put(b, s, n);
+}
+
+/* The refusal of a rule that is not true (fieldErrorForReason): Invalid
+ * with the node's type, or Forbidden, Required, Duplicate by `reason`. */
+static void rule_error(cv *c, const smp_srule *r, const smp_stype *t, const smp_value *at,
+                       const char *detail)
+{
+	smp_felist *l = c->l;
+	size_t base = l->path.len;
+
+	if (r->field_path) {
+		/* Child(normalized fieldPath): a dotted path; others are not
+		 * worded here */
+		const char *f = r->field_path[0] == '.' ? r->field_path + 1 : r->field_path;
+
+		if (strpbrk(f, "[]'\"") || !*f) {
+			l->unpredictable = true;
+			return;
+		}
+		if (base)
+			smp_buf_putc(&l->path, '.');
+		smp_buf_puts(&l->path, f);
+	}
+	if (r->reason && !strcmp(r->reason, "FieldValueForbidden")) {
+		smp_fe_add(l, SMP_FE_FORBIDDEN, NULL, at, NULL, detail);
+	} else if (r->reason && !strcmp(r->reason, "FieldValueRequired")) {
+		smp_fe_add(l, SMP_FE_REQUIRED, NULL, at, NULL, detail);
+	} else if (r->reason && !strcmp(r->reason, "FieldValueDuplicate")) {
+		l->val.len = 0;
+		smp_quote_go(&l->val, sts_type(t), strlen(sts_type(t)));
+		smp_fe_add_val(l, SMP_FE_DUPLICATE, NULL, at, NULL);
+	} else {
+		l->val.len = 0;
+		smp_quote_go(&l->val, sts_type(t), strlen(sts_type(t)));
+		smp_fe_add_val(l, SMP_FE_INVALID, NULL, at, detail);
+	}
+	if (!l->path.len && !base && !r->field_path && l->n && !l->rc)
+		l->items[l->n - 1].field = "<nil>"; /* the root: a nil field.Path */
+	smp_fe_pop(l, base);
+}
+
+/* The message of a failed rule: its messageExpression's string (trimmed,
+ * one line, not empty), else its message, else "failed rule: RULE". */
+static void rule_message(cv *c, cel_eval *e, const smp_srule *r, const cel_var *vars, size_t n,
+                         smp_buf *msg)
+{
+	if (r->message_expression) {
+		cel_val m = cel_run(e, r->message_expression, vars, n);
+
+		if (m.kind == CEL_STRING) {
+			const char *s = m.u.s.p;
+			size_t len = m.u.s.n;
+
+			while (len && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) {
+				s++;
+				len--;
+			}
+			while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n' ||
+			               s[len - 1] == '\r'))
+				len--;
+			if (len && len <= 5 * 1024 && !memchr(s, '\n', len)) {
+				smp_buf_put(msg, s, len);
+				return;
+			}
+			if (len > 5 * 1024)
+				c->l->unpredictable = true;
+		}
+		if (m.kind == CEL_ERROR && !strncmp(m.u.s.p, "operation cancelled", 19))
+			c->l->unpredictable = true;
+	}
+	if (r->message && *r->message) {
+		rule_string(msg, r);
+		return;
+	}
+	smp_buf_puts(msg, "failed rule: ");
+	rule_string(msg, r);
+}
+
+/* validateExpressions: the node's rules on v (old: the live value it
+ * correlates with, or NULL). `ratchet`: the node, or its nearest
+ * correlated parent, equals the live one, so a failed rule that does not
+ * read oldSelf is only a warning. */
+static void run_rules(cv *c, const smp_value *v, const smp_stype *t, const smp_svalid *sv,
+                      const smp_value *old, bool ratchet)
+{
+	for (uint32_t i = 0; i < sv->ncrules && !c->l->rc; i++) {
+		const smp_srule *r = &sv->crules[i];
+		cel_eval e;
+		cel_var vars[2];
+		size_t nv = 0;
+		cel_val res, some;
+		smp_buf msg;
+
+		if (!r->rule || r->bad) {
+			c->l->unpredictable = true; /* the server refuses such a CRD */
+			continue;
+		}
+		if (r->uses_old_self && !old && !r->optional_old_self)
+			continue; /* a transition rule on a create */
+		cel_eval_init(&e, RULE_COST_LIMIT);
+		vars[nv].name = "self";
+		vars[nv++].val = cel_from_json(&e, v, t, &k8s_typing);
+		if (old || r->optional_old_self) {
+			vars[nv].name = "oldSelf";
+			vars[nv].val = old ? cel_from_json(&e, old, t, &k8s_typing) : cel_null();
+			if (r->optional_old_self) {
+				some = vars[nv].val;
+				vars[nv].val.kind = CEL_OPTIONAL;
+				vars[nv].val.u.opt = old ? &some : NULL;
+			}
+			nv++;
+		}
+		res = cel_run(&e, r->rule, vars, nv);
+		smp_buf_init(&msg);
+		c->cost += e.cost;
+		if (e.oom) {
+			c->l->rc = SMP_ENOMEM;
+		} else if (e.cost > RULE_COST_LIMIT / 2 || c->cost > OBJECT_COST_BUDGET / 2) {
+			c->l->unpredictable = true;
+		} else if (res.kind == CEL_ERROR) {
+			/* "<error> evaluating rule: <rule>"; cel-go's words are
+			 * known here for a missing key */
+			if (res.u.s.n > 12 && !memcmp(res.u.s.p, "no such key:", 12)) {
+				smp_buf_put(&msg, res.u.s.p, res.u.s.n);
+				smp_buf_puts(&msg, " evaluating rule: ");
+				rule_string(&msg, r);
+				if (msg.oom) {
+					c->l->rc = SMP_ENOMEM;
+				} else {
+					c->l->val.len = 0;
+					smp_quote_go(&c->l->val, sts_type(t), strlen(sts_type(t)));
+					smp_fe_add_val(c->l, SMP_FE_INVALID, NULL, v, msg.ptr);
+					if (!c->l->path.len && c->l->n && !c->l->rc)
+						c->l->items[c->l->n - 1].field = "<nil>";
+				}
+			} else {
+				c->l->unpredictable = true;
+			}
+		} else if (!(res.kind == CEL_BOOL && res.u.b)) {
+			rule_message(c, &e, r, vars, nv, &msg);
+			if (msg.oom)
+				c->l->rc = SMP_ENOMEM;
+			else if (r->uses_old_self || !ratchet)
+				rule_error(c, r, t, v, msg.ptr ? msg.ptr : "");
+		}
+		smp_buf_release(&msg);
+		cel_eval_release(&e);
+	}
+}
+
+/* The CEL validator's walk (validate, validateMap, validateArray): a
+ * node's rules, then its properties (Child), map values (Key) and items
+ * (Index), each with the live value it correlates with: by key, except
+ * below an atomic map, and by key fields in a list-type map. */
+static void cel_walk(cv *c, const smp_value *v, const smp_stype *t, const smp_value *old,
+                     bool correlated, bool ratchet)
+{
+	smp_felist *l = c->l;
+	const smp_svalid *sv;
+
+	if (!v || v->type == SMP_NULL || !own(t) || l->rc)
+		return;
+	if (++c->depth > 200) {
+		l->unpredictable = true;
+		c->depth--;
+		return;
+	}
+	if (correlated)
+		ratchet = ratchet_equal(v, old, t);
+	if ((sv = smp_stype_valid(c->s, t)) && sv->ncrules)
+		run_rules(c, v, t, sv, correlated ? old : NULL, ratchet);
+	if (v->type == SMP_LIST && t->kind == SMP_SKIND_LIST) {
+		for (uint32_t i = 0; i < v->u.list.len && !l->rc; i++) {
+			const smp_value *oi = correlated && is_map_list(t)
+			                              ? map_item(t, v->u.list.items[i], old) : NULL;
+			size_t at = smp_fe_index(l, i);
+
+			cel_walk(c, v->u.list.items[i], t->elem, oi, oi != NULL, ratchet);
+			smp_fe_pop(l, at);
+		}
+	} else if (v->type == SMP_MAP) {
+		bool corr = correlated && old && old->type == SMP_MAP &&
+		            !(t->map_type && !strcmp(t->map_type, "atomic"));
+
+		for (uint32_t i = 0; i < v->u.map.len && !l->rc; i++) {
+			const smp_member *m = &v->u.map.items[i];
+			const smp_stype *ct = prop_type(t, m->key, m->klen);
+			ptrdiff_t j = corr ? smpv_map_find(old, m->key, m->klen) : -1;
+			size_t at = l->path.len;
+
+			if (!own(ct))
+				continue;
+			if (t->kind == SMP_SKIND_MAP) {
+				smp_fe_key(l, m->key, m->klen);
+			} else {
+				if (at)
+					smp_buf_putc(&l->path, '.');
+				smp_buf_put(&l->path, m->key, m->klen);
+			}
+			cel_walk(c, m->val, ct, j >= 0 ? old->u.map.items[j].val : NULL, j >= 0, ratchet);
+			smp_fe_pop(l, at);
+		}
+	}
+	c->depth--;
+}
+
 /* Whether an error blocks the CEL rules (hasBlockingErr). */
 static bool blocking(const smp_felist *l)
 {
@@ -886,7 +1164,8 @@ rules:
 		/* field.Invalid(nil, ...): the path "<nil>" */
 		if (!l->rc && l->n)
 			l->items[l->n - 1].field = "<nil>";
-	} else if (c.rules_met) {
-		l->unpredictable = true; /* the CEL rules: not evaluated yet */
+	} else {
+		c.depth = 0;
+		cel_walk(&c, obj, e->type, live, live != NULL, false);
 	}
 }

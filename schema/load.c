@@ -13,6 +13,7 @@
 #include "schema/schema.h"
 #include "codec/depth.h"
 #include "regex/regex.h"
+#include "cel/cel.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -676,6 +677,66 @@ static bool int_or_string_anyof(const smp_value *any)
 	return in && st;
 }
 
+/* Frees what an svalid owns (its regex and programs): on failures before
+ * the schema owns them. */
+static void svalid_free(smp_svalid *v)
+{
+	smp_regex_free((smp_regex *)v->re);
+	for (uint32_t j = 0; j < v->ncrules; j++) {
+		cel_program_free((cel_program *)v->crules[j].rule);
+		cel_program_free((cel_program *)v->crules[j].message_expression);
+	}
+}
+
+/* The x-kubernetes-validations of a node compiled (smp_srule). Entries of
+ * the wrong shape are skipped (the server refuses such a CRD). */
+static int compile_rules(loader *L, smp_svalid *v)
+{
+	const smp_value *list = v->rules;
+	smp_srule *r = smp_arena_alloc(L->a, list->u.list.len * sizeof(*r));
+
+	if (!r)
+		return ld_oom(L);
+	memset(r, 0, list->u.list.len * sizeof(*r));
+	v->crules = r;
+	for (uint32_t i = 0; i < list->u.list.len; i++) {
+		const smp_value *e = list->u.list.items[i], *x;
+		cel_program *p = NULL;
+		char msg[8];
+		int rc;
+
+		if (!e || e->type != SMP_MAP || !(x = mget(e, "rule")) || x->type != SMP_STRING)
+			continue;
+		if (!(r[v->ncrules].text = ld_str(L, x)))
+			return ld_oom(L);
+		rc = cel_compile(&p, x->u.s.ptr, x->u.s.len, msg, sizeof(msg));
+		if (rc == -2)
+			return ld_oom(L);
+		r[v->ncrules].rule = p;
+		r[v->ncrules].uses_old_self = p && cel_program_uses(p, "oldSelf");
+		v->ncrules++; /* owned from here */
+		if ((x = mget(e, "message")) && x->type == SMP_STRING &&
+		    !(r[v->ncrules - 1].message = ld_str(L, x)))
+			return ld_oom(L);
+		if ((x = mget(e, "reason")) && x->type == SMP_STRING &&
+		    !(r[v->ncrules - 1].reason = ld_str(L, x)))
+			return ld_oom(L);
+		if ((x = mget(e, "fieldPath")) && x->type == SMP_STRING &&
+		    !(r[v->ncrules - 1].field_path = ld_str(L, x)))
+			return ld_oom(L);
+		if ((x = mget(e, "optionalOldSelf")) && x->type == SMP_BOOL)
+			r[v->ncrules - 1].optional_old_self = x->u.b;
+		if ((x = mget(e, "messageExpression")) && x->type == SMP_STRING) {
+			rc = cel_compile(&p, x->u.s.ptr, x->u.s.len, msg, sizeof(msg));
+			if (rc == -2)
+				return ld_oom(L);
+			r[v->ncrules - 1].message_expression = rc ? NULL : p;
+			r[v->ncrules - 1].bad = rc != 0;
+		}
+	}
+	return SMP_OK;
+}
+
 /* A CRD node's value validations into the side table (schema.h's
  * smp_svalid): nothing when it has none. Keys of the wrong type are
  * skipped (the server refuses such a CRD). */
@@ -729,6 +790,14 @@ static int node_validations(loader *L, smp_stype *t, const smp_value *n)
 	if ((x = mget(n, "x-kubernetes-validations")) && x->type == SMP_LIST && x->u.list.len &&
 	    !(v.rules = smpv_copy(L->a, x)))
 		return ld_oom(L);
+	if (v.rules) {
+		int rc = compile_rules(L, &v);
+
+		if (rc) {
+			svalid_free(&v);
+			return rc;
+		}
+	}
 	v.format = supported_format(L, mget(n, "format"));
 	if ((x = mget(n, "pattern")) && x->type == SMP_STRING && x->u.s.len &&
 	    !memchr(x->u.s.ptr, '\0', x->u.s.len)) {
@@ -736,11 +805,15 @@ static int node_validations(loader *L, smp_stype *t, const smp_value *n)
 		char msg[8];
 		int rc;
 
-		if (!(v.pattern = ld_str(L, x)))
+		if (!(v.pattern = ld_str(L, x))) {
+			svalid_free(&v);
 			return ld_oom(L);
+		}
 		rc = smp_regex_compile(&re, x->u.s.ptr, x->u.s.len, msg, sizeof(msg));
-		if (rc == -2)
+		if (rc == -2) {
+			svalid_free(&v);
 			return ld_oom(L);
+		}
 		if (rc)
 			v.has |= SMP_SV_BAD_PATTERN;
 		v.re = re;
@@ -754,7 +827,7 @@ static int node_validations(loader *L, smp_stype *t, const smp_value *n)
 		smp_svalid *d = realloc(L->valids, cap * sizeof(*d));
 
 		if (!d) {
-			smp_regex_free((smp_regex *)v.re);
+			svalid_free(&v);
 			return ld_oom(L);
 		}
 		L->valids = d;
@@ -1657,7 +1730,7 @@ out:
 	free(L.kinds);
 	free(L.dflts);
 	for (size_t i = 0; i < L.nvalids; i++)
-		smp_regex_free((smp_regex *)L.valids[i].re);
+		svalid_free(&L.valids[i]);
 	free(L.valids);
 	return rc;
 }

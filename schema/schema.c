@@ -7,6 +7,7 @@
  */
 #include "schema/schema.h"
 #include "regex/regex.h"
+#include "cel/cel.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -28,8 +29,13 @@ void smp_schema_free(smp_schema *schema)
 {
 	if (!schema || !schema->owned)
 		return;
-	for (size_t i = 0; i < schema->nvalids; i++)
+	for (size_t i = 0; i < schema->nvalids; i++) {
 		smp_regex_free((smp_regex *)schema->valids[i].re);
+		for (uint32_t j = 0; j < schema->valids[i].ncrules; j++) {
+			cel_program_free((cel_program *)schema->valids[i].crules[j].rule);
+			cel_program_free((cel_program *)schema->valids[i].crules[j].message_expression);
+		}
+	}
 	smp_arena_release(&schema->arena);
 	free(schema);
 }

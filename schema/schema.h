@@ -153,6 +153,22 @@ typedef struct smp_sdefault {
 } smp_sdefault;
 
 typedef struct smp_regex smp_regex; /* regex/regex.h */
+typedef struct cel_program cel_program; /* cel/cel.h */
+
+/* One x-kubernetes-validations rule of a CRD node, compiled once when the
+ * CRD is loaded: the programs are immutable, and threads share them. */
+typedef struct smp_srule {
+	const cel_program *rule;   /* NULL when it does not compile (the server
+	                              refuses such a CRD) */
+	const cel_program *message_expression; /* or NULL */
+	const char *text;          /* the rule as written */
+	const char *message;       /* or NULL */
+	const char *reason;        /* "FieldValueForbidden", ...; or NULL */
+	const char *field_path;    /* or NULL */
+	bool optional_old_self;
+	bool uses_old_self;        /* a transition rule */
+	bool bad;                  /* a messageExpression that does not compile */
+} smp_srule;
 
 /* smp_svalid.has */
 enum {
@@ -187,6 +203,8 @@ typedef struct smp_svalid {
 	 * those), "-"s removed; NULL when none */
 	const char *format;
 	const smp_value *rules;            /* x-kubernetes-validations, or NULL */
+	const smp_srule *crules;           /* the rules compiled */
+	uint32_t ncrules;
 } smp_svalid;
 
 /* A named definition. Sorted by strcmp(name). */

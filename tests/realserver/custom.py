@@ -180,6 +180,165 @@ PLAIN_REFUSED = [
 ]
 
 
+# A CRD whose rules have the shapes real operators write (Gateway API's
+# route and listener rules, Cluster API's immutable fields and replica
+# bounds, Karpenter's requirement and label rules): CEL over objects,
+# lists, maps, optional fields, transition rules (oldSelf, optionalOldSelf),
+# messageExpression, reason and fieldPath, escaped property names, and a
+# rule at the root.
+def _rule(rule, **kw):
+    r = {"rule": rule}
+    r.update(kw)
+    return r
+
+
+CEL_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "routes.cel.example.com"},
+    "spec": {
+        "group": "cel.example.com", "scope": "Namespaced",
+        "names": {"kind": "Route", "plural": "routes", "singular": "route",
+                  "listKind": "RouteList"},
+        "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+            "openAPIV3Schema": {
+                "type": "object",
+                "x-kubernetes-validations": [
+                    _rule("self.metadata.name.size() <= 20",
+                          message="name must be at most 20 characters")],
+                "properties": {"spec": {
+                    "type": "object",
+                    "required": ["clusterName"],
+                    "x-kubernetes-validations": [
+                        _rule("!has(self.minReplicas) || !has(self.maxReplicas) || "
+                              "self.minReplicas <= self.maxReplicas",
+                              message="minReplicas must not exceed maxReplicas"),
+                        _rule("self.hostnames.all(h, h.endsWith('.example.com'))",
+                              messageExpression="self.hostnames.size() > 1 ? 'each of the "
+                                                "hostnames must end in .example.com' : 'the "
+                                                "hostname must end in .example.com'"),
+                        _rule("self.mode != 'Strict' || has(self.tls)",
+                              reason="FieldValueRequired", fieldPath=".tls",
+                              message="Strict mode needs tls"),
+                        _rule("self.x__dash__count < 10", message="x-count below 10"),
+                        _rule("self.mode != 'Audit' || self.tls.secret != ''"),
+                    ],
+                    "properties": {
+                        "clusterName": {"type": "string", "maxLength": 63, "x-kubernetes-validations": [
+                            _rule("self == oldSelf", message="clusterName is immutable")]},
+                        "replicas": {"type": "integer", "x-kubernetes-validations": [
+                            _rule("!oldSelf.hasValue() || self >= oldSelf.value()",
+                                  optionalOldSelf=True, message="replicas may not decrease")]},
+                        "minReplicas": {"type": "integer"},
+                        "maxReplicas": {"type": "integer"},
+                        "mode": {"type": "string", "maxLength": 16, "default": "Lax"},
+                        "tls": {"type": "object", "properties": {
+                            "secret": {"type": "string", "maxLength": 63}}},
+                        "x-count": {"type": "integer", "default": 0},
+                        "hostnames": {"type": "array", "default": [], "maxItems": 16,
+                                      "items": {"type": "string", "maxLength": 253}},
+                        "rules": {
+                            "type": "array", "maxItems": 16,
+                            "x-kubernetes-validations": [
+                                _rule("self.all(r, !has(r.path) || r.path.startsWith('/'))",
+                                      message="paths must be absolute")],
+                            "items": {
+                                "type": "object",
+                                "x-kubernetes-validations": [
+                                    _rule("self.type != 'RegularExpression' || "
+                                          "self.value.matches('^[a-z/]+$')",
+                                          message="value must be a lowercase path"),
+                                    _rule("self.weight % 10 == 0",
+                                          reason="FieldValueForbidden", fieldPath=".weight",
+                                          message="weight must be a multiple of 10")],
+                                "properties": {
+                                    "path": {"type": "string", "maxLength": 1024},
+                                    "type": {"type": "string", "maxLength": 32,
+                                             "default": "Exact"},
+                                    "value": {"type": "string", "maxLength": 1024,
+                                              "default": ""},
+                                    "weight": {"type": "integer", "default": 10}}}},
+                        "requirements": {
+                            "type": "array", "maxItems": 8,
+                            "x-kubernetes-validations": [
+                                _rule("self.exists(r, r.key == 'arch')",
+                                      message="an arch requirement is needed")],
+                            "items": {"type": "object", "properties": {
+                                "key": {"type": "string", "maxLength": 63},
+                                "values": {"type": "array", "maxItems": 8,
+                                           "items": {"type": "string", "maxLength": 63},
+                                           "x-kubernetes-validations": [
+                                               _rule("self.all(v, v in ['amd64', 'arm64', "
+                                                     "'linux'])",
+                                                     message="unknown value")]}}}},
+                        "labels": {"type": "object", "maxProperties": 16,
+                                   "additionalProperties": {"type": "string",
+                                                            "maxLength": 63},
+                                   "x-kubernetes-validations": [
+                                       _rule("self.all(k, k.startsWith('example.com/'))",
+                                             message="labels must be under example.com/")]},
+                        "timeout": {"type": "string", "maxLength": 32, "x-kubernetes-validations": [
+                            _rule("self.matches('^([0-9]+(s|m|h))+$')",
+                                  message="timeout must be a duration")]},
+                    }}}}}}],
+    },
+}
+
+_OK = {"clusterName": "c1", "replicas": 2, "minReplicas": 1, "maxReplicas": 3,
+       "hostnames": ["a.example.com"], "rules": [{"path": "/a", "weight": 20}],
+       "requirements": [{"key": "arch", "values": ["amd64"]}],
+       "labels": {"example.com/a": "1"}, "timeout": "30s"}
+
+
+def _ok(**kw):
+    d = copy.deepcopy(_OK)
+    d.update(kw)
+    return d
+
+
+# (what, name, spec) applied in order: a name seen before is an update of
+# what the server holds (transition rules, ratcheting)
+CEL_STEPS = [
+    ("valid", "r1", _OK),
+    ("min over max", "r2", _ok(minReplicas=5)),
+    ("hostname suffix (messageExpression)", "r3", _ok(hostnames=["a.example.com", "b.org"])),
+    ("Strict without tls (Required at fieldPath)", "r4", _ok(mode="Strict")),
+    ("Strict with tls", "r5", _ok(mode="Strict", tls={"secret": "s"})),
+    ("escaped property name", "r6", _ok(**{"x-count": 12})),
+    ("relative path in a list", "r7", _ok(rules=[{"path": "a"}])),
+    ("item rules (matches, Forbidden at fieldPath)", "r8",
+     _ok(rules=[{"path": "/a", "type": "RegularExpression", "value": "A+", "weight": 15}])),
+    ("no arch requirement", "r9", _ok(requirements=[{"key": "zone", "values": ["linux"]}])),
+    ("unknown requirement value", "r10",
+     _ok(requirements=[{"key": "arch", "values": ["amd64", "sparc"]}])),
+    ("label key prefix", "r11", _ok(labels={"other/a": "1"})),
+    ("timeout format", "r12", _ok(timeout="30 seconds")),
+    ("a missing key (evaluation error)", "r13", _ok(mode="Audit")),
+    ("a long name (root rule)", "a-name-longer-than-twenty", _OK),
+    ("several rules at once", "r14", _ok(minReplicas=9, labels={"x": "1"}, timeout="x")),
+    ("a schema error blocks the rules", "r15", _ok(replicas="two", minReplicas=9)),
+    ("clusterName changed (transition rule)", "r1", _ok(clusterName="c2")),
+    ("replicas decreased (optionalOldSelf)", "r1", _ok(replicas=1)),
+    ("replicas increased", "r1", _ok(replicas=3)),
+    ("an update keeping what is valid", "r1", _ok(replicas=3, maxReplicas=4)),
+]
+
+
+def cel_steps(srv, program, tally, crdp, tmp):
+    """CEL_STEPS on the real server and in smpatch (step(): the same answer,
+    or the same Status); the count of refusals the server gave."""
+    live, refused = {}, 0
+    for what, name, spec in CEL_STEPS:
+        cfg = {"apiVersion": "cel.example.com/v1", "kind": "Route",
+               "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+        before = len(tally.unpredicted)
+        answer = step(srv, program, tally, "cel: " + what, cfg, live.get(name), crdp, tmp, False)
+        if answer is not None:
+            live[name] = answer
+        else:
+            refused += len(tally.unpredicted) == before
+    return refused
+
+
 def docs_of(program, path):
     """The CRDs a file holds."""
     return [o for o in stored.objects_of(program, path)
@@ -367,8 +526,8 @@ def step(srv, program, tally, ref, cfg, live, crdp, tmp, server_side):
         if prc == 0:
             tally.unpredicted.append("%s: %s" % (ref, err.strip().splitlines()[-1][:200]))
             return None
-        # both refuse: the same Status
-        problems += judge.status_differences(srv.refusal(mark), pout)
+        # both refuse: the same Status (causes as a set: map order)
+        problems += judge.status_differences(srv.refusal(mark), pout, map_order=True)
     elif prc != 0:
         problems.append("smpatch exits %d: %s" % (prc, perr.strip()[:300]))
     else:
@@ -499,6 +658,11 @@ def main():
         predicted += refusals(srv, program, tally, crdp, tmp, "PlainJudge",
                               REFUSED + PLAIN_REFUSED)
         predicted += golden_refusals(srv, program, src, tally, tmp)
+        crdp, err = establish(srv, CEL_CRD, tmp)
+        if not crdp:
+            print("FAIL: the CEL judge CRD: " + err)
+            sys.exit(1)
+        predicted += cel_steps(srv, program, tally, crdp, tmp)
     for u in tally.unpredicted:
         print("NOT PREDICTED " + u)
     for u in refused_crds:
