@@ -19,7 +19,7 @@ DEBS       := build-essential cmake pkg-config libyaml-dev libre2-dev libcjson-d
               python3 python3-venv git
 CMAKE_ARGS ?=
 
-.PHONY: all deps build build-asan release-check run test test-fast bench bench-ssa schema install clean golden-update fuzz realserver judge-full
+.PHONY: all deps build build-asan release-check run test test-fast bench bench-ssa schema install clean golden-update fuzz realserver cel-oracle judge-full
 
 all: build
 
@@ -87,6 +87,19 @@ REALSERVER_LDFLAGS := -s -w $(foreach p,k8s.io/component-base/version k8s.io/cli
 
 realserver: $(REALSERVER)
 
+# cel-go as Kubernetes 1.32 configures it for CRD rules: the oracle of
+# tests/cel/differential.py (tests/cel/oracle), built the same way.
+CEL_ORACLE := $(BUILD)/cel-oracle
+CEL_ORACLE_SRC := $(wildcard tests/cel/oracle/*.go) tests/cel/oracle/go.mod tests/cel/oracle/go.sum
+
+cel-oracle: $(CEL_ORACLE)
+
+$(CEL_ORACLE): $(CEL_ORACLE_SRC)
+	@[ -n "$(GO)" ] || { echo "Go is not installed: the CEL oracle (tests/cel/oracle) cannot be built"; exit 1; }
+	@mkdir -p $(BUILD)
+	cd tests/cel/oracle && GOTOOLCHAIN=local GOFLAGS=-mod=readonly $(GO) build -trimpath \
+	  -ldflags '-s -w' -o $(abspath $@) .
+
 $(REALSERVER): $(REALSERVER_SRC)
 	@[ -n "$(GO)" ] || { echo "Go is not installed: the real API server (tests/realserver) cannot be built"; exit 1; }
 	@mkdir -p $(BUILD)
@@ -96,7 +109,7 @@ $(REALSERVER): $(REALSERVER_SRC)
 # realserver only where Go is: without it the judged tests skip with one line
 # (and fail when CI=true).
 test: build build-asan
-	@if [ -n "$(GO)" ]; then $(MAKE) --no-print-directory realserver; \
+	@if [ -n "$(GO)" ]; then $(MAKE) --no-print-directory realserver cel-oracle; \
 	 else echo "Go is not installed: the judged tests against the real API server are skipped"; fi
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -123,7 +136,10 @@ schema: build
 # (bench/cluster.sh); both always run, and either's failure fails the target.
 bench: build
 	st=0; bench/run.sh $(BUILD) || st=1; bench/cluster.sh $(BUILD) || st=1; \
-	  bench/validate.sh $(BUILD) || st=1; exit $$st
+	  bench/validate.sh $(BUILD) || st=1; \
+	  if [ -x $(REALSERVER) ]; then python3 bench/cel.py $(BUILD) || st=1; \
+	  else echo "bench/cel.py: the real API server is not built (make realserver)"; fi; \
+	  exit $$st
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

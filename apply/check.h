@@ -27,6 +27,14 @@
 int smp__check_object(smp_felist *l, const smp_value *obj, const smp_value *live,
                       const smp_schema *schema);
 
+/* Kubernetes' quantity library for CEL rules (a cel_ext_fn, check_crd.c):
+ * quantity(), isQuantity(), sign(), isGreaterThan(), isLessThan(),
+ * compareTo() over the library's quantities. */
+typedef struct cel_eval cel_eval;
+typedef struct cel_val cel_val;
+cel_val smp__cel_quantity(cel_eval *e, const char *name, const cel_val *recv,
+                          const cel_val *args, uint32_t nargs, bool *found);
+
 /* A custom resource of the CRD version `e` of `s` (check_crd.c): its
  * metadata, schema, list invariants and, for now, whether CEL rules would
  * run (unpredictable), as customResourceStrategy validates it. */

@@ -33,8 +33,28 @@ typedef enum cel_kind {
 	CEL_DURATION,  /* u.t: seconds and nanoseconds (same sign) */
 	CEL_TIMESTAMP, /* u.t: seconds since the epoch, nanoseconds */
 	CEL_OPTIONAL,  /* u.opt: the value, or NULL for optional.none() */
-	CEL_ERROR      /* u.s: the message ("no such key: x") */
+	CEL_ERROR,     /* u.s: the message ("no such key: x") */
+	CEL_IP,        /* u.net: Kubernetes' net.IP (bits unused) */
+	CEL_CIDR,      /* u.net: Kubernetes' net.CIDR (the address as written) */
+	CEL_OPAQUE     /* u.obj: a value of a library the caller adds */
 } cel_kind;
+
+/* A value of a type the caller's functions (cel_eval.ext) make: a
+ * Kubernetes Quantity, kept as its text. cmp orders two of the type
+ * (0: equal), -2 when they cannot be compared. */
+typedef struct cel_opaque {
+	const char *type;  /* its CEL type name: "kubernetes.Quantity" */
+	const char *text;
+	size_t len;
+	int (*cmp)(const struct cel_opaque *a, const struct cel_opaque *b);
+} cel_opaque;
+
+/* An IP address or prefix (netip.Addr, netip.Prefix). */
+typedef struct cel_net {
+	uint8_t addr[16]; /* IPv4 in the first 4 bytes */
+	uint8_t v6;       /* 0: IPv4 */
+	uint8_t bits;     /* a prefix's length */
+} cel_net;
 
 typedef struct cel_agg cel_agg;
 typedef struct cel_val cel_val;
@@ -56,6 +76,8 @@ struct cel_val {
 		} t;
 		const cel_agg *agg;
 		const cel_val *opt;
+		const cel_net *net;
+		const cel_opaque *obj;
 	} u;
 };
 
@@ -110,11 +132,20 @@ typedef struct cel_var {
 
 /* An evaluation's state: its arena (values made while evaluating, freed
  * with cel_eval_release) and its cost budget. */
-typedef struct cel_eval {
+typedef struct cel_eval cel_eval;
+
+/* Functions the caller adds (libraries that need the layers above cel/,
+ * such as Kubernetes' quantity): `found` false when `name` is none of
+ * them. */
+typedef cel_val (*cel_ext_fn)(cel_eval *e, const char *name, const cel_val *recv,
+                              const cel_val *args, uint32_t nargs, bool *found);
+
+struct cel_eval {
 	smp_arena arena;
 	uint64_t cost, limit;  /* cel-go's runtime cost; limit 0: none */
 	bool oom;
-} cel_eval;
+	cel_ext_fn ext;        /* NULL: none */
+};
 
 void cel_eval_init(cel_eval *e, uint64_t cost_limit);
 void cel_eval_release(cel_eval *e);

@@ -38,6 +38,7 @@ void cel_eval_init(cel_eval *e, uint64_t cost_limit)
 	e->cost = 0;
 	e->limit = cost_limit;
 	e->oom = false;
+	e->ext = NULL;
 }
 
 void cel_eval_release(cel_eval *e)
@@ -164,6 +165,7 @@ static bool type_ident(const char *name, size_t n, cel_val *out)
 	static const char *const types[] = {
 		"bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type",
 		"type", "google.protobuf.Duration", "google.protobuf.Timestamp", "optional_type",
+		"net.IP", "net.CIDR",
 	};
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
@@ -660,7 +662,8 @@ static cel_val named_call(ev *x, const cel_node *n)
 		char qn[128];
 		size_t ql;
 
-		if (dotted(n->target, qn, sizeof(qn) - n->nlen - 2, &ql) && !root_bound(x, n->target)) {
+		if (n->nlen + 2 < sizeof(qn) &&
+		    dotted(n->target, qn, sizeof(qn) - n->nlen - 2, &ql) && !root_bound(x, n->target)) {
 			cel_val tv;
 
 			if (!lookup(x, qn, ql, &tv) && ql == 8 && !memcmp(qn, "optional", 8)) {

@@ -45,6 +45,13 @@ cel_val cel__time_string(cel_eval *e, const cel_val *v);
  * the no-overload error. sign -1 subtracts. */
 cel_val cel__time_add(cel_eval *e, const cel_val *a, const cel_val *b, int sign);
 
+/* Kubernetes' IP and CIDR libraries (net.c): the functions, string() of
+ * an IP or CIDR (false for other kinds), and equality of two of a kind. */
+cel_val cel__net_call(cel_eval *e, const char *name, const cel_val *recv, const cel_val *args,
+                      uint32_t nargs, bool *found);
+bool cel__net_string(smp_buf *b, const cel_val *v);
+bool cel__net_equal(const cel_val *a, const cel_val *b);
+
 /* Cost: one unit per call, as cel-go counts most functions; strings and
  * lists add their size where cel-go does. */
 static inline bool cel__charge(cel_eval *e, uint64_t n)

@@ -209,6 +209,17 @@ static cel_val to_string(cel_eval *e, const cel_val *v)
 	case CEL_TIMESTAMP:
 	case CEL_DURATION:
 		return cel__time_string(e, v);
+	case CEL_IP:
+	case CEL_CIDR: {
+		smp_buf b;
+		cel_val r;
+
+		smp_buf_init(&b);
+		cel__net_string(&b, v);
+		r = b.oom ? cel_error("out of memory") : cel__str_copy(e, b.ptr, b.len, CEL_STRING);
+		smp_buf_release(&b);
+		return r;
+	}
 	default:
 		return cel__no_overload(e, "string");
 	}
@@ -804,7 +815,7 @@ static cel_val lists_lib(cel_eval *e, const char *name, const cel_val *r, const 
 /* ---- regular expressions ---- */
 
 static cel_val regex_call(cel_eval *e, const char *name, const cel_val *s, const cel_val *pat,
-                          bool *found)
+                          int64_t limit, bool *found)
 {
 	smp_regex *re;
 	char msg[200];
@@ -823,12 +834,43 @@ static cel_val regex_call(cel_eval *e, const char *name, const cel_val *s, const
 	}
 	if (rc)
 		return cel__errorf(e, "error parsing regexp: %s", msg);
-	m = smp_regex_search(re, s->u.s.p, s->u.s.n);
-	smp_regex_free(re);
-	if (is(name, "matches"))
+	if (is(name, "matches")) {
+		m = smp_regex_search(re, s->u.s.p, s->u.s.n);
+		smp_regex_free(re);
 		return cel_bool(m);
-	*found = false;
-	return cel_null();
+	}
+	/* Kubernetes' regex library: find (the first match, "" when none)
+	 * and findAll (every match, at most `limit` when limit >= 0; after an
+	 * empty match the search goes on one rune further, as Go's does) */
+	cel_val parts[256], r;
+	uint32_t np = 0;
+	size_t at = 0, st, en, prev_end = (size_t)-1;
+
+	while (np < (is(name, "find") ? 1u : limit < 0 || limit > 256 ? 256u : (uint32_t)limit) &&
+	       smp_regex_find(re, s->u.s.p, s->u.s.n, at, &st, &en)) {
+		if (en == st && st == prev_end) {
+			/* an empty match right after the previous one: skipped */
+		} else {
+			parts[np++] = cel_str(s->u.s.p + st, en - st);
+			prev_end = en;
+		}
+		if (en > st) {
+			at = en;
+		} else {
+			if (st >= s->u.s.n)
+				break;
+			at = st + 1;
+			while (at < s->u.s.n && ((unsigned char)s->u.s.p[at] & 0xC0) == 0x80)
+				at++;
+		}
+	}
+	smp_regex_free(re);
+	if (is(name, "find"))
+		return np ? parts[0] : cel_str("", 0);
+	if (np == 256 && (limit < 0 || limit > 256))
+		return cel_error("findAll: too many matches"); /* not worded as the server */
+	r = cel__list(e, parts, np);
+	return r;
 }
 
 /* ---- ext.Sets ---- */
@@ -919,7 +961,10 @@ cel_val cel__call(cel_eval *e, const char *name, const cel_val *recv, const cel_
 		return cel_bool(name[0] == 's' ? has_prefix(recv, &a[0]) : has_suffix(recv, &a[0]));
 	}
 	if (is(name, "matches") && recv && nargs == 1)
-		return regex_call(e, name, recv, &a[0], found);
+		return regex_call(e, name, recv, &a[0], -1, found);
+	if ((is(name, "find") || is(name, "findAll")) && recv && recv->kind == CEL_STRING &&
+	    (nargs == 1 || (nargs == 2 && is(name, "findAll") && a[1].kind == CEL_INT)))
+		return regex_call(e, name, recv, &a[0], nargs == 2 ? a[1].u.i : -1, found);
 	if (!recv && nargs == 1) {
 		if (is(name, "int"))
 			return to_int(e, &a[0]);
@@ -1018,6 +1063,14 @@ cel_val cel__call(cel_eval *e, const char *name, const cel_val *recv, const cel_
 		          : cel__str_copy(e, b.ptr ? b.ptr : "", b.len, CEL_STRING);
 		smp_buf_release(&b);
 		return r;
+	}
+	r = cel__net_call(e, name, recv, a, nargs, found);
+	if (*found)
+		return r;
+	if (e->ext) {
+		r = e->ext(e, name, recv, a, nargs, found);
+		if (*found)
+			return r;
 	}
 	*found = false;
 	return cel_null();

@@ -72,17 +72,6 @@ cel_val cel__timestamp(int64_t sec, int32_t nsec)
 	return v;
 }
 
-static cel_val ts(int64_t sec, int32_t nsec)
-{
-	cel_val v;
-
-	v.kind = CEL_TIMESTAMP;
-	v.u.t.sec = sec;
-	v.u.t.nsec = nsec;
-	if (sec < MIN_TS_SEC || sec > MAX_TS_SEC)
-		return cel_error("timestamp out of range");
-	return v;
-}
 
 static cel_val dur(int64_t sec, int32_t nsec)
 {
@@ -147,7 +136,7 @@ cel_val cel__timestamp_parse(const cel_val *s)
 		return cel_error("invalid timestamp");
 	sec = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + se;
 	sec -= oh * 3600 + om * 60;
-	return ts(sec, ns);
+	return cel__timestamp(sec, ns);
 }
 
 /* time.ParseDuration. */
@@ -248,7 +237,7 @@ cel_val cel__time_add(cel_eval *e, const cel_val *a, const cel_val *b, int sign)
 			ns += 1000000000;
 			sec--;
 		}
-		return ts(sec, ns);
+		return cel__timestamp(sec, ns);
 	}
 	if (a->kind == CEL_DURATION && b->kind == CEL_TIMESTAMP && sign > 0)
 		return cel__time_add(e, b, a, 1);

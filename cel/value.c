@@ -173,6 +173,12 @@ static int equal_in(cel_eval *e, const cel_val *a, const cel_val *b)
 	case CEL_DURATION:
 	case CEL_TIMESTAMP:
 		return a->u.t.sec == b->u.t.sec && a->u.t.nsec == b->u.t.nsec;
+	case CEL_IP:
+	case CEL_CIDR:
+		return cel__net_equal(a, b);
+	case CEL_OPAQUE:
+		return strcmp(a->u.obj->type, b->u.obj->type) == 0 && a->u.obj->cmp &&
+		       a->u.obj->cmp(a->u.obj, b->u.obj) == 0;
 	case CEL_OPTIONAL:
 		if (!a->u.opt || !b->u.opt)
 			return !a->u.opt && !b->u.opt;
@@ -345,6 +351,12 @@ const char *cel_type_name(const cel_val *v)
 		return "google.protobuf.Timestamp";
 	case CEL_OPTIONAL:
 		return "optional_type";
+	case CEL_IP:
+		return "net.IP";
+	case CEL_CIDR:
+		return "net.CIDR";
+	case CEL_OPAQUE:
+		return v->u.obj->type;
 	default:
 		return "error";
 	}

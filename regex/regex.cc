@@ -95,6 +95,18 @@ extern "C" bool smp_regex_search(const smp_regex *re, const char *s, size_t len)
 	return RE2::PartialMatch(re2::StringPiece(s, len), re->re);
 }
 
+extern "C" bool smp_regex_find(const smp_regex *re, const char *s, size_t len, size_t from,
+                               size_t *start, size_t *end)
+{
+	re2::StringPiece text(s, len), m;
+
+	if (from > len || !re->re.Match(text, from, len, RE2::UNANCHORED, &m, 1))
+		return false;
+	*start = (size_t)(m.data() - s);
+	*end = *start + m.size();
+	return true;
+}
+
 extern "C" void smp_regex_free(smp_regex *re)
 {
 	delete re;

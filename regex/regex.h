@@ -27,6 +27,11 @@ int smp_regex_compile(smp_regex **out, const char *pat, size_t len, char *msg, s
 /* Whether `s` (len bytes) holds a match anywhere, as Go's MatchString. */
 bool smp_regex_search(const smp_regex *re, const char *s, size_t len);
 
+/* The leftmost match in s[from..len) (Go's FindStringIndex semantics:
+ * leftmost-first): true with its bounds in *start and *end. */
+bool smp_regex_find(const smp_regex *re, const char *s, size_t len, size_t from, size_t *start,
+                    size_t *end);
+
 void smp_regex_free(smp_regex *re);
 
 #ifdef __cplusplus

@@ -3,11 +3,13 @@
  * line per test on stdin ({"expr", "bindings", "want"}, values tagged:
  * {"int": "1"}, {"double": 1.5}, {"list": [...]}, {"map": [[k, v]]},
  * {"error": true}, ...), one answer per line on stdout: "ok", or what went
- * wrong. Compiles and evaluates with cel/, compares with CEL's equality
+ * wrong. Compiles and evaluates with cel/ (with the quantity library the
+ * CRD rules get), compares with CEL's equality
  * (NaN equal to NaN here, as the conformance suite wants).
  */
 #include "cel/cel.h"
 #include "cel/eval_int.h"
+#include "apply/check.h"
 #include "codec/codec.h"
 
 #include <math.h>
@@ -183,6 +185,7 @@ static void run_line(const char *line, size_t len)
 		vars[nv].val = from_tagged(&e, b->u.map.items[i].val, &ok);
 		nv++;
 	}
+	e.ext = smp__cel_quantity; /* Kubernetes' quantity library, as CRD rules have it */
 	r = cel_run(&e, p, vars, nv);
 	if (smp_map_get(want, "error")) {
 		describe(got, sizeof(got), &r);

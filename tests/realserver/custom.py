@@ -276,6 +276,13 @@ CEL_CRD = {
                                    "x-kubernetes-validations": [
                                        _rule("self.all(k, k.startsWith('example.com/'))",
                                              message="labels must be under example.com/")]},
+                        "memory": {"type": "string", "maxLength": 32, "x-kubernetes-validations": [
+                            _rule("isQuantity(self) && quantity(self).isLessThan(quantity('64Gi'))",
+                                  message="memory must be a quantity below 64Gi")]},
+                        "podCIDR": {"type": "string", "maxLength": 64, "x-kubernetes-validations": [
+                            _rule("isCIDR(self) && cidr(self).prefixLength() >= 8 && "
+                                  "!cidr(self).ip().isLoopback()",
+                                  message="podCIDR must be a CIDR of /8 or longer")]},
                         "timeout": {"type": "string", "maxLength": 32, "x-kubernetes-validations": [
                             _rule("self.matches('^([0-9]+(s|m|h))+$')",
                                   message="timeout must be a duration")]},
@@ -312,6 +319,10 @@ CEL_STEPS = [
      _ok(requirements=[{"key": "arch", "values": ["amd64", "sparc"]}])),
     ("label key prefix", "r11", _ok(labels={"other/a": "1"})),
     ("timeout format", "r12", _ok(timeout="30 seconds")),
+    ("a quantity rule (Kubernetes' quantity library)", "r16", _ok(memory="128Gi")),
+    ("a quantity rule passes", "r17", _ok(memory="512Mi")),
+    ("a CIDR rule (Kubernetes' IP and CIDR libraries)", "r18", _ok(podCIDR="10.0.0.0/4")),
+    ("a CIDR rule passes", "r19", _ok(podCIDR="10.244.0.0/16")),
     ("a missing key (evaluation error)", "r13", _ok(mode="Audit")),
     ("a long name (root rule)", "a-name-longer-than-twenty", _OK),
     ("several rules at once", "r14", _ok(minReplicas=9, labels={"x": "1"}, timeout="x")),
