@@ -71,6 +71,19 @@ struct cel_program {
 	bool uses_old_self;
 };
 
+/* The value of a hexadecimal digit, -1 for another byte (the parser's
+ * escapes, net.c's IPv6 groups). */
+static inline int cel__hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* The name the macros give their accumulator (cel-go's "@result"). */
 #define CEL_ACCU "@result"
 

@@ -36,17 +36,6 @@ static bool parse_v4(const char *p, size_t n, uint8_t out[4])
 	return i == n;
 }
 
-static int hexd(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* netip.ParseAddr's IPv6: groups of 1 to 4 hex digits, one "::", an IPv4
  * tail; false for zones too. */
 static bool parse_v6(const char *p, size_t n, uint8_t out[16])
@@ -66,8 +55,8 @@ static bool parse_v6(const char *p, size_t n, uint8_t out[16])
 		unsigned v = 0;
 		int k = 0;
 
-		while (i < n && hexd(p[i]) >= 0 && k < 5) {
-			v = v * 16 + (unsigned)hexd(p[i++]);
+		while (i < n && cel__hexval(p[i]) >= 0 && k < 5) {
+			v = v * 16 + (unsigned)cel__hexval(p[i++]);
 			k++;
 		}
 		if (k == 0 || k > 4)

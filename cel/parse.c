@@ -87,17 +87,6 @@ static bool is_digit(int c)
 	return c >= '0' && c <= '9';
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Appends code point cp as UTF-8 to the buffer. */
 static void put_rune(smp_buf *b, uint32_t cp)
 {
@@ -159,7 +148,7 @@ static void lex_string(parser *P, tok *t, bool raw, bool bytes)
 			uint32_t v = 0;
 
 			for (int k = 0; k < nd; k++) {
-				int h = P->at < P->len ? hexval((unsigned char)s[P->at]) : -1;
+				int h = P->at < P->len ? cel__hexval((unsigned char)s[P->at]) : -1;
 
 				if (h < 0) {
 					fail(P, t->pos, "invalid escape sequence%s", NULL);
@@ -236,13 +225,13 @@ static void lex_number(parser *P, tok *t)
 		bool over = false;
 
 		P->at += 2;
-		if (P->at >= P->len || hexval((unsigned char)s[P->at]) < 0) {
+		if (P->at >= P->len || cel__hexval((unsigned char)s[P->at]) < 0) {
 			fail(P, t->pos, "invalid hex literal%s", NULL);
 			return;
 		}
-		while (P->at < P->len && hexval((unsigned char)s[P->at]) >= 0) {
+		while (P->at < P->len && cel__hexval((unsigned char)s[P->at]) >= 0) {
 			over |= v > (UINT64_MAX >> 4);
-			v = v * 16 + (uint64_t)hexval((unsigned char)s[P->at++]);
+			v = v * 16 + (uint64_t)cel__hexval((unsigned char)s[P->at++]);
 		}
 		if (P->at < P->len && (s[P->at] == 'u' || s[P->at] == 'U')) {
 			P->at++;
