@@ -647,6 +647,32 @@ static void node(cv *c, const smp_value *v, const smp_stype *t, const smp_value 
 	c->depth--;
 }
 
+/* ---- field.Path, as the list-type and CEL walks name their fields ---- */
+
+/* Pushes a map member's name as field.Path does below type t: Key(k)
+ * ("[k]") under a map of additionalProperties, Child(k) (".k") under an
+ * object. Returns the length to pop back to. */
+static size_t push_member(smp_felist *l, const smp_stype *t, const smp_member *m)
+{
+	size_t at = l->path.len;
+
+	if (t->kind == SMP_SKIND_MAP) {
+		smp_fe_key(l, m->key, m->klen);
+	} else {
+		if (at)
+			smp_buf_putc(&l->path, '.');
+		smp_buf_put(&l->path, m->key, m->klen);
+	}
+	return at;
+}
+
+/* The last error added is at the root: a nil field.Path, "<nil>". */
+static void at_nil_path(smp_felist *l)
+{
+	if (!l->rc && l->n)
+		l->items[l->n - 1].field = "<nil>";
+}
+
 /* ---- x-kubernetes-list-type set and map (structurallisttype) ---- */
 
 /* A list item's %v in a Duplicate error, false when not worded here. */
@@ -793,15 +819,8 @@ static void list_types(cv *c, const smp_value *v, const smp_stype *t)
 		for (uint32_t i = 0; i < v->u.map.len; i++) {
 			const smp_member *m = &v->u.map.items[i];
 			const smp_stype *ct = prop_type(t, m->key, m->klen);
-			size_t at = l->path.len;
+			size_t at = push_member(l, t, m);
 
-			if (t->kind == SMP_SKIND_MAP) {
-				smp_fe_key(l, m->key, m->klen); /* Key(k) */
-			} else {
-				if (at) /* Child(k) */
-					smp_buf_putc(&l->path, '.');
-				smp_buf_put(&l->path, m->key, m->klen);
-			}
 			list_types(c, m->val, ct);
 			smp_fe_pop(l, at);
 		}
@@ -951,19 +970,41 @@ static const char *sts_type(const smp_stype *t)
 	return (t->flags & SMP_SFLAG_INT_OR_STRING) || !t->type_name ? "" : t->type_name;
 }
 
+static bool ws(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+/* s[0..*n) without its leading and trailing white space (TrimSpace). */
+static const char *trimmed(const char *s, size_t *n)
+{
+	while (*n && ws(*s)) {
+		s++;
+		(*n)--;
+	}
+	while (*n && ws(s[*n - 1]))
+		(*n)--;
+	return s;
+}
+
 /* ruleErrorString: the message when there is one, else the rule. */
 static void rule_string(smp_buf *b, const smp_srule *r)
 {
 	const char *s = r->message && *r->message ? r->message : r->text;
 	size_t n = strlen(s);
 
-	while (n && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) {
-		s++;
-		n--;
-	}
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
-		n--;
+	s = trimmed(s, &n);
 	smp_buf_put(b, s, n);
+}
+
+/* An error whose value is the node's schema type (sts.Type), as the CEL
+ * validator's Invalid and Duplicate errors print it. */
+static void add_typed(smp_felist *l, smp_fe_type type, const smp_stype *t, const smp_value *at,
+                      const char *detail)
+{
+	l->val.len = 0;
+	smp_quote_go(&l->val, sts_type(t), strlen(sts_type(t)));
+	smp_fe_add_val(l, type, NULL, at, detail);
 }
 
 /* The refusal of a rule that is not true (fieldErrorForReason): Invalid
@@ -992,16 +1033,12 @@ static void rule_error(cv *c, const smp_srule *r, const smp_stype *t, const smp_
 	} else if (r->reason && !strcmp(r->reason, "FieldValueRequired")) {
 		smp_fe_add(l, SMP_FE_REQUIRED, NULL, at, NULL, detail);
 	} else if (r->reason && !strcmp(r->reason, "FieldValueDuplicate")) {
-		l->val.len = 0;
-		smp_quote_go(&l->val, sts_type(t), strlen(sts_type(t)));
-		smp_fe_add_val(l, SMP_FE_DUPLICATE, NULL, at, NULL);
+		add_typed(l, SMP_FE_DUPLICATE, t, at, NULL);
 	} else {
-		l->val.len = 0;
-		smp_quote_go(&l->val, sts_type(t), strlen(sts_type(t)));
-		smp_fe_add_val(l, SMP_FE_INVALID, NULL, at, detail);
+		add_typed(l, SMP_FE_INVALID, t, at, detail);
 	}
-	if (!l->path.len && !base && !r->field_path && l->n && !l->rc)
-		l->items[l->n - 1].field = "<nil>"; /* the root: a nil field.Path */
+	if (!l->path.len && !base && !r->field_path)
+		at_nil_path(l);
 	smp_fe_pop(l, base);
 }
 
@@ -1014,16 +1051,9 @@ static void rule_message(cv *c, cel_eval *e, const smp_srule *r, const cel_var *
 		cel_val m = cel_run(e, r->message_expression, vars, n);
 
 		if (m.kind == CEL_STRING) {
-			const char *s = m.u.s.p;
 			size_t len = m.u.s.n;
+			const char *s = trimmed(m.u.s.p, &len);
 
-			while (len && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) {
-				s++;
-				len--;
-			}
-			while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n' ||
-			               s[len - 1] == '\r'))
-				len--;
 			if (len && len <= 5 * 1024 && !memchr(s, '\n', len)) {
 				smp_buf_put(msg, s, len);
 				return;
@@ -1042,12 +1072,29 @@ static void rule_message(cv *c, cel_eval *e, const smp_srule *r, const cel_var *
 	rule_string(msg, r);
 }
 
+/* The nearest node that correlates with the live object (the node itself
+ * or a parent): whether it equals its live value (shouldRatchetError),
+ * compared only when a failed rule asks. */
+typedef struct nearest {
+	const smp_value *v, *old;
+	const smp_stype *t;
+	int equal; /* -1: not compared yet */
+} nearest;
+
+static bool ratcheted(nearest *n)
+{
+	if (!n)
+		return false;
+	if (n->equal < 0)
+		n->equal = ratchet_equal(n->v, n->old, n->t);
+	return n->equal;
+}
+
 /* validateExpressions: the node's rules on v (old: the live value it
- * correlates with, or NULL). `ratchet`: the node, or its nearest
- * correlated parent, equals the live one, so a failed rule that does not
- * read oldSelf is only a warning. */
+ * correlates with, or NULL). A failed rule that does not read oldSelf is
+ * only a warning where `near` equals the live value (ratcheting). */
 static void run_rules(cv *c, const smp_value *v, const smp_stype *t, const smp_svalid *sv,
-                      const smp_value *old, bool ratchet)
+                      const smp_value *old, nearest *near)
 {
 	for (uint32_t i = 0; i < sv->ncrules && !c->l->rc; i++) {
 		const smp_srule *r = &sv->crules[i];
@@ -1094,11 +1141,9 @@ static void run_rules(cv *c, const smp_value *v, const smp_stype *t, const smp_s
 				if (msg.oom) {
 					c->l->rc = SMP_ENOMEM;
 				} else {
-					c->l->val.len = 0;
-					smp_quote_go(&c->l->val, sts_type(t), strlen(sts_type(t)));
-					smp_fe_add_val(c->l, SMP_FE_INVALID, NULL, v, msg.ptr);
-					if (!c->l->path.len && c->l->n && !c->l->rc)
-						c->l->items[c->l->n - 1].field = "<nil>";
+					add_typed(c->l, SMP_FE_INVALID, t, v, msg.ptr);
+					if (!c->l->path.len)
+						at_nil_path(c->l);
 				}
 			} else {
 				c->l->unpredictable = true;
@@ -1107,7 +1152,7 @@ static void run_rules(cv *c, const smp_value *v, const smp_stype *t, const smp_s
 			rule_message(c, &e, r, vars, nv, &msg);
 			if (msg.oom)
 				c->l->rc = SMP_ENOMEM;
-			else if (r->uses_old_self || !ratchet)
+			else if (r->uses_old_self || !ratcheted(near))
 				rule_error(c, r, t, v, msg.ptr ? msg.ptr : "");
 		}
 		smp_buf_release(&msg);
@@ -1120,10 +1165,11 @@ static void run_rules(cv *c, const smp_value *v, const smp_stype *t, const smp_s
  * (Index), each with the live value it correlates with: by key, except
  * below an atomic map, and by key fields in a list-type map. */
 static void cel_walk(cv *c, const smp_value *v, const smp_stype *t, const smp_value *old,
-                     bool correlated, bool ratchet)
+                     bool correlated, nearest *near)
 {
 	smp_felist *l = c->l;
 	const smp_svalid *sv;
+	nearest self = {v, old, t, -1};
 
 	if (!v || v->type == SMP_NULL || !own(t) || l->rc)
 		return;
@@ -1133,16 +1179,16 @@ static void cel_walk(cv *c, const smp_value *v, const smp_stype *t, const smp_va
 		return;
 	}
 	if (correlated)
-		ratchet = ratchet_equal(v, old, t);
+		near = &self;
 	if ((sv = smp_stype_valid(c->s, t)) && sv->ncrules)
-		run_rules(c, v, t, sv, correlated ? old : NULL, ratchet);
+		run_rules(c, v, t, sv, correlated ? old : NULL, near);
 	if (v->type == SMP_LIST && t->kind == SMP_SKIND_LIST) {
 		for (uint32_t i = 0; i < v->u.list.len && !l->rc; i++) {
 			const smp_value *oi = correlated && is_map_list(t)
 			                              ? map_item(t, v->u.list.items[i], old) : NULL;
 			size_t at = smp_fe_index(l, i);
 
-			cel_walk(c, v->u.list.items[i], t->elem, oi, oi != NULL, ratchet);
+			cel_walk(c, v->u.list.items[i], t->elem, oi, oi != NULL, near);
 			smp_fe_pop(l, at);
 		}
 	} else if (v->type == SMP_MAP) {
@@ -1153,18 +1199,12 @@ static void cel_walk(cv *c, const smp_value *v, const smp_stype *t, const smp_va
 			const smp_member *m = &v->u.map.items[i];
 			const smp_stype *ct = prop_type(t, m->key, m->klen);
 			ptrdiff_t j = corr ? smpv_map_find(old, m->key, m->klen) : -1;
-			size_t at = l->path.len;
+			size_t at;
 
 			if (!own(ct))
 				continue;
-			if (t->kind == SMP_SKIND_MAP) {
-				smp_fe_key(l, m->key, m->klen);
-			} else {
-				if (at)
-					smp_buf_putc(&l->path, '.');
-				smp_buf_put(&l->path, m->key, m->klen);
-			}
-			cel_walk(c, m->val, ct, j >= 0 ? old->u.map.items[j].val : NULL, j >= 0, ratchet);
+			at = push_member(l, t, m);
+			cel_walk(c, m->val, ct, j >= 0 ? old->u.map.items[j].val : NULL, j >= 0, near);
 			smp_fe_pop(l, at);
 		}
 	}
@@ -1248,11 +1288,9 @@ rules:
 		smp_fe_add(l, SMP_FE_INVALID, NULL, NULL, "\"null\"",
 		           "some validation rules were not checked because the object was invalid; "
 		           "correct the existing errors to complete validation");
-		/* field.Invalid(nil, ...): the path "<nil>" */
-		if (!l->rc && l->n)
-			l->items[l->n - 1].field = "<nil>";
+		at_nil_path(l); /* field.Invalid(nil, ...) */
 	} else {
 		c.depth = 0;
-		cel_walk(&c, obj, e->type, live, live != NULL, false);
+		cel_walk(&c, obj, e->type, live, live != NULL, NULL);
 	}
 }

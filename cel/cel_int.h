@@ -63,12 +63,17 @@ struct cel_node {
 	uint8_t *opt;   /* N_LIST, N_MAP: optional entries */
 	cel_val lit;
 	cel_comp *comp;
+	/* matches, find, findAll with a literal pattern: the pattern compiled
+	 * once, with the program (owned by it) */
+	const struct smp_regex *re;
 };
 
 struct cel_program {
 	smp_arena arena;
 	cel_node *root;
 	bool uses_old_self;
+	struct smp_regex **res; /* the nodes' compiled patterns, to free */
+	size_t nres;
 };
 
 /* The value of a hexadecimal digit, -1 for another byte (the parser's

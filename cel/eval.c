@@ -726,7 +726,19 @@ static cel_val named_call(ev *x, const cel_node *n)
 		if (is_err(&args[i]))
 			return args[i];
 	}
-	cel_val r = cel__call(x->e, n->name, n->target ? &recv : NULL, args, n->nargs, &found);
+	cel_val r;
+
+	if (n->re) {
+		/* a literal pattern, compiled with the program */
+		const cel_val *s = n->target ? &recv : &args[0], *pat = n->target ? &args[0] : &args[1];
+		bool limited = n->target && n->nargs == 2 && args[1].kind == CEL_INT;
+
+		if (n->target ? n->nargs == 1 || (limited && !strcmp(n->name, "findAll"))
+		              : n->nargs == 2 && !strcmp(n->name, "matches"))
+			return cel__regex_call(x->e, n->name, s, pat, n->re, limited ? args[1].u.i : -1,
+			                       &found);
+	}
+	r = cel__call(x->e, n->name, n->target ? &recv : NULL, args, n->nargs, &found);
 
 	if (!found)
 		return cel__errorf(x->e, "no such overload: %s", n->name);

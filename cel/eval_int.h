@@ -30,6 +30,13 @@ cel_val cel__no_overload(cel_eval *e, const char *fn);
 cel_val cel__call(cel_eval *e, const char *name, const cel_val *recv, const cel_val *args,
                   uint32_t nargs, bool *found);
 
+/* matches, find and findAll (stdlib.c) on string s with pattern pat,
+ * compiled already when `pre` is not NULL (a literal pattern: the
+ * program's), else compiled for the call. */
+struct smp_regex;
+cel_val cel__regex_call(cel_eval *e, const char *name, const cel_val *s, const cel_val *pat,
+                        const struct smp_regex *pre, int64_t limit, bool *found);
+
 /* Timestamps and durations (time.c). */
 cel_val cel__timestamp_parse(const cel_val *s);
 /* A timestamp, or the range error outside years 1 to 9999. */

@@ -9,6 +9,7 @@
  */
 #include "cel/cel_int.h"
 #include "codec/codec.h"
+#include "regex/regex.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -46,6 +47,7 @@ typedef struct parser {
 	int rc;          /* 0, -1 syntax, -2 memory */
 	unsigned depth;
 	unsigned ids;    /* fresh names for nested macros' accumulators */
+	cel_program *prog;
 	bool old_self;
 } parser;
 
@@ -792,6 +794,34 @@ static cel_node *has_macro(parser *P, uint32_t pos, cel_node **a, uint32_t n)
 	return a[0];
 }
 
+/* A regex function's literal pattern (s.matches('^a+$'), matches(s, p),
+ * s.find(p), s.findAll(p[, n])) compiled once, here: evaluations of the
+ * program share it. A pattern RE2 refuses is left to the evaluation,
+ * whose error it is. */
+static void precompile(parser *P, cel_node *c)
+{
+	const cel_node *p = c->target ? (c->nargs >= 1 ? c->args[0] : NULL)
+	                              : (c->nargs == 2 ? c->args[1] : NULL);
+	struct smp_regex **res, *re;
+	char msg[8];
+	int rc;
+
+	if ((strcmp(c->name, "matches") && strcmp(c->name, "find") && strcmp(c->name, "findAll")) ||
+	    !p || p->op != N_LIT || p->lit.kind != CEL_STRING || P->rc)
+		return;
+	rc = smp_regex_compile(&re, p->lit.u.s.p, p->lit.u.s.n, msg, sizeof(msg));
+	if (rc == -1)
+		return;
+	if (rc == 0 && (res = realloc(P->prog->res, (P->prog->nres + 1) * sizeof(*res)))) {
+		P->prog->res = res;
+		res[P->prog->nres++] = re;
+		c->re = re;
+		return;
+	}
+	smp_regex_free(re);
+	P->rc = -2;
+}
+
 static cel_node *call_node(parser *P, uint32_t pos, cel_node *target, const char *name,
                            cel_node **a, uint32_t n)
 {
@@ -805,6 +835,7 @@ static cel_node *call_node(parser *P, uint32_t pos, cel_node *target, const char
 	c->target = target;
 	c->args = a;
 	c->nargs = n;
+	precompile(P, c);
 	return c;
 }
 
@@ -1217,6 +1248,7 @@ int cel_compile(cel_program **out, const char *src, size_t len, char *msg, size_
 	P.a = &prog->arena;
 	P.msg = msg;
 	P.msglen = msglen;
+	P.prog = prog;
 	next(&P);
 	prog->root = expr(&P);
 	if (!P.rc && P.cur.t != T_EOF)
@@ -1236,6 +1268,9 @@ void cel_program_free(cel_program *p)
 {
 	if (!p)
 		return;
+	for (size_t i = 0; i < p->nres; i++)
+		smp_regex_free(p->res[i]);
+	free(p->res);
 	smp_arena_release(&p->arena);
 	free(p);
 }

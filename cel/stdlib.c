@@ -814,10 +814,11 @@ static cel_val lists_lib(cel_eval *e, const char *name, const cel_val *r, const 
 
 /* ---- regular expressions ---- */
 
-static cel_val regex_call(cel_eval *e, const char *name, const cel_val *s, const cel_val *pat,
-                          int64_t limit, bool *found)
+cel_val cel__regex_call(cel_eval *e, const char *name, const cel_val *s, const cel_val *pat,
+                        const smp_regex *pre, int64_t limit, bool *found)
 {
-	smp_regex *re;
+	smp_regex *own = NULL;
+	const smp_regex *re = pre;
 	char msg[200];
 	int rc;
 	bool m;
@@ -827,16 +828,19 @@ static cel_val regex_call(cel_eval *e, const char *name, const cel_val *s, const
 		return cel__no_overload(e, name);
 	if (!cel__charge(e, s->u.s.n / 10 + 1))
 		return cel_error("operation cancelled: actual cost limit exceeded");
-	rc = smp_regex_compile(&re, pat->u.s.p, pat->u.s.n, msg, sizeof(msg));
-	if (rc == -2) {
-		e->oom = true;
-		return cel_error("out of memory");
+	if (!re) {
+		rc = smp_regex_compile(&own, pat->u.s.p, pat->u.s.n, msg, sizeof(msg));
+		if (rc == -2) {
+			e->oom = true;
+			return cel_error("out of memory");
+		}
+		if (rc)
+			return cel__errorf(e, "error parsing regexp: %s", msg);
+		re = own;
 	}
-	if (rc)
-		return cel__errorf(e, "error parsing regexp: %s", msg);
 	if (is(name, "matches")) {
 		m = smp_regex_search(re, s->u.s.p, s->u.s.n);
-		smp_regex_free(re);
+		smp_regex_free(own);
 		return cel_bool(m);
 	}
 	/* Kubernetes' regex library: find (the first match, "" when none)
@@ -864,7 +868,7 @@ static cel_val regex_call(cel_eval *e, const char *name, const cel_val *s, const
 				at++;
 		}
 	}
-	smp_regex_free(re);
+	smp_regex_free(own);
 	if (is(name, "find"))
 		return np ? parts[0] : cel_str("", 0);
 	if (np == 256 && (limit < 0 || limit > 256))
@@ -961,10 +965,11 @@ cel_val cel__call(cel_eval *e, const char *name, const cel_val *recv, const cel_
 		return cel_bool(name[0] == 's' ? has_prefix(recv, &a[0]) : has_suffix(recv, &a[0]));
 	}
 	if (is(name, "matches") && recv && nargs == 1)
-		return regex_call(e, name, recv, &a[0], -1, found);
+		return cel__regex_call(e, name, recv, &a[0], NULL, -1, found);
 	if ((is(name, "find") || is(name, "findAll")) && recv && recv->kind == CEL_STRING &&
 	    (nargs == 1 || (nargs == 2 && is(name, "findAll") && a[1].kind == CEL_INT)))
-		return regex_call(e, name, recv, &a[0], nargs == 2 ? a[1].u.i : -1, found);
+		return cel__regex_call(e, name, recv, &a[0], NULL, nargs == 2 ? a[1].u.i : -1,
+		                       found);
 	if (!recv && nargs == 1) {
 		if (is(name, "int"))
 			return to_int(e, &a[0]);

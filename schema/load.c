@@ -1041,18 +1041,12 @@ static int cmp_def(const void *a, const void *b)
 	return strcmp(((const smp_def_entry *)a)->name, ((const smp_def_entry *)b)->name);
 }
 
-static int cmp_dflt(const void *a, const void *b)
+/* Orders the entries of a side table (smp_sdefault, smp_svalid) by their
+ * first member, the type's address. */
+static int cmp_type_first(const void *a, const void *b)
 {
-	uintptr_t x = (uintptr_t)((const smp_sdefault *)a)->type;
-	uintptr_t y = (uintptr_t)((const smp_sdefault *)b)->type;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_valid(const void *a, const void *b)
-{
-	uintptr_t x = (uintptr_t)((const smp_svalid *)a)->type;
-	uintptr_t y = (uintptr_t)((const smp_svalid *)b)->type;
+	uintptr_t x = (uintptr_t) * (const smp_stype *const *)a;
+	uintptr_t y = (uintptr_t) * (const smp_stype *const *)b;
 
 	return x < y ? -1 : x > y;
 }
@@ -1628,7 +1622,7 @@ static int finish(loader *L)
 		if (!d)
 			return ld_oom(L);
 		memcpy(d, L->dflts, L->ndflts * sizeof(*d));
-		qsort(d, L->ndflts, sizeof(*d), cmp_dflt);
+		qsort(d, L->ndflts, sizeof(*d), cmp_type_first);
 		L->s->defaults = d;
 		L->s->ndefaults = L->ndflts;
 	}
@@ -1639,7 +1633,7 @@ static int finish(loader *L)
 		if (!v)
 			return ld_oom(L);
 		memcpy(v, L->valids, L->nvalids * sizeof(*v));
-		qsort(v, L->nvalids, sizeof(*v), cmp_valid);
+		qsort(v, L->nvalids, sizeof(*v), cmp_type_first);
 		L->s->valids = v;
 		L->s->nvalids = L->nvalids;
 		L->nvalids = 0;

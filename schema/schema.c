@@ -73,21 +73,22 @@ const smp_sfield *smp_stype_field(const smp_stype *t, const char *name, size_t l
 	return NULL;
 }
 
-const smp_svalid *smp_stype_valid(const smp_schema *s, const smp_stype *t)
+/* The entry for type t in a side table sorted by type address (the
+ * type's pointer is the entry's first member): binary search, NULL when
+ * none. */
+static const void *side_find(const void *base, size_t n, size_t size, const smp_stype *t)
 {
-	size_t lo = 0, hi;
+	size_t lo = 0, hi = n;
 	uintptr_t key = (uintptr_t)t;
 
-	if (!s || !t)
-		return NULL;
-	hi = s->nvalids;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		uintptr_t at = (uintptr_t)s->valids[mid].type;
+		const char *at = (const char *)base + mid * size;
+		uintptr_t k = (uintptr_t) * (const smp_stype *const *)at;
 
-		if (at == key)
-			return &s->valids[mid];
-		if (key < at)
+		if (k == key)
+			return at;
+		if (key < k)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -95,26 +96,18 @@ const smp_svalid *smp_stype_valid(const smp_schema *s, const smp_stype *t)
 	return NULL;
 }
 
+const smp_svalid *smp_stype_valid(const smp_schema *s, const smp_stype *t)
+{
+	return s && t ? side_find(s->valids, s->nvalids, sizeof(*s->valids), t) : NULL;
+}
+
 const smp_value *smp_stype_default(const smp_schema *s, const smp_stype *t)
 {
-	size_t lo = 0, hi;
-	uintptr_t key = (uintptr_t)t;
+	const smp_sdefault *d = s && t ? side_find(s->defaults, s->ndefaults,
+	                                           sizeof(*s->defaults), t)
+	                               : NULL;
 
-	if (!s || !t)
-		return NULL;
-	hi = s->ndefaults;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uintptr_t at = (uintptr_t)s->defaults[mid].type;
-
-		if (at == key)
-			return s->defaults[mid].value;
-		if (key < at)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return NULL;
+	return d ? d->value : NULL;
 }
 
 void smp_split_api_version(const char *api_version, const char **group,
