@@ -21,6 +21,31 @@ int smp_label_value_problems(smp_buf *b, const char *value, size_t n);
 int smp_label_key_list(smp_buf *b, const char *key, size_t n, const char *sep);
 int smp_label_value_list(smp_buf *b, const char *value, size_t n, const char *sep);
 
+/* Compares a * 10^ea with b * 10^eb: magnitudes as decimal digits
+ * a[0..na), b[0..nb) without leading zeros (0 digits: zero). -1, 0, 1. */
+int smp__mag_cmp(const char *a, size_t na, int64_t ea, const char *b, size_t nb, int64_t eb);
+
+/* Whether s[0..n) is valid in the strfmt format `format` (a name as
+ * apiextensions keeps it: "uuid", "datetime", ...): 1 or 0; -1 when the
+ * format has no checker here (strfmt.c), -2 when memory ran out. */
+int smp__strfmt_check(const char *format, const char *s, size_t n);
+
+/* The days of month (1..12) in year, as Go's time.daysIn. */
+int smp__days_in(int month, int year);
+
+/* How the reference (resource.Quantity) holds a parsed quantity, for the
+ * CEL library that computes with it as Go does (cel_libs.c). */
+typedef struct smp__quantity_rep {
+	bool int64_amount;  /* int64Amount{value, scale}; else an inf.Dec */
+	int64_t go_exp;     /* its unscaled value's exponent (int64Amount's
+	                     * scale, minus the inf.Dec's scale) */
+	int sign;           /* the value: sign * digits * 10^exp */
+	const char *digits; /* no leading zeros; none for zero */
+	size_t ndigits;
+	int64_t exp;        /* >= go_exp */
+} smp__quantity_rep;
+void smp__quantity_repr(const smp_quantity *q, smp__quantity_rep *r);
+
 /* The API server's validation of an object's labels and of its pod
  * template's (ValidateObjectMeta): SMP_EINVALOBJ naming the field, with
  * the value's line and column, as the server words it. */

@@ -52,35 +52,60 @@ static bool is_subdomain(const char *s, size_t n)
 }
 
 
-/* The messages of a name rule for s, each added as an Invalid error at
- * child `sub` with the value s. */
-static void check_name(smp_felist *l, const char *sub, const smp_value *v, smp_name_rule r)
+int smp__name_list(smp_buf *b, const char *s, size_t n, smp_name_rule r)
 {
-	size_t n;
-	const char *s = smp__check_str(v, &n);
+	size_t before = b->len;
+	const char *msgs[2];
+	size_t k = 0;
 
 	switch (r) {
 	case NAME_SUBDOMAIN:
 		if (n > 253)
-			smp_fe_add_str(l, SMP_FE_INVALID, sub, v, s, n, "must be no more than 253 characters");
+			msgs[k++] = "must be no more than 253 characters";
 		if (!is_subdomain(s, n))
-			smp_fe_add_str(l, SMP_FE_INVALID, sub, v, s, n, SUBDOMAIN_MSG);
+			msgs[k++] = SUBDOMAIN_MSG;
 		break;
 	case NAME_LABEL:
 	case NAME_DNS1035:
 		if (n > 63)
-			smp_fe_add_str(l, SMP_FE_INVALID, sub, v, s, n, "must be no more than 63 characters");
+			msgs[k++] = "must be no more than 63 characters";
 		if (r == NAME_DNS1035) {
 			if (!is_label(s, n) || !(s[0] >= 'a' && s[0] <= 'z'))
-				smp_fe_add_str(l, SMP_FE_INVALID, sub, v, s, n, DNS1035_MSG);
+				msgs[k++] = DNS1035_MSG;
 		} else if (!is_label(s, n)) {
-			smp_fe_add_str(l, SMP_FE_INVALID, sub, v, s, n,
-			               is_subdomain(s, n) ? "must not contain dots" : LABEL_MSG);
+			msgs[k++] = is_subdomain(s, n) ? "must not contain dots" : LABEL_MSG;
 		}
 		break;
 	case NAME_NONE:
 		break;
 	}
+	for (size_t i = 0; i < k; i++) {
+		if (b->len > before)
+			smp_buf_putc(b, '\n');
+		smp_buf_puts(b, msgs[i]);
+	}
+	return b->len != before;
+}
+
+/* The messages of a name rule for v's string, each added as an Invalid
+ * error at child `sub` with the value. */
+static void add_each(smp_felist *l, const char *sub, const smp_value *at, const smp_buf *b,
+                     const char *s, size_t n);
+
+static void check_name(smp_felist *l, const char *sub, const smp_value *v, smp_name_rule r)
+{
+	size_t n;
+	const char *s = smp__check_str(v, &n);
+	smp_buf b;
+
+	smp_buf_init(&b);
+	if (smp__name_list(&b, s, n, r)) {
+		if (b.oom)
+			l->rc = SMP_ENOMEM;
+		else
+			add_each(l, sub, v, &b, s, n);
+	}
+	smp_buf_release(&b);
 }
 
 void smp__check_dns_label(smp_felist *l, const char *sub, const smp_value *v)

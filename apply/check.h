@@ -27,13 +27,13 @@
 int smp__check_object(smp_felist *l, const smp_value *obj, const smp_value *live,
                       const smp_schema *schema);
 
-/* Kubernetes' quantity library for CEL rules (a cel_ext_fn, check_crd.c):
- * quantity(), isQuantity(), sign(), isGreaterThan(), isLessThan(),
- * compareTo() over the library's quantities. */
+/* Kubernetes' CEL libraries that need this layer (a cel_ext_fn,
+ * cel_libs.c): quantity (resource.Quantity computed as Go does) and
+ * format (format.named, format.<name>(), validate). */
 typedef struct cel_eval cel_eval;
 typedef struct cel_val cel_val;
-cel_val smp__cel_quantity(cel_eval *e, const char *name, const cel_val *recv,
-                          const cel_val *args, uint32_t nargs, bool *found);
+cel_val smp__cel_libs(cel_eval *e, const char *name, const cel_val *recv,
+                      const cel_val *args, uint32_t nargs, bool *found);
 
 /* A custom resource of the CRD version `e` of `s` (check_crd.c): its
  * metadata, schema, list invariants and, for now, whether CEL rules would
@@ -60,6 +60,10 @@ int smp__check_stored(smp_doc **doc, const smp_value *v, const smp_schema *schem
 
 /* The name rule of a kind (the nameFn its ValidateObjectMeta is given). */
 typedef enum { NAME_NONE, NAME_SUBDOMAIN, NAME_LABEL, NAME_DNS1035 } smp_name_rule;
+
+/* The messages of IsDNS1123Subdomain, IsDNS1123Label or IsDNS1035Label
+ * for s[0..n), "\n"-separated, appended to b; nonzero when any. */
+int smp__name_list(smp_buf *b, const char *s, size_t n, smp_name_rule r);
 
 /* ValidateObjectMetaAccessor (create) of metadata `md`: name, namespace,
  * generation, labels, annotations. Owner references, finalizers and

@@ -22,7 +22,7 @@
  * order: the causes of several fields come in an order that changes
  * between runs; these come in the object's own order. What the server
  * would word in a way this file cannot (a compound value printed by %#v,
- * the formats without a checker here, allOf/oneOf/not, an embedded
+ * the formats without a checker in strfmt.c, allOf/oneOf/not, an embedded
  * resource's ObjectMeta, a CEL function not written yet, an evaluation
  * error other than a missing key, a cost near the server's limits) makes
  * the result unpredictable rather than wrong.
@@ -286,12 +286,28 @@ static void check_string(cv *c, const smp_value *v, const smp_svalid *sv)
 	}
 }
 
-/* formatValidator: "password" accepts anything; the others have no
- * checker here yet. */
-static void check_format(cv *c, const smp_value *v, const smp_svalid *sv)
+/* formatValidator: FormatOf's InvalidType ("must be of type <format>"
+ * with the value) when the format's validator refuses the string; a
+ * format without a checker here (strfmt.c) is not predicted. */
+static void check_format(cv *c, const smp_value *v, const smp_stype *t, const smp_svalid *sv)
 {
-	if (sv && sv->format && strcmp(sv->format, "password") != 0)
+	int ok;
+
+	if (!sv || !sv->format)
+		return;
+	ok = smp__strfmt_check(sv->format, v->u.s.ptr, v->u.s.len);
+	if (ok == -2) {
+		c->l->rc = SMP_ENOMEM;
+	} else if (ok < 0) {
 		c->l->unpredictable = true;
+	} else if (!ok) {
+		c->l->val.len = 0;
+		smp_quote_go(&c->l->val, v->u.s.ptr, v->u.s.len);
+		/* the schema's own name: "date-time" */
+		msgf(c, "%s in body must be of type %s: %s", name(c), t->format ? t->format : sv->format,
+		     c->l->val.ptr);
+		smp_fe_add_val(c->l, SMP_FE_TYPE_INVALID, NULL, v, c->msg);
+	}
 }
 
 /* numberValidator: multipleOf, minimum, maximum (in that order), each in
@@ -626,7 +642,7 @@ static void node(cv *c, const smp_value *v, const smp_stype *t, const smp_value 
 		switch (v->type) {
 		case SMP_STRING:
 			check_string(c, v, sv);
-			check_format(c, v, sv);
+			check_format(c, v, t, sv);
 			break;
 		case SMP_INT:
 		case SMP_FLOAT:
@@ -871,92 +887,6 @@ static bool typ_object(const void *type)
 
 static const cel_typing k8s_typing = {typ_child, typ_scalar, typ_object};
 
-/* Kubernetes' quantity library for CEL (apiserver/pkg/cel/library/
- * quantity.go), over the library's own quantities: quantity(),
- * isQuantity(), sign(q), isGreaterThan(), isLessThan(), compareTo() and
- * ==. A quantity is kept as its text and parsed where used. add, sub,
- * isInteger, asInteger and asApproximateFloat are not here yet: a rule
- * calling one is not predicted. */
-static const char quantity_type[] = "kubernetes.Quantity";
-
-static int quantity_cmp(const cel_opaque *a, const cel_opaque *b)
-{
-	smp_quantity *x = NULL, *y = NULL;
-	int r = -2;
-
-	if (!smp_quantity_parse(&x, a->text, a->len, NULL) &&
-	    !smp_quantity_parse(&y, b->text, b->len, NULL))
-		r = smp_quantity_cmp(x, y);
-	smp_quantity_free(x);
-	smp_quantity_free(y);
-	return r;
-}
-
-cel_val smp__cel_quantity(cel_eval *e, const char *name, const cel_val *r, const cel_val *a,
-                          uint32_t n, bool *found)
-{
-	smp_quantity *q = NULL;
-	cel_val v;
-
-	*found = true;
-	if (!r && n == 1 && a[0].kind == CEL_STRING &&
-	    (!strcmp(name, "quantity") || !strcmp(name, "isQuantity"))) {
-		int rc = smp_quantity_parse(&q, a[0].u.s.p, a[0].u.s.n, NULL);
-
-		smp_quantity_free(q);
-		if (rc == SMP_ENOMEM) {
-			e->oom = true;
-			return cel_error("out of memory");
-		}
-		if (name[0] == 'i')
-			return cel_bool(rc == 0);
-		if (rc)
-			return cel_error("quantities must match the regular expression");
-		cel_opaque *o = smp_arena_alloc(&e->arena, sizeof(*o));
-		char *t = smp_arena_strndup(&e->arena, a[0].u.s.p, a[0].u.s.n);
-
-		if (!o || !t) {
-			e->oom = true;
-			return cel_error("out of memory");
-		}
-		o->type = quantity_type;
-		o->text = t;
-		o->len = a[0].u.s.n;
-		o->cmp = quantity_cmp;
-		v.kind = CEL_OPAQUE;
-		v.u.obj = o;
-		return v;
-	}
-	if (!r && n == 1 && a[0].kind == CEL_OPAQUE && a[0].u.obj->type == quantity_type &&
-	    !strcmp(name, "sign")) {
-		/* sign(q), a global function */
-		r = &a[0];
-		n = 0;
-	}
-	if (r && r->kind == CEL_OPAQUE && r->u.obj->type == quantity_type) {
-		if (n == 0 && !strcmp(name, "sign")) {
-			int rc = smp_quantity_parse(&q, r->u.obj->text, r->u.obj->len, NULL);
-
-			v = rc ? cel_error("bad quantity") : cel_int(smp_quantity_sign(q));
-			smp_quantity_free(q);
-			return v;
-		}
-		if (n == 1 && a[0].kind == CEL_OPAQUE && a[0].u.obj->type == quantity_type &&
-		    (!strcmp(name, "isGreaterThan") || !strcmp(name, "isLessThan") ||
-		     !strcmp(name, "compareTo"))) {
-			int c = quantity_cmp(r->u.obj, a[0].u.obj);
-
-			if (c == -2)
-				return cel_error("bad quantity");
-			if (name[0] == 'c')
-				return cel_int(c);
-			return cel_bool(name[2] == 'G' ? c > 0 : c < 0);
-		}
-	}
-	*found = false;
-	return cel_null();
-}
-
 /* The per-call limit of a rule (celconfig.PerCallLimit) and the budget of
  * one object (RuntimeCELCostBudget). The costs counted here are not
  * cel-go's: a result that comes near either is not predicted. */
@@ -1111,7 +1041,7 @@ static void run_rules(cv *c, const smp_value *v, const smp_stype *t, const smp_s
 		if (r->uses_old_self && !old && !r->optional_old_self)
 			continue; /* a transition rule on a create */
 		cel_eval_init(&e, RULE_COST_LIMIT);
-		e.ext = smp__cel_quantity;
+		e.ext = smp__cel_libs;
 		vars[nv].name = "self";
 		vars[nv++].val = cel_from_json(&e, v, t, &k8s_typing);
 		if (old || r->optional_old_self) {

@@ -196,7 +196,7 @@ static bool getnum(const char **s, size_t *n, bool fixed, int *out)
 	return true;
 }
 
-static int days_in(int month, int year)
+int smp__days_in(int month, int year)
 {
 	static const int d[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 
@@ -334,7 +334,7 @@ static bool parse_rfc3339(tparse *tp)
 		tp->value_len = n;
 		return false;
 	}
-	if (day < 1 || day > days_in(month, year)) {
+	if (day < 1 || day > smp__days_in(month, year)) {
 		tp->msg = "day";
 		return false;
 	}

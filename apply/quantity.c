@@ -27,6 +27,9 @@ struct smp_quantity {
 	size_t slen;
 	const char *str;            /* what the API server writes */
 	bool int64_amount;          /* the reference holds it as int64 * 10^exp */
+	int64_t go_exp;             /* the exponent of the reference's unscaled
+	                             * value: int64Amount's scale, or minus the
+	                             * inf.Dec's scale */
 };
 
 #define Q_ERR_FORMAT "quantities must match the regular expression " \
@@ -137,7 +140,7 @@ static bool qd_is_whole(const qdig *d, int64_t exp)
 }
 
 /* Compares a * 10^ea with b * 10^eb (magnitudes, no leading zeros). */
-static int mag_cmp(const char *a, size_t na, int64_t ea, const char *b, size_t nb,
+int smp__mag_cmp(const char *a, size_t na, int64_t ea, const char *b, size_t nb,
                    int64_t eb)
 {
 	if (na == 0 || nb == 0)
@@ -159,7 +162,7 @@ static int mag_cmp(const char *a, size_t na, int64_t ea, const char *b, size_t n
 /* Magnitude compared with a small integer written in digits. */
 static int mag_cmp_int(const qdig *d, int64_t exp, const char *lit)
 {
-	return mag_cmp(d->p, d->n, exp, lit, strlen(lit), 0);
+	return smp__mag_cmp(d->p, d->n, exp, lit, strlen(lit), 0);
 }
 
 /* The text of an exponent suffix "e<exp>". */
@@ -197,7 +200,7 @@ static size_t canonical(char *out, int sign, qdig *d, int64_t exp,
 			int times = 0;
 			for (;;) {
 				char lit[] = "1024";
-				if (mag_cmp(d->p, d->n, 0, lit, 4, 0) < 0)
+				if (smp__mag_cmp(d->p, d->n, 0, lit, 4, 0) < 0)
 					break;
 				uint32_t rem = 0;
 				for (size_t i = 0; i < d->n; i++)
@@ -425,6 +428,7 @@ static int q_make(smp_quantity **out, int sign, const qdig *d, int64_t exp,
 	q->exp = d->n ? exp : 0;
 	q->format = format;
 	q->int64_amount = false;
+	q->go_exp = q->exp;
 	*out = q;
 	return SMP_OK;
 }
@@ -454,7 +458,7 @@ static int q_parse(smp_quantity **out, const char *s, size_t len, char *work,
 	int32_t exponent;
 	smp_quantity_format format;
 	qdig d;
-	int64_t exp;
+	int64_t exp, go_exp;
 	int sign;
 
 	d.base = work;
@@ -462,8 +466,13 @@ static int q_parse(smp_quantity **out, const char *s, size_t len, char *work,
 	d.n = 0;
 	if (len == 0)
 		return q_fail(err, Q_ERR_FORMAT);
-	if (len == 1 && s[0] == '0')
-		return q_make(out, 0, &d, 0, SMP_QUANTITY_DECIMAL_SI, "0", 1, err);
+	if (len == 1 && s[0] == '0') {
+		int rc = q_make(out, 0, &d, 0, SMP_QUANTITY_DECIMAL_SI, "0", 1, err);
+
+		if (rc == SMP_OK)
+			(*out)->int64_amount = true;
+		return rc;
+	}
 	if (!scan(&sc, s, len))
 		return q_fail(err, Q_ERR_FORMAT);
 	if (!interpret(sc.suffix, sc.nsuffix, &base, &exponent, &format))
@@ -526,8 +535,10 @@ static int q_parse(smp_quantity **out, const char *s, size_t len, char *work,
 					else
 						rc = q_finish(out, sign, &d, exp, format,
 						              work + len + 2 * Q_HEAD + 64, err);
-					if (rc == SMP_OK)
+					if (rc == SMP_OK) {
 						(*out)->int64_amount = true;
+						(*out)->go_exp = scale; /* a zero's too */
+					}
 					return rc;
 				}
 			}
@@ -565,7 +576,9 @@ static int q_parse(smp_quantity **out, const char *s, size_t len, char *work,
 			}
 			qd_strip_leading(&d);
 		}
-		/* Round a non-zero value away from zero to a whole nano. */
+		/* Round a non-zero value away from zero to a whole nano (the
+		 * inf.Dec then has scale 9; a zero keeps its own). */
+		go_exp = d.n ? -9 : exp;
 		if (d.n)
 			qd_round_up(&d, &exp, -9);
 		if (format == SMP_QUANTITY_BINARY_SI &&
@@ -574,13 +587,18 @@ static int q_parse(smp_quantity **out, const char *s, size_t len, char *work,
 			memcpy(d.p, max, sizeof(max) - 1);
 			d.n = sizeof(max) - 1;
 			exp = 0;
+			go_exp = 0;
 		}
 		if (format == SMP_QUANTITY_BINARY_SI && d.n &&
 		    mag_cmp_int(&d, exp, "1") < 0)
 			format = SMP_QUANTITY_DECIMAL_SI;
 	}
 
-	return q_finish(out, sign, &d, exp, format, work + len + 2 * Q_HEAD + 64, err);
+	int rc = q_finish(out, sign, &d, exp, format, work + len + 2 * Q_HEAD + 64, err);
+
+	if (rc == SMP_OK)
+		(*out)->go_exp = go_exp;
+	return rc;
 }
 
 int smp_quantity_parse(smp_quantity **out, const char *text, size_t len,
@@ -726,14 +744,19 @@ int smp_quantity_round_up(smp_quantity **out, const smp_quantity *q, int scale,
 	if (q->sign == 0 || exp >= scale) {
 		/* Nothing to round: an int64 amount keeps even its text. */
 		rc = q_make(out, q->sign, &d, exp, q->format, q->str, q->slen, err);
-		if (rc == SMP_OK)
+		if (rc == SMP_OK) {
 			(*out)->int64_amount = q->int64_amount;
+			(*out)->go_exp = q->go_exp;
+		}
 	} else {
 		qd_round_up(&d, &exp, scale);
 		rc = q_finish(out, q->sign, &d, exp, q->format,
 		              work + q->ndigits + q->slen + 2 * Q_HEAD + 64, err);
-		if (rc == SMP_OK)
+		if (rc == SMP_OK) {
+			/* RoundUp: the int64Amount or the inf.Dec at the scale */
 			(*out)->int64_amount = q->int64_amount;
+			(*out)->go_exp = scale;
+		}
 	}
 	free(work);
 	return rc;
@@ -774,7 +797,7 @@ int smp_quantity_cmp(const smp_quantity *a, const smp_quantity *b)
 		return sa < sb ? -1 : 1;
 	if (sa == 0)
 		return 0;
-	c = mag_cmp(a->digits, a->ndigits, a->exp, b->digits, b->ndigits, b->exp);
+	c = smp__mag_cmp(a->digits, a->ndigits, a->exp, b->digits, b->ndigits, b->exp);
 	return sa < 0 ? -c : c;
 }
 
@@ -821,4 +844,14 @@ bool smp_quantity_scaled_value(int64_t *out, const smp_quantity *q, int scale)
 overflow:
 	*out = q->sign > 0 ? INT64_MAX : INT64_MIN;
 	return false;
+}
+
+void smp__quantity_repr(const smp_quantity *q, smp__quantity_rep *r)
+{
+	r->int64_amount = q->int64_amount;
+	r->go_exp = q->go_exp;
+	r->sign = q->sign;
+	r->digits = q->digits;
+	r->ndigits = q->ndigits;
+	r->exp = q->exp;
 }

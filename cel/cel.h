@@ -40,8 +40,9 @@ typedef enum cel_kind {
 } cel_kind;
 
 /* A value of a type the caller's functions (cel_eval.ext) make: a
- * Kubernetes Quantity, kept as its text. cmp orders two of the type
- * (0: equal), -2 when they cannot be compared. */
+ * Kubernetes Quantity or NamedFormat, which the caller may embed in a
+ * larger struct of its own. cmp compares two of the type for `==` (0:
+ * equal), -2 when its Equal refuses the right side (no such overload). */
 typedef struct cel_opaque {
 	const char *type;  /* its CEL type name: "kubernetes.Quantity" */
 	const char *text;
@@ -154,6 +155,12 @@ void cel_eval_release(cel_eval *e);
  * for CEL's errors: "no such key", "division by zero", overflow, a cost
  * over the limit). e->oom when memory ran out. */
 cel_val cel_run(cel_eval *e, const cel_program *p, const cel_var *vars, size_t nvars);
+
+/* Go's url.ParseRequestURI of s[0..n) (Kubernetes' URL library and the
+ * `uri` string format): true when it accepts s; else false with its
+ * error's text in *msg, *mlen (`parse "a b": invalid URI for request`),
+ * allocated in e's arena ("out of memory" and e->oom when it ran out). */
+bool cel_url_request_uri(cel_eval *e, const char *s, size_t n, const char **msg, size_t *mlen);
 
 /* ---- values ---- */
 

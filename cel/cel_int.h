@@ -89,6 +89,11 @@ static inline int cel__hexval(int c)
 	return -1;
 }
 
+/* Kubernetes' URL library (url.c): url(), isURL() and a URL's getters;
+ * `found` false when `name` is none of them. */
+cel_val cel__url_call(cel_eval *e, const char *name, const cel_val *recv, const cel_val *args,
+                      uint32_t nargs, bool *found);
+
 /* The name the macros give their accumulator (cel-go's "@result"). */
 #define CEL_ACCU "@result"
 

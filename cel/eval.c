@@ -617,9 +617,11 @@ static cel_val operator_call(ev *x, const cel_node *n)
 	case F_NE: {
 		int r = cel__equal(x->e, &a, &b);
 
-		if (r < 0)
-			return cel__no_overload(x->e, n->fn == F_EQ ? "_==_" : "_!=_");
-		return cel_bool(n->fn == F_EQ ? r == 1 : r == 0);
+		/* cel-go: == is Equal's result (an error when it refuses), != is
+		 * whether Equal is not true */
+		if (r < 0 && n->fn == F_EQ)
+			return cel__no_overload(x->e, "_==_");
+		return cel_bool(n->fn == F_EQ ? r == 1 : r != 1);
 	}
 	case F_LT:
 	case F_LE:

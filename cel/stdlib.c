@@ -1072,6 +1072,9 @@ cel_val cel__call(cel_eval *e, const char *name, const cel_val *recv, const cel_
 	r = cel__net_call(e, name, recv, a, nargs, found);
 	if (*found)
 		return r;
+	r = cel__url_call(e, name, recv, a, nargs, found);
+	if (*found)
+		return r;
 	if (e->ext) {
 		r = e->ext(e, name, recv, a, nargs, found);
 		if (*found)

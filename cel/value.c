@@ -159,6 +159,10 @@ static int equal_in(cel_eval *e, const cel_val *a, const cel_val *b)
 		return -1;
 	if (is_num(a) && is_num(b))
 		return cel__num_cmp(a, b) == 0;
+	/* a library type's Equal refuses another kind (no such overload);
+	 * null is equal to null only, whichever side */
+	if (a->kind == CEL_OPAQUE && b->kind != CEL_OPAQUE && b->kind != CEL_NULL)
+		return -1;
 	if (a->kind != b->kind)
 		return 0;
 	switch (a->kind) {
@@ -176,9 +180,15 @@ static int equal_in(cel_eval *e, const cel_val *a, const cel_val *b)
 	case CEL_IP:
 	case CEL_CIDR:
 		return cel__net_equal(a, b);
-	case CEL_OPAQUE:
-		return strcmp(a->u.obj->type, b->u.obj->type) == 0 && a->u.obj->cmp &&
-		       a->u.obj->cmp(a->u.obj, b->u.obj) == 0;
+	case CEL_OPAQUE: {
+		/* the library type's Equal: another type, or a value it does
+		 * not take (cmp -2), is "no such overload" */
+		int c = strcmp(a->u.obj->type, b->u.obj->type) == 0 && a->u.obj->cmp
+		            ? a->u.obj->cmp(a->u.obj, b->u.obj)
+		            : -2;
+
+		return c == -2 ? -1 : c == 0;
+	}
 	case CEL_OPTIONAL:
 		if (!a->u.opt || !b->u.opt)
 			return !a->u.opt && !b->u.opt;
@@ -190,10 +200,10 @@ static int equal_in(cel_eval *e, const cel_val *a, const cel_val *b)
 			return 0;
 		for (uint32_t i = 0; i < n; i++) {
 			cel_val x = cel_item(e, a, i), y = cel_item(e, b, i);
-			int r = equal_in(e, &x, &y);
-
-			if (r != 1)
-				return r;
+			/* cel-go's lists and maps: only a false element decides
+			 * (an element's error is passed over) */
+			if (equal_in(e, &x, &y) == 0)
+				return 0;
 		}
 		return 1;
 	}
@@ -207,10 +217,8 @@ static int equal_in(cel_eval *e, const cel_val *a, const cel_val *b)
 
 			if (!cel__map_find(e, b, &k, &y))
 				return 0;
-			int r = equal_in(e, &x, &y);
-
-			if (r != 1)
-				return r;
+			if (equal_in(e, &x, &y) == 0)
+				return 0;
 		}
 		return 1;
 	}

@@ -2,9 +2,9 @@
  * cel_conformance.c - the runner of tests/cel/conformance.py: one JSON
  * line per test on stdin ({"expr", "bindings", "want"}, values tagged:
  * {"int": "1"}, {"double": 1.5}, {"list": [...]}, {"map": [[k, v]]},
- * {"error": true}, ...), one answer per line on stdout: "ok", or what went
- * wrong. Compiles and evaluates with cel/ (with the quantity library the
- * CRD rules get), compares with CEL's equality
+ * {"optional": null or a value}, {"error": true}, ...), one answer per line on stdout: "ok", or what went
+ * wrong. Compiles and evaluates with cel/ (with the quantity and format
+ * libraries the CRD rules get), compares with CEL's equality
  * (NaN equal to NaN here, as the conformance suite wants).
  */
 #include "cel/cel.h"
@@ -63,6 +63,17 @@ static cel_val from_tagged(cel_eval *e, const smp_value *t, bool *ok)
 		v.kind = m->key[0] == 'd' ? CEL_DURATION : CEL_TIMESTAMP;
 		v.u.t.sec = x->u.list.items[0]->u.i;
 		v.u.t.nsec = (int32_t)x->u.list.items[1]->u.i;
+		return v;
+	}
+	if (!strcmp(m->key, "optional")) {
+		cel_val v, *in = NULL;
+
+		if (x->type != SMP_NULL) {
+			in = smp_arena_alloc(&e->arena, sizeof(*in));
+			*in = from_tagged(e, x, ok);
+		}
+		v.kind = CEL_OPTIONAL;
+		v.u.opt = in;
 		return v;
 	}
 	if (!strcmp(m->key, "list")) {
@@ -185,7 +196,7 @@ static void run_line(const char *line, size_t len)
 		vars[nv].val = from_tagged(&e, b->u.map.items[i].val, &ok);
 		nv++;
 	}
-	e.ext = smp__cel_quantity; /* Kubernetes' quantity library, as CRD rules have it */
+	e.ext = smp__cel_libs; /* Kubernetes' quantity and format libraries, as CRD rules have them */
 	r = cel_run(&e, p, vars, nv);
 	if (smp_map_get(want, "error")) {
 		describe(got, sizeof(got), &r);

@@ -1,13 +1,15 @@
 /*
  * fuzz_cel.c - target (i): CEL (cel/). The input's first line is an
  * expression, the rest a YAML/JSON document: `self` (and `oldSelf`, the
- * same document). Byte 0 picks whether the document is bound.
+ * same document). Byte 0 picks whether the document is bound. The
+ * quantity and format libraries of apply/ are there, as for CRD rules.
  * Properties: a compile error has a message; an evaluation ends within
  * its cost limit with a value of a known kind, an error with a message;
  * evaluating twice gives the same kind (the program is immutable).
  */
 #include "fuzz.h"
 #include "cel/cel.h"
+#include "apply/check.h"
 
 #include <string.h>
 
@@ -62,6 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		cel_eval_init(&e1, 100000);
 		cel_eval_init(&e2, 100000);
+		e1.ext = e2.ext = smp__cel_libs; /* quantity and format, as CRD rules */
 		a = run(p, &e1, self);
 		b = run(p, &e2, self);
 		FUZZ_CHECK(a.kind <= CEL_OPAQUE);

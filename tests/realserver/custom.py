@@ -159,6 +159,12 @@ def plain_crd():
     p["size"] = {"type": "integer", "multipleOf": 4}
     p["ratio"].update({"maximum": 1.5, "exclusiveMaximum": True})
     p["level2"] = {"type": "integer", "enum": [1, 2]}
+    # string formats apiextensions keeps (and one it strips)
+    for k, f in (("uid", "uuid"), ("uid4", "uuid4"), ("created", "date-time"),
+                 ("day", "date"), ("blob", "byte"), ("color", "hexcolor"), ("ssn", "ssn"),
+                 ("secret", "password"), ("odd", "no-such-format"), ("dt", "datetime"),
+                 ("link", "uri")):
+        p[k] = {"type": "string", "format": f}
     return crd
 
 
@@ -177,6 +183,26 @@ PLAIN_REFUSED = [
     ("a map value's field", {"name": "a", "limits": {"x": {"max": "big"}}}),
     ("a map list's item without its key", {"name": "a", "env": [{"value": "v"}]}),
     ("several errors", {"name": "A", "replicas": 9, "mode": "x", "tags": ["y", "y"]}),
+    ("format uuid", {"name": "a", "uid": "123e4567-e89b-12d3-a456-42661417400"}),
+    ("format uuid4", {"name": "a", "uid4": "123e4567-e89b-32d3-a456-426614174000"}),
+    ("format uuid4 variant", {"name": "a", "uid4": "123e4567-e89b-42d3-c456-426614174000"}),
+    ("format date-time", {"name": "a", "created": "2024-02-30T10:00:00Z"}),
+    ("format date-time hour", {"name": "a", "created": "2024-02-03T24:00:00Z"}),
+    ("format datetime", {"name": "a", "dt": "2024-02-03 10:00:00Z"}),
+    ("format date", {"name": "a", "day": "2023-02-29"}),
+    ("format byte", {"name": "a", "blob": "aGVsbG8"}),
+    ("format hexcolor", {"name": "a", "color": "#abcd"}),
+    ("format ssn", {"name": "a", "ssn": "123456789"}),
+    ("format uri", {"name": "a", "link": "relative/path"}),
+    ("format uri escape", {"name": "a", "link": "https://a/%zz"}),
+    ("formats accepted", {"name": "a", "uid": "123E4567E89B12D3A456426614174000",
+                          "uid4": "123e4567-e89b-42d3-B456-426614174000",
+                          "created": "2024-02-29t23:59:59.123456789+05:30",
+                          "dt": "2024-02-29T23:59:59Z", "day": "2000-02-29",
+                          "blob": "aGVsbG8=", "color": "ABC", "ssn": "123 45-6789",
+                          "secret": "anything", "odd": "anything",
+                          "link": "https://a.example.com/p?q=1#f"}),
+    ("several format errors", {"name": "a", "uid": "x", "day": "x", "blob": "x"}),
 ]
 
 
@@ -283,6 +309,57 @@ CEL_CRD = {
                             _rule("isCIDR(self) && cidr(self).prefixLength() >= 8 && "
                                   "!cidr(self).ip().isLoopback()",
                                   message="podCIDR must be a CIDR of /8 or longer")]},
+                        "resources": {
+                            "type": "object",
+                            "x-kubernetes-validations": [
+                                _rule("!has(self.request) || !has(self.limit) || "
+                                      "sign(quantity(self.limit).sub(quantity(self.request))) >= 0",
+                                      message="limit must not be below request"),
+                                _rule("!has(self.request) || quantity(self.request)"
+                                      ".add(quantity('1Gi')).asApproximateFloat() < 1e11",
+                                      message="request plus 1Gi must stay below 100G"),
+                                _rule("!has(self.cpus) || quantity(self.cpus).isInteger()",
+                                      messageExpression="quantity(self.cpus).add(-1)"
+                                                        ".isGreaterThan(quantity('0')) ? "
+                                                        "'cpus above 1 must be whole' : "
+                                                        "'cpus must be whole'")],
+                            "properties": {
+                                "request": {"type": "string", "maxLength": 32,
+                                            "x-kubernetes-validations": [
+                                                _rule("isQuantity(self)")]},
+                                "limit": {"type": "string", "maxLength": 32,
+                                          "x-kubernetes-validations": [
+                                              _rule("isQuantity(self)")]},
+                                "cpus": {"type": "string", "maxLength": 32,
+                                         "x-kubernetes-validations": [
+                                             _rule("isQuantity(self)")]}}},
+                        "owner": {"type": "string", "maxLength": 128, "x-kubernetes-validations": [
+                            _rule("!format.dns1123Label().validate(self).hasValue()",
+                                  messageExpression="format.dns1123Label().validate(self)"
+                                                    ".value()[0]")]},
+                        "ownerKind": {"type": "string", "maxLength": 64, "x-kubernetes-validations": [
+                            _rule("format.named(self).hasValue()",
+                                  message="ownerKind must name a format"),
+                            _rule("!format.named(self).hasValue() || "
+                                  "!format.named(self).value().validate('x-1').hasValue()",
+                                  message="ownerKind's format must accept x-1")]},
+                        "endpoint": {"type": "string", "maxLength": 256, "x-kubernetes-validations": [
+                            _rule("isURL(self) && url(self).getScheme() == 'https' && "
+                                  "url(self).getPort() in ['', '443', '8443']",
+                                  messageExpression="isURL(self) && url(self).getHostname()"
+                                                    ".startsWith('fe80') ? 'endpoint must not "
+                                                    "be link-local' : 'endpoint must be an https "
+                                                    "URL on 443 or 8443'"),
+                            _rule("!isURL(self) || !('debug' in url(self).getQuery())",
+                                  message="no debug query"),
+                            _rule("!isURL(self) || url(self).getEscapedPath().startsWith('/api')",
+                                  reason="FieldValueForbidden",
+                                  message="the path must be under /api")]},
+                        "uid": {"type": "string", "maxLength": 64, "x-kubernetes-validations": [
+                            _rule("!format.uuid().validate(self).hasValue()",
+                                  message="uid must be a UUID"),
+                            _rule("self == oldSelf || !format.uuid().validate(oldSelf).hasValue()",
+                                  message="a valid uid is immutable")]},
                         "timeout": {"type": "string", "maxLength": 32, "x-kubernetes-validations": [
                             _rule("self.matches('^([0-9]+(s|m|h))+$')",
                                   message="timeout must be a duration")]},
@@ -323,6 +400,30 @@ CEL_STEPS = [
     ("a quantity rule passes", "r17", _ok(memory="512Mi")),
     ("a CIDR rule (Kubernetes' IP and CIDR libraries)", "r18", _ok(podCIDR="10.0.0.0/4")),
     ("a CIDR rule passes", "r19", _ok(podCIDR="10.244.0.0/16")),
+    ("quantity arithmetic passes", "r20",
+     _ok(resources={"request": "1.5Gi", "limit": "2Gi", "cpus": "2"})),
+    ("quantity sub: limit below request", "r21",
+     _ok(resources={"request": "1.5Gi", "limit": "1536Mi", "cpus": "4"})),
+    ("quantity sub: limit below request by 1m", "r22",
+     _ok(resources={"request": "1001m", "limit": "1"})),
+    ("quantity add and asApproximateFloat", "r23", _ok(resources={"request": "99G"})),
+    ("quantity isInteger (1000m is not an int64 whole number)", "r24",
+     _ok(resources={"cpus": "1000m"})),
+    ("quantity isInteger (1.5 printed by messageExpression)", "r25",
+     _ok(resources={"cpus": "1.5"})),
+    ("format dns1123Label passes", "r26", _ok(owner="team-a")),
+    ("format dns1123Label messages (messageExpression)", "r27", _ok(owner="Team_A.b")),
+    ("format dns1123Label too long and dotted", "r28", _ok(owner="a." * 40)),
+    ("format.named passes", "r29", _ok(ownerKind="dns1123Label")),
+    ("format.named unknown", "r30", _ok(ownerKind="hostname")),
+    ("format.named validates", "r31", _ok(ownerKind="dns1035Label")),
+    ("format uuid passes", "r32", _ok(uid="123e4567-e89b-12d3-a456-426614174000")),
+    ("format uuid refused", "r33", _ok(uid="123e4567")),
+    ("url passes", "r34", _ok(endpoint="https://api.example.com:8443/api/v1?x=1")),
+    ("url scheme (messageExpression with getHostname)", "r35",
+     _ok(endpoint="http://[fe80::1%25en0]:8080/api")),
+    ("not a url", "r36", _ok(endpoint="api.example.com/api")),
+    ("url query and path", "r37", _ok(endpoint="https://a.example.com/v1%2Fx?debug=1&debug=2")),
     ("a missing key (evaluation error)", "r13", _ok(mode="Audit")),
     ("a long name (root rule)", "a-name-longer-than-twenty", _OK),
     ("several rules at once", "r14", _ok(minReplicas=9, labels={"x": "1"}, timeout="x")),
@@ -331,6 +432,8 @@ CEL_STEPS = [
     ("replicas decreased (optionalOldSelf)", "r1", _ok(replicas=1)),
     ("replicas increased", "r1", _ok(replicas=3)),
     ("an update keeping what is valid", "r1", _ok(replicas=3, maxReplicas=4)),
+    ("a valid uid changed (transition rule with format)", "r32",
+     _ok(uid="223e4567-e89b-12d3-a456-426614174000")),
 ]
 
 

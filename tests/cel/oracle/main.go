@@ -57,6 +57,16 @@ func tag(v ref.Val) (interface{}, error) {
 	case types.Timestamp:
 		return map[string]interface{}{"timestamp": []int64{x.Time.Unix(), int64(x.Time.Nanosecond())}}, nil
 	}
+	if o, ok := v.(*types.Optional); ok {
+		if !o.HasValue() {
+			return map[string]interface{}{"optional": nil}, nil
+		}
+		t, err := tag(o.GetValue())
+		if err != nil {
+			return nil, err
+		}
+		return map[string]interface{}{"optional": t}, nil
+	}
 	if t, ok := v.(ref.Type); ok {
 		return map[string]interface{}{"type": t.TypeName()}, nil
 	}
