@@ -138,7 +138,8 @@ bench: build
 	st=0; bench/run.sh $(BUILD) || st=1; bench/cluster.sh $(BUILD) || st=1; \
 	  bench/validate.sh $(BUILD) || st=1; \
 	  if [ -x $(REALSERVER) ]; then python3 bench/cel.py $(BUILD) || st=1; \
-	  else echo "bench/cel.py: the real API server is not built (make realserver)"; fi; \
+	    python3 bench/diff.py $(BUILD) || st=1; \
+	  else echo "bench/cel.py, bench/diff.py: the real API server is not built (make realserver)"; fi; \
 	  exit $$st
 
 install: build

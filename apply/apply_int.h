@@ -30,6 +30,11 @@ int smp__mag_cmp(const char *a, size_t na, int64_t ea, const char *b, size_t nb,
  * format has no checker here (strfmt.c), -2 when memory ran out. */
 int smp__strfmt_check(const char *format, const char *s, size_t n);
 
+/* Whether smp_display_objects would show before and after alike (both
+ * maps; metadata.managedFields aside unless SMP_DISPLAY_MANAGED_FIELDS;
+ * equal values mask alike): a diff without printing them. */
+bool smp__display_same(const smp_value *before, const smp_value *after, unsigned flags);
+
 /* The days of month (1..12) in year, as Go's time.daysIn. */
 int smp__days_in(int month, int year);
 

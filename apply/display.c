@@ -288,6 +288,51 @@ static int mask_secrets(smp_arena *fa, smp_value *from_obj, smp_arena *ta, smp_v
 	return rc ? rc : mask_last_applied(fa, from_obj, ta, to_obj, err);
 }
 
+/* The members of map m but `skip`, counted. */
+static uint32_t count_but(const smp_value *m, const char *skip)
+{
+	uint32_t n = m->u.map.len;
+
+	for (uint32_t i = 0; i < m->u.map.len; i++)
+		n -= skip && strcmp(m->u.map.items[i].key, skip) == 0;
+	return n;
+}
+
+/* a and b (maps) equal but for their members named skip (NULL: none). */
+static bool equal_but(const smp_value *a, const smp_value *b, const char *skip)
+{
+	if (a->type != SMP_MAP || b->type != SMP_MAP)
+		return smpv_equal(a, b);
+	if (count_but(a, skip) != count_but(b, skip))
+		return false;
+	for (uint32_t i = 0; i < a->u.map.len; i++) {
+		const smp_member *m = &a->u.map.items[i];
+		ptrdiff_t at;
+
+		if (skip && strcmp(m->key, skip) == 0)
+			continue;
+		if ((at = smpv_map_find(b, m->key, m->klen)) < 0 ||
+		    !smpv_equal(m->val, b->u.map.items[at].val))
+			return false;
+	}
+	return true;
+}
+
+bool smp__display_same(const smp_value *before, const smp_value *after, unsigned flags)
+{
+	const smp_value *bm, *am;
+
+	if (!before || !after || before->type != SMP_MAP || after->type != SMP_MAP)
+		return false;
+	if (flags & SMP_DISPLAY_MANAGED_FIELDS)
+		return smpv_equal(before, after);
+	bm = smpv_map_get(before, "metadata");
+	am = smpv_map_get(after, "metadata");
+	if (!equal_but(before, after, "metadata") || !bm != !am)
+		return false;
+	return !bm || equal_but(bm, am, "managedFields");
+}
+
 int smp_display_objects(smp_doc **before_out, smp_doc **after_out, const smp_value *before,
                         const smp_value *after, unsigned flags, smp_error *err)
 {

@@ -291,12 +291,26 @@ static int yaml_text(char **out, size_t *len, const smp_doc *d, smp_error *err)
 	return smp_print(out, len, smp_doc_root(d, 0), &po, err);
 }
 
+/* The flags of smp_display_objects for a diff's flags. */
+static unsigned display_flags(unsigned flags)
+{
+	return (flags & SMP_PLAN_DIFF_MANAGED_FIELDS ? SMP_DISPLAY_MANAGED_FIELDS : 0) |
+	       (flags & SMP_PLAN_DIFF_NO_MASK ? 0 : SMP_DISPLAY_MASK_SECRETS);
+}
+
+/* The two objects a diff of e compares: the live one (its stored form)
+ * and the result. */
+static void diff_objects(const smp_plan_entry *e, const smp_value **lv, const smp_value **ov)
+{
+	*lv = e->ignoring ? e->live_cmp : e->live_stored ? e->live_stored : e->live;
+	*ov = e->ignoring ? e->object_cmp : e->object;
+}
+
 int smp_plan_entry_diff_sides(char **live, size_t *live_len, char **merged,
                               size_t *merged_len, const smp_plan_entry *e, unsigned flags,
                               smp_error *err)
 {
-	unsigned dflags = (flags & SMP_PLAN_DIFF_MANAGED_FIELDS ? SMP_DISPLAY_MANAGED_FIELDS : 0) |
-	                  (flags & SMP_PLAN_DIFF_NO_MASK ? 0 : SMP_DISPLAY_MASK_SECRETS);
+	unsigned dflags = display_flags(flags);
 	smp_doc *ld = NULL, *rd = NULL;
 	size_t ll = 0, rl = 0;
 	int rc;
@@ -309,9 +323,9 @@ int smp_plan_entry_diff_sides(char **live, size_t *live_len, char **merged,
 		return smp__err(err, SMP_EINVAL, "smp_plan_entry_diff_sides: bad arguments");
 	if (failed(e))
 		return smp__err(err, SMP_EINVAL, "a failed entry has no diff");
-	const smp_value *lv = e->ignoring ? e->live_cmp : e->live_stored ? e->live_stored : e->live;
-	const smp_value *ov = e->ignoring ? e->object_cmp : e->object;
+	const smp_value *lv, *ov;
 
+	diff_objects(e, &lv, &ov);
 	if (!(rc = smp_display_objects(&ld, &rd, lv, ov, dflags, err)) &&
 	    !(rc = yaml_text(live, &ll, ld, err)) && (rc = yaml_text(merged, &rl, rd, err))) {
 		smp_free(*live);
@@ -342,6 +356,17 @@ int smp_plan_entry_diff(char **out, size_t *len, const smp_plan_entry *e, unsign
 		*len = 0;
 	if (!out)
 		return smp__err(err, SMP_EINVAL, "smp_plan_entry_diff: bad arguments");
+	if (e && !failed(e)) {
+		/* most objects of a plan do not change: no need to print them */
+		const smp_value *lv, *ov;
+
+		diff_objects(e, &lv, &ov);
+		if (smp__display_same(lv, ov, display_flags(flags))) {
+			if (!(*out = calloc(1, 1)))
+				return smp__err(err, SMP_ENOMEM, "out of memory");
+			return 0;
+		}
+	}
 	if ((rc = smp_plan_entry_diff_sides(&l, &ll, &r, &rl, e, flags, err)))
 		return rc;
 	nl = smp_plan_entry_diff_name(name, sizeof(name), e);

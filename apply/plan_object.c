@@ -976,8 +976,13 @@ int smp__plan_stored(smp_plan_entry *e, smp_plan *p)
 		so.flags |= SMP_STORED__UPDATE;
 	if (e->live && (rc = smp_stored_form(&e->live_stored_doc, e->live, &so, &err)) == 0)
 		e->live_stored = smp_doc_root(e->live_stored_doc, 0);
-	if (!rc && e->action == SMP_ACTION_UNCHANGED && p->o.mode == SMP_PLAN_CLIENT_SIDE) {
-		/* nothing is sent: the object is the live one, stored once */
+	if (!rc && e->action == SMP_ACTION_UNCHANGED &&
+	    (p->o.mode == SMP_PLAN_CLIENT_SIDE ||
+	     (p->o.mode == SMP_PLAN_SERVER_SIDE && e->live_stored && e->object &&
+	      smpv_equal(e->object, e->live)))) {
+		/* nothing is sent, or a server-side apply that leaves the object
+		 * and its managedFields as they are: the object is the live one,
+		 * stored once */
 		e->object = e->live_stored;
 		return 0;
 	}

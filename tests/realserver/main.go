@@ -146,7 +146,7 @@ func apiserverArgs(dir, etcdURL string, port int) []string {
 		"--advertise-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
 		"--cert-dir=" + pki,
-		"--service-cluster-ip-range=10.0.0.0/24",
+		"--service-cluster-ip-range=10.0.0.0/16",
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file=" + key,
 		"--service-account-signing-key-file=" + key,
