@@ -59,25 +59,6 @@ static cel_val oom(cel_eval *e)
 	return cel_error("out of memory");
 }
 
-/* A string's size as cel-go counts it (code points). */
-static uint64_t runes(const cel_val *s)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < s->u.s.n; i++)
-		n += ((unsigned char)s->u.s.p[i] & 0xc0) != 0x80;
-	return n;
-}
-
-/* The runtime cost cel-go's Kubernetes cost estimator charges for a call
- * beyond the evaluation's own unit (library/cost.go CallCost): a string's
- * traversal, math.Ceil(size * 0.1) in doubles as Go computes it (30 * 0.1
- * is above 3: 4). */
-static uint64_t traversal(uint64_t size)
-{
-	return (uint64_t)ceil((double)size * 0.1);
-}
-
 /* |v|'s decimal digits into buf (room 20), returning their number (0 for
  * zero). */
 static size_t u64_digits(char *buf, uint64_t v)
@@ -470,7 +451,7 @@ static cel_val quantity_call(cel_eval *e, const char *name, const cel_val *r, co
 	*found = true;
 	if (!r && n == 1 && a[0].kind == CEL_STRING &&
 	    (!strcmp(name, "quantity") || !strcmp(name, "isQuantity")))
-		e->cost += traversal(runes(&a[0]));
+		e->cost += cel_traversal_cost((uint64_t)cel_str_runes(&a[0]));
 	if (!r && n == 1 && a[0].kind == CEL_STRING) {
 		if (!strcmp(name, "quantity"))
 			return parse(e, &a[0]);
@@ -622,22 +603,17 @@ static int format_msgs(cel_eval *e, smp_buf *b, int f, const char *s, size_t n)
 		}
 		break;
 	}
-	case F_UUID:
-		if (!smp__strfmt_check("uuid", s, n))
-			smp_buf_puts(b, "does not match the UUID format");
+	default: {
+		/* kube-openapi's strfmt formats: one message each */
+		static const char *const strfmt[][2] = {
+			{"uuid", "does not match the UUID format"}, {"byte", "invalid base64"},
+			{"date", "invalid date"}, {"datetime", "invalid datetime"}};
+		const char *const *m = strfmt[f - F_UUID];
+
+		if (!smp__strfmt_check(m[0], s, n))
+			smp_buf_puts(b, m[1]);
 		break;
-	case F_BYTE:
-		if (!smp__strfmt_check("byte", s, n))
-			smp_buf_puts(b, "invalid base64");
-		break;
-	case F_DATE:
-		if (!smp__strfmt_check("date", s, n))
-			smp_buf_puts(b, "invalid date");
-		break;
-	case F_DATETIME:
-		if (!smp__strfmt_check("datetime", s, n))
-			smp_buf_puts(b, "invalid datetime");
-		break;
+	}
 	}
 	free(masked);
 	return 0;
@@ -652,7 +628,8 @@ static cel_val format_validate(cel_eval *e, const cel_opaque *f, const cel_val *
 
 	/* cost.go: the string's traversal (one more) times a quarter of the
 	 * pattern's length */
-	e->cost += traversal(runes(s) + 1) * (uint64_t)ceil(max_regex[f - formats] * 0.25);
+	e->cost += cel_traversal_cost((uint64_t)cel_str_runes(s) + 1) *
+	           (uint64_t)ceil(max_regex[f - formats] * 0.25);
 	smp_buf_init(&b);
 	rc = format_msgs(e, &b, (int)(f - formats), s->u.s.p, s->u.s.n);
 	if (rc == -2 || b.oom) {

@@ -156,6 +156,13 @@ void cel_eval_release(cel_eval *e);
  * over the limit). e->oom when memory ran out. */
 cel_val cel_run(cel_eval *e, const cel_program *p, const cel_var *vars, size_t nvars);
 
+/* The code points of a string value (cel-go's size() of a string). */
+int64_t cel_str_runes(const cel_val *s);
+/* Kubernetes' cost of traversing `size` code points (library/cost.go):
+ * math.Ceil(size * 0.1) in doubles as Go computes it (30 * 0.1 is above
+ * 3: 4). */
+uint64_t cel_traversal_cost(uint64_t size);
+
 /* Go's url.ParseRequestURI of s[0..n) (Kubernetes' URL library and the
  * `uri` string format): true when it accepts s; else false with its
  * error's text in *msg, *mlen (`parse "a b": invalid URI for request`),

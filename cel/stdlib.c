@@ -21,14 +21,18 @@ static bool is(const char *name, const char *want)
 	return strcmp(name, want) == 0;
 }
 
-/* Code points of a UTF-8 string (cel-go counts runes). */
-static int64_t runes(const cel_val *s)
+int64_t cel_str_runes(const cel_val *s)
 {
 	int64_t n = 0;
 
 	for (size_t i = 0; i < s->u.s.n; i++)
 		n += ((unsigned char)s->u.s.p[i] & 0xC0) != 0x80;
 	return n;
+}
+
+uint64_t cel_traversal_cost(uint64_t size)
+{
+	return (uint64_t)ceil((double)size * 0.1);
 }
 
 /* The byte offset of rune index r in s (s->u.s.n when r is its length);
@@ -381,7 +385,7 @@ static cel_val strings_ext(cel_eval *e, const char *name, const cel_val *r, cons
 		if ((is(name, "indexOf") || is(name, "lastIndexOf")) && (n == 1 || n == 2) &&
 		    a[0].kind == CEL_STRING && (n == 1 || a[1].kind == CEL_INT)) {
 			bool last = name[0] == 'l';
-			int64_t len = runes(r), from = n == 2 ? a[1].u.i : (last ? len : 0);
+			int64_t len = cel_str_runes(r), from = n == 2 ? a[1].u.i : (last ? len : 0);
 			ptrdiff_t hit = -1;
 
 			if (from < 0 || from > len)
@@ -399,7 +403,7 @@ static cel_val strings_ext(cel_eval *e, const char *name, const cel_val *r, cons
 				return cel_int(-1);
 			cel_val pre = cel_str(r->u.s.p, (size_t)hit);
 
-			return cel_int(runes(&pre));
+			return cel_int(cel_str_runes(&pre));
 		}
 		if (is(name, "lowerAscii") && n == 0)
 			return lower_upper(e, r, false);
@@ -413,7 +417,7 @@ static cel_val strings_ext(cel_eval *e, const char *name, const cel_val *r, cons
 			return split(e, r, &a[0], n == 2 ? a[1].u.i : -1);
 		if (is(name, "substring") && (n == 1 || n == 2) && a[0].kind == CEL_INT &&
 		    (n == 1 || a[1].kind == CEL_INT)) {
-			int64_t len = runes(r), b0 = a[0].u.i, b1 = n == 2 ? a[1].u.i : len;
+			int64_t len = cel_str_runes(r), b0 = a[0].u.i, b1 = n == 2 ? a[1].u.i : len;
 			ptrdiff_t o0, o1;
 
 			if (b0 < 0 || b0 > len)
@@ -947,7 +951,7 @@ cel_val cel__call(cel_eval *e, const char *name, const cel_val *recv, const cel_
 	}
 	if (is(name, "size") && recv && nargs == 0) {
 		if (recv->kind == CEL_STRING)
-			return cel_int(runes(recv));
+			return cel_int(cel_str_runes(recv));
 		if (recv->kind == CEL_BYTES)
 			return cel_int((int64_t)recv->u.s.n);
 		if (recv->kind == CEL_LIST || recv->kind == CEL_MAP)

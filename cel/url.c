@@ -1034,13 +1034,13 @@ static cel_val to_url(cel_eval *e, ustr s)
 	static const char pre[] = "URL parse error during conversion from string: parse ";
 	/* Kubernetes' cost: ceil(0.1 per rune) (in Go's floating point) in
 	 * place of the call's 1 */
-	double c = ceil((double)rune_count(s) * 0.1);
+	uint64_t c = cel_traversal_cost(rune_count(s));
 	url_val chk, *u;
 	ustr named = s;
 	sb err, text;
 	cel_val v;
 
-	if (c > 1 && !cel__charge(e, (uint64_t)c - 1))
+	if (c > 1 && !cel__charge(e, c - 1))
 		return cel_error("operation cancelled: actual cost limit exceeded");
 	sb_init(&err, e);
 	u = smp_arena_alloc(&e->arena, sizeof(*u));
