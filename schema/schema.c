@@ -44,12 +44,18 @@ void smp_schema_free(smp_schema *schema)
  * strcmp order. */
 int smp_name_cmp(const char *a, size_t len, const char *b)
 {
-	size_t blen = strlen(b);
-	int c = memcmp(a, b, len < blen ? len : blen);
+	/* Byte by byte: names are short, and this is the typed walks' inner
+	 * loop (a strlen and a memcmp call cost more). The order is
+	 * memcmp's, then the shorter first; b's NUL ends b. */
+	for (size_t i = 0; i < len; i++) {
+		unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
 
-	if (c)
-		return c;
-	return len < blen ? -1 : len > blen ? 1 : 0;
+		if (!y)
+			return 1;
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return b[len] ? -1 : 0;
 }
 
 const smp_sfield *smp_stype_field(const smp_stype *t, const char *name, size_t len)

@@ -6,6 +6,7 @@
  */
 #include "ssa.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void ssa_ctx_init(ssa_ctx *c, smp_error *err)
@@ -21,6 +22,8 @@ void ssa_ctx_init(ssa_ctx *c, smp_error *err)
 void ssa_ctx_release(ssa_ctx *c)
 {
 	smp_arena_release(&c->arena);
+	free(c->lists);
+	c->lists = NULL;
 }
 
 int ssa_oom(ssa_ctx *c)

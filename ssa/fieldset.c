@@ -4,8 +4,10 @@
  * A set is a trie: each node holds its entries sorted by path element,
  * one entry per element, telling whether the path ending there is a member
  * and pointing to the node of longer paths (NULL when none). Lookups are
- * binary searches; union, intersection and the differences walk two sorted
- * arrays side by side, so each costs the size of its inputs. Nodes are
+ * binary searches (through a hash index for the walks that look up a
+ * large node's entries one by one: ssa_set_find_c); union, intersection
+ * and the differences walk two sorted arrays side by side, so each costs
+ * the size of its inputs. Nodes are
  * immutable once built and shared between sets (as SMD shares subtrees).
  * Invariant: an entry is a member or has a non-empty child.
  */
@@ -38,6 +40,39 @@ ptrdiff_t ssa_set_find(const ssa_set *s, const ssa_pe *pe)
 	return -1;
 }
 
+/* Sets of this many entries get a hash index on their first
+ * ssa_set_find_c. */
+#define SET_INDEX_MIN 16
+
+ptrdiff_t ssa_set_find_c(ssa_ctx *c, const ssa_set *s, const ssa_pe *pe)
+{
+	if (!s || s->n < SET_INDEX_MIN)
+		return ssa_set_find(s, pe);
+	if (!s->slots) {
+		/* the set is the call's (arena), only its index is added */
+		ssa_set *w = (ssa_set *)s;
+		size_t cap = 32;
+
+		while (cap < (size_t)s->n * 2)
+			cap *= 2;
+		if (cap > UINT32_MAX || !(w->slots = ssa_alloc(c, cap * sizeof(*w->slots))))
+			return ssa_set_find(s, pe);
+		memset(w->slots, 0, cap * sizeof(*w->slots));
+		w->mask = (uint32_t)(cap - 1);
+		for (uint32_t i = 0; i < s->n; i++) {
+			size_t h = ssa_pe_hash(&s->e[i].pe) & w->mask;
+
+			while (w->slots[h])
+				h = (h + 1) & w->mask;
+			w->slots[h] = i + 1;
+		}
+	}
+	for (size_t h = ssa_pe_hash(pe) & s->mask; s->slots[h]; h = (h + 1) & s->mask)
+		if (ssa_pe_eq(&s->e[s->slots[h] - 1].pe, pe))
+			return (ptrdiff_t)s->slots[h] - 1;
+	return -1;
+}
+
 static ssa_set *new_set(ssa_ctx *c, size_t cap)
 {
 	ssa_set *s = ssa_alloc(c, sizeof(*s));
@@ -45,6 +80,8 @@ static ssa_set *new_set(ssa_ctx *c, size_t cap)
 	if (!s)
 		return NULL;
 	s->n = 0;
+	s->mask = 0;
+	s->slots = NULL;
 	s->e = cap ? ssa_alloc(c, cap * sizeof(ssa_ent)) : NULL;
 	if (cap && !s->e)
 		return NULL;
@@ -266,6 +303,8 @@ ssa_set *ssa_set_build(ssa_ctx *c, ssa_ent *e, size_t n)
 		return NULL;
 	s->e = e;
 	s->n = (uint32_t)n;
+	s->mask = 0;
+	s->slots = NULL;
 	return s;
 }
 
@@ -320,24 +359,23 @@ void ssa_set_to_fieldsv1(smp_buf *b, const ssa_set *s)
 	smp_buf_release(&key);
 }
 
+/* The FieldsV1 tree of s (`self`: the node is a member too). Every leaf
+ * is the one empty map `leaf` (a read-only result: nothing adds to it),
+ * and "." the literal, which saves a value and a key per path. */
 static smp_value *to_value(ssa_ctx *c, smp_arena *a, const ssa_set *s, bool self,
-                           smp_buf *key)
+                           smp_buf *key, smp_value *leaf)
 {
 	smp_value *m = smpv_map(a, (s ? s->n : 0) + (self ? 1 : 0));
 
 	if (!m)
 		goto oom;
-	if (self && !ssa_set_empty(s)) {
-		smp_value *e = smpv_map(a, 0);
-
-		if (!e || smpv_map_add(a, m, ".", 1, e))
-			goto oom;
-	}
+	if (self && !ssa_set_empty(s) && smpv_map_add(a, m, ".", 1, leaf))
+		goto oom;
 	for (size_t i = 0; s && i < s->n; i++) {
 		const ssa_ent *e = &s->e[i];
 		smp_value *v;
 
-		v = e->child ? to_value(c, a, e->child, e->member, key) : smpv_map(a, 0);
+		v = e->child ? to_value(c, a, e->child, e->member, key, leaf) : leaf;
 		key->len = 0;
 		ssa_pe_fieldsv1_key(key, &e->pe);
 		if (key->oom)
@@ -353,11 +391,15 @@ oom:
 
 smp_value *ssa_set_to_value(ssa_ctx *c, smp_arena *a, const ssa_set *s)
 {
+	smp_value *leaf = smpv_map(a, 0), *v = NULL;
 	smp_buf key;
-	smp_value *v;
 
+	if (!leaf) {
+		ssa_oom(c);
+		return NULL;
+	}
 	smp_buf_init(&key);
-	v = to_value(c, a, s, false, &key);
+	v = to_value(c, a, s, false, &key, leaf);
 	smp_buf_release(&key);
 	return v;
 }

@@ -147,15 +147,20 @@ typedef struct ssa_ent {
 } ssa_ent;
 
 /* Sorted by pe; immutable once built, shared between sets. The empty set
- * may be NULL. */
+ * may be NULL. `slots` is a hash index of the entries that ssa_set_find_c
+ * adds to a large set on its first lookup (NULL until then). */
 struct ssa_set {
 	ssa_ent *e;
-	uint32_t n;
+	uint32_t n, mask;
+	uint32_t *slots;
 };
 
 bool ssa_set_empty(const ssa_set *s);
 /* Index of pe in s, or -1 (binary search). */
 ptrdiff_t ssa_set_find(const ssa_set *s, const ssa_pe *pe);
+/* The same through a hash index, built on the first lookup of a large set
+ * (for walks that look up most of a set's entries, one by one). */
+ptrdiff_t ssa_set_find_c(ssa_ctx *c, const ssa_set *s, const ssa_pe *pe);
 /* The set operations of SMD's fieldpath.Set, with the same results (also
  * where they are not plain set algebra: Difference leaves a child whose
  * parent is a member of b). NULL results are empty sets; *err set on
@@ -234,6 +239,7 @@ struct ssa_ctx {
 	smp_error *err;
 	int rc;              /* first failure (sticky) */
 	void *types;         /* types.c cache */
+	void *lists;         /* typed.c's list groups (malloc'ed) */
 	smp_value *null_value;
 	const smp_schema *schema; /* where type names resolve */
 	ssa_type *deduced, *untyped_atomic;

@@ -19,7 +19,8 @@
  * (SMD's deduceAtom); maps come before scalars, scalars before lists. Sets
  * are built bottom-up, each node's entries sorted once. Map keys and list
  * keys are looked up through hash indexes beyond a few entries, so every
- * walk is linear in its input (plus sorting).
+ * walk is linear in its input (plus sorting); a list's keys are built once
+ * per call and shared by the walks (lgroups_get).
  */
 #include "ssa/ssa.h"
 
@@ -215,11 +216,11 @@ static const smp_value *kidx_get(const kidx *x, const char *k, size_t kn)
 	}
 }
 
-/* A set of path elements with one value each (first insertion wins). */
+/* A set of path elements (the first insertion wins), hashed beyond a few. */
 typedef struct pidx {
 	ssa_pe *pe;
-	const smp_value **val;
 	uint32_t *slots;
+	uint32_t *hash; /* with slots: each element's hash (hash_pe) */
 	size_t n, mask;
 } pidx;
 
@@ -229,15 +230,15 @@ static int pidx_init(ssa_ctx *c, pidx *x, size_t n)
 
 	x->n = 0;
 	x->slots = NULL;
+	x->hash = NULL;
 	x->mask = 0;
-	x->pe = ssa_alloc(c, (n ? n : 1) * sizeof(*x->pe));
-	x->val = ssa_alloc(c, (n ? n : 1) * sizeof(*x->val));
-	if (!x->pe || !x->val)
+	if (!(x->pe = ssa_alloc(c, (n ? n : 1) * sizeof(*x->pe))))
 		return SMP_ENOMEM;
 	if (n >= KIDX_MIN) {
 		while (cap < n * 2)
 			cap *= 2;
-		if (!(x->slots = ssa_alloc(c, cap * sizeof(*x->slots))))
+		if (!(x->slots = ssa_alloc(c, cap * sizeof(*x->slots))) ||
+		    !(x->hash = ssa_alloc(c, n * sizeof(*x->hash))))
 			return SMP_ENOMEM;
 		memset(x->slots, 0, cap * sizeof(*x->slots));
 		x->mask = cap - 1;
@@ -245,8 +246,17 @@ static int pidx_init(ssa_ctx *c, pidx *x, size_t n)
 	return 0;
 }
 
-/* Index of pe, or -1. With `add`, inserts it when absent (returns -1). */
-static ptrdiff_t pidx_find(pidx *x, const ssa_pe *pe, const smp_value *val, bool add)
+/* ssa_pe_hash in 32 bits, never 0 (0: not computed yet). */
+static uint32_t hash_pe(const ssa_pe *pe)
+{
+	uint64_t h = ssa_pe_hash(pe);
+
+	return (uint32_t)(h ^ h >> 32) | 1u;
+}
+
+/* Index of pe, whose hash_pe is *hash (computed here when 0 and needed),
+ * or -1; *slot: where the hash index would put it. */
+static ptrdiff_t pidx_slot(const pidx *x, const ssa_pe *pe, uint32_t *hash, size_t *slot)
 {
 	size_t h = 0;
 
@@ -255,18 +265,44 @@ static ptrdiff_t pidx_find(pidx *x, const ssa_pe *pe, const smp_value *val, bool
 			if (ssa_pe_eq(&x->pe[i], pe))
 				return (ptrdiff_t)i;
 	} else {
-		for (h = ssa_pe_hash(pe) & x->mask; x->slots[h]; h = (h + 1) & x->mask)
-			if (ssa_pe_eq(&x->pe[x->slots[h] - 1], pe))
-				return x->slots[h] - 1;
+		if (!*hash)
+			*hash = hash_pe(pe);
+		for (h = *hash & x->mask; x->slots[h]; h = (h + 1) & x->mask) {
+			uint32_t i = x->slots[h] - 1;
+
+			if (x->hash[i] == *hash && ssa_pe_eq(&x->pe[i], pe))
+				return i;
+		}
 	}
-	if (add) {
-		x->pe[x->n] = *pe;
-		x->val[x->n] = val;
-		x->n++;
-		if (x->slots)
-			x->slots[h] = (uint32_t)x->n;
-	}
+	*slot = h;
 	return -1;
+}
+
+/* Index of element e of y in x, or -1 (y's hash of it reused). */
+static ptrdiff_t pidx_find_of(const pidx *x, const pidx *y, size_t e)
+{
+	uint32_t hash = y->hash ? y->hash[e] : 0;
+	size_t h;
+
+	return pidx_slot(x, &y->pe[e], &hash, &h);
+}
+
+/* Index of pe, or -1 after inserting it. */
+static ptrdiff_t pidx_add(pidx *x, const ssa_pe *pe)
+{
+	uint32_t hash = 0;
+	size_t h;
+	ptrdiff_t i = pidx_slot(x, pe, &hash, &h);
+
+	if (i < 0) {
+		x->pe[x->n] = *pe;
+		if (x->slots) {
+			x->hash[x->n] = hash;
+			x->slots[h] = (uint32_t)x->n + 1;
+		}
+		x->n++;
+	}
+	return i;
 }
 
 /* ---------------------------------------------------------------- list items */
@@ -339,36 +375,82 @@ static int item_pe(ssa_ctx *c, ssa_pe *pe, const ssa_type *t, size_t i, const sm
 
 /* The items of a list grouped by path element, as SMD v4.4.2 indexes them
  * where duplicates are allowed (typed.AllowDuplicates): x holds each
- * distinct element once (x.val: its first item); per item, el[i] is its
- * element (LG_NONE: it has none) and nxt[i] the next item with the same
- * element (LG_NONE: the last); per element, cnt[e] its items and head[e]
- * the first of them. */
+ * distinct element once; per item, el[i] is its element (LG_NONE: it has
+ * none) and nxt[i] the next item with the same element (LG_NONE: the
+ * last); per element, cnt[e] its items and head[e] the first of them. A
+ * list whose every item has an element of its own (the usual case) is
+ * `dense`: element e is item e, and those arrays are not made (the lg_*
+ * accessors answer for them). */
 #define LG_NONE UINT32_MAX
 
 typedef struct lgroups {
 	pidx x;
+	const smp_value *list;
+	bool dense;
 	uint32_t *el, *nxt, *cnt, *head;
 	size_t bad; /* the first item without an element, or SIZE_MAX */
 	size_t dup; /* the first item that repeats an element, or SIZE_MAX */
 } lgroups;
 
-/* Groups the items of list v (NULL: none) of type t. Items without a path
+static inline uint32_t lg_el(const lgroups *g, size_t i)
+{
+	return g->dense ? (uint32_t)i : g->el[i];
+}
+
+static inline uint32_t lg_cnt(const lgroups *g, uint32_t e)
+{
+	return g->dense ? 1 : g->cnt[e];
+}
+
+static inline uint32_t lg_head(const lgroups *g, uint32_t e)
+{
+	return g->dense ? e : g->head[e];
+}
+
+static inline uint32_t lg_nxt(const lgroups *g, uint32_t i)
+{
+	return g->dense ? LG_NONE : g->nxt[i];
+}
+
+/* The first item of element e. */
+static inline const smp_value *lg_val(const lgroups *g, uint32_t e)
+{
+	return g->list->u.list.items[lg_head(g, e)];
+}
+
+/* Leaves the dense form at item i (the first without an element of its
+ * own): the arrays, filled for the items before it. 0 or SMP_ENOMEM. */
+static int lgroups_spread(ssa_ctx *c, lgroups *g, size_t i, size_t n, uint32_t **tail)
+{
+	g->el = ssa_alloc(c, n * sizeof(*g->el));
+	g->nxt = ssa_alloc(c, n * sizeof(*g->nxt));
+	g->cnt = ssa_alloc(c, n * sizeof(*g->cnt));
+	g->head = ssa_alloc(c, n * sizeof(*g->head));
+	*tail = ssa_alloc(c, n * sizeof(**tail));
+	if (!g->el || !g->nxt || !g->cnt || !g->head || !*tail)
+		return SMP_ENOMEM;
+	for (size_t k = 0; k < i; k++) {
+		g->el[k] = g->head[k] = (*tail)[k] = (uint32_t)k;
+		g->nxt[k] = LG_NONE;
+		g->cnt[k] = 1;
+	}
+	g->dense = false;
+	return 0;
+}
+
+/* Groups the items of list v (not NULL) of type t. Items without a path
  * element are left out (g->bad says which came first; item_pe tells why).
  * 0 or SMP_ENOMEM. */
 static int lgroups_build(ssa_ctx *c, lgroups *g, const ssa_type *t, const smp_value *v)
 {
-	size_t n = v ? v->u.list.len : 0;
-	uint32_t *tail;
+	size_t n = v->u.list.len;
+	uint32_t *tail = NULL;
 
+	g->list = v;
+	g->dense = true;
+	g->el = g->nxt = g->cnt = g->head = NULL;
 	g->bad = g->dup = SIZE_MAX;
 	if (pidx_init(c, &g->x, n))
-		return SMP_ENOMEM;
-	g->el = ssa_alloc(c, (n ? n : 1) * sizeof(*g->el));
-	g->nxt = ssa_alloc(c, (n ? n : 1) * sizeof(*g->nxt));
-	g->cnt = ssa_alloc(c, (n ? n : 1) * sizeof(*g->cnt));
-	g->head = ssa_alloc(c, (n ? n : 1) * sizeof(*g->head));
-	tail = ssa_alloc(c, (n ? n : 1) * sizeof(*tail));
-	if (!g->el || !g->nxt || !g->cnt || !g->head || !tail)
 		return SMP_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const smp_value *item = v->u.list.items[i];
@@ -378,15 +460,23 @@ static int lgroups_build(ssa_ctx *c, lgroups *g, const ssa_type *t, const smp_va
 		ssa_pe pe;
 		int rc;
 
-		g->el[i] = g->nxt[i] = LG_NONE;
 		if ((rc = item_pe(c, &pe, t, i, item, &msg, buf, sizeof(buf)))) {
 			if (rc < 0)
 				return rc;
+			if (g->dense && lgroups_spread(c, g, i, n, &tail))
+				return SMP_ENOMEM;
+			g->el[i] = g->nxt[i] = LG_NONE;
 			if (g->bad == SIZE_MAX)
 				g->bad = i;
 			continue;
 		}
-		if ((e = pidx_find(&g->x, &pe, item, true)) < 0) {
+		e = pidx_add(&g->x, &pe);
+		if (g->dense && e < 0)
+			continue; /* element i is item i */
+		if (g->dense && lgroups_spread(c, g, i, n, &tail))
+			return SMP_ENOMEM;
+		g->nxt[i] = LG_NONE;
+		if (e < 0) {
 			e = (ptrdiff_t)g->x.n - 1;
 			g->cnt[e] = 0;
 			g->head[e] = (uint32_t)i;
@@ -402,16 +492,90 @@ static int lgroups_build(ssa_ctx *c, lgroups *g, const ssa_type *t, const smp_va
 	return 0;
 }
 
+/* The call's cache of list groups (ssa_ctx.lists): one lgroups per list
+ * value and type, so that the validation, the merge, the comparison, the
+ * field sets and the pruning of one call build each list's keys once.
+ * Values are not changed during a call, and its arena frees nothing, so a
+ * list's address names it for the whole call. Open addressing, malloc'ed
+ * (ssa_ctx_release frees it), grown at half full. */
+typedef struct lslot {
+	const smp_value *v;
+	const ssa_type *t;
+	lgroups *g;
+} lslot;
+
+typedef struct lcache {
+	size_t n, mask;
+	lslot s[];
+} lcache;
+
+static size_t lslot_hash(const smp_value *v, const ssa_type *t)
+{
+	return (size_t)smp_hash_mix((uint64_t)(uintptr_t)v ^ ((uint64_t)(uintptr_t)t << 1));
+}
+
+/* Doubles the table (or makes the first). 0 or SMP_ENOMEM. */
+static int lcache_grow(ssa_ctx *c)
+{
+	lcache *old = c->lists, *nc;
+	size_t cap = old ? (old->mask + 1) * 2 : 64;
+
+	if (!(nc = calloc(1, sizeof(*nc) + cap * sizeof(nc->s[0]))))
+		return SMP_ENOMEM;
+	nc->mask = cap - 1;
+	for (size_t i = 0; old && i <= old->mask; i++) {
+		size_t h;
+
+		if (!old->s[i].v)
+			continue;
+		for (h = lslot_hash(old->s[i].v, old->s[i].t) & nc->mask; nc->s[h].v;
+		     h = (h + 1) & nc->mask)
+			;
+		nc->s[h] = old->s[i];
+		nc->n++;
+	}
+	free(old);
+	c->lists = nc;
+	return 0;
+}
+
+/* The groups of list v (not NULL) of type t, built on first use. NULL on
+ * ENOMEM (recorded). */
+static const lgroups *lgroups_get(ssa_ctx *c, const ssa_type *t, const smp_value *v)
+{
+	lcache *lc = c->lists;
+	lgroups *g;
+	size_t h;
+
+	if (!lc || (lc->n + 1) * 2 > lc->mask + 1) {
+		if (lcache_grow(c)) {
+			ssa_oom(c);
+			return NULL;
+		}
+		lc = c->lists;
+	}
+	for (h = lslot_hash(v, t) & lc->mask; lc->s[h].v; h = (h + 1) & lc->mask)
+		if (lc->s[h].v == v && lc->s[h].t == t)
+			return lc->s[h].g;
+	if (!(g = ssa_alloc(c, sizeof(*g))) || lgroups_build(c, g, t, v)) {
+		ssa_oom(c);
+		return NULL;
+	}
+	lc->s[h] = (lslot){v, t, g};
+	lc->n++;
+	return g;
+}
+
 /* Whether the items of element le in l and of element re in r are equal
  * one to one, in order (SMD compares lists of duplicates so). */
 static bool lgroups_same(const lgroups *lg, const smp_value *l, uint32_t le, const lgroups *rg,
                          const smp_value *r, uint32_t re)
 {
-	uint32_t i = lg->head[le], j = rg->head[re];
+	uint32_t i = lg_head(lg, le), j = lg_head(rg, re);
 
-	if (lg->cnt[le] != rg->cnt[re])
+	if (lg_cnt(lg, le) != lg_cnt(rg, re))
 		return false;
-	for (; i != LG_NONE && j != LG_NONE; i = lg->nxt[i], j = rg->nxt[j])
+	for (; i != LG_NONE && j != LG_NONE; i = lg_nxt(lg, i), j = lg_nxt(rg, j))
 		if (!smpv_equal_numeric(l->u.list.items[i], r->u.list.items[j]))
 			return false;
 	return i == LG_NONE && j == LG_NONE;
@@ -485,7 +649,6 @@ static int validate(walk *w, const smp_value *v, ssa_type *t)
 	case A_SCALAR:
 		return scalar_check(w, t->scalar, v, "");
 	case A_LIST: {
-		pidx seen;
 		ssa_type *et;
 
 		if (v->type == SMP_NULL)
@@ -494,25 +657,33 @@ static int validate(walk *w, const smp_value *v, ssa_type *t)
 			return fail(w, "expected list, got %s", type_word(v));
 		if (!(et = ssa_type_elem(c, t)))
 			return ssa_oom(c);
-		bool check = t->list_rel == SSA_REL_ASSOCIATIVE && !w->dups;
+		/* an associative list's keys: built once for the call */
+		const lgroups *g = NULL;
 
-		if (check && pidx_init(c, &seen, v->u.list.len))
-			return ssa_oom(c);
+		if (t->list_rel == SSA_REL_ASSOCIATIVE && !(g = lgroups_get(c, t, v)))
+			return c->rc;
 		for (size_t i = 0; i < v->u.list.len; i++) {
 			const smp_value *item = v->u.list.items[i];
-			const char *msg = NULL;
-			char buf[256];
 			ssa_pe pe;
 
-			if ((rc = item_pe(c, &pe, t, i, item, &msg, buf, sizeof(buf)))) {
-				if (rc < 0)
+			if (g && lg_el(g, i) == LG_NONE) {
+				const char *msg = NULL;
+				char buf[256];
+
+				if (item_pe(c, &pe, t, i, item, &msg, buf, sizeof(buf)) < 0)
 					return ssa_oom(c);
 				return fail(w, "element %zu: %s", i, msg);
 			}
-			if (check && pidx_find(&seen, &pe, item, true) >= 0) {
-				pe_text(buf, sizeof(buf), &pe);
+			if (g && !w->dups && lg_head(g, lg_el(g, i)) != i) {
+				char buf[256];
+
+				pe_text(buf, sizeof(buf), &g->x.pe[lg_el(g, i)]);
 				return fail(w, "duplicate entries for key %s", buf);
 			}
+			if (g)
+				pe = g->x.pe[lg_el(g, i)];
+			else
+				pe = (ssa_pe){.kind = SSA_PE_INDEX, .u.index = (int64_t)i};
 			if ((rc = push(w, &pe)) || (rc = validate(w, item, et)))
 				return rc;
 			pop(w);
@@ -597,7 +768,7 @@ static int to_set(walk *w, const smp_value *v, ssa_type *t, ssa_set **out, bool 
 		return 0;
 	case A_LIST: {
 		ssa_type *et;
-		lgroups g;
+		const lgroups *g;
 
 		if (t->list_rel == SSA_REL_ATOMIC) {
 			*self = true;
@@ -608,11 +779,11 @@ static int to_set(walk *w, const smp_value *v, ssa_type *t, ssa_set **out, bool 
 		if (!(et = ssa_type_elem(c, t)) ||
 		    !(e = ssa_alloc(c, v->u.list.len * sizeof(*e))))
 			return SMP_ENOMEM;
-		if ((rc = lgroups_build(c, &g, t, v)))
-			return rc;
+		if (!(g = lgroups_get(c, t, v)))
+			return c->rc;
 		w->depth++;
 		for (size_t i = 0; i < v->u.list.len; i++) {
-			uint32_t el = g.el[i];
+			uint32_t el = lg_el(g, i);
 			bool member;
 			ssa_set *child = NULL;
 
@@ -620,12 +791,12 @@ static int to_set(walk *w, const smp_value *v, ssa_type *t, ssa_set **out, bool 
 				continue; /* validated values have none */
 			/* SMD v4.4.2: an element several items share is in the set
 			 * once, without anything below it */
-			if (g.cnt[el] > 1 && g.head[el] != i)
+			if (lg_cnt(g, el) > 1 && lg_head(g, el) != i)
 				continue;
-			if (g.cnt[el] == 1 &&
+			if (lg_cnt(g, el) == 1 &&
 			    (rc = to_set(w, v->u.list.items[i], et, &child, &member, named)))
 				return rc;
-			e[n].pe = g.x.pe[el];
+			e[n].pe = g->x.pe[el];
 			e[n].member = true;
 			e[n].child = child;
 			n++;
@@ -863,23 +1034,26 @@ static int merge_map(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_
  * comparison, failing as SMD does on the first item without an element
  * and, where duplicates are not allowed (a merge's right side: the
  * applied configuration), on the first repeated one. */
-static int list_index(mwalk *mw, lgroups *g, const ssa_type *t, const smp_value *v,
+static int list_index(mwalk *mw, const lgroups **gp, const ssa_type *t, const smp_value *v,
                       const char *side, bool dups_ok)
 {
+	/* what an absent list groups to */
+	static const lgroups none = {.dense = true, .bad = SIZE_MAX, .dup = SIZE_MAX};
 	ssa_ctx *c = mw->w.c;
 	const char *msg = NULL;
 	char buf[256];
+	const lgroups *g;
 	ssa_pe pe;
 
-	if (lgroups_build(c, g, t, v))
-		return ssa_oom(c);
+	if (!(*gp = g = v ? lgroups_get(c, t, v) : &none))
+		return c->rc;
 	if (g->bad != SIZE_MAX && (dups_ok || g->bad < g->dup)) {
 		if (item_pe(c, &pe, t, g->bad, v->u.list.items[g->bad], &msg, buf, sizeof(buf)) < 0)
 			return ssa_oom(c);
 		return fail(&mw->w, "%selement %zu: %s", side, g->bad, msg ? msg : "");
 	}
 	if (!dups_ok && g->dup != SIZE_MAX) {
-		pe_text(buf, sizeof(buf), &g->x.pe[g->el[g->dup]]);
+		pe_text(buf, sizeof(buf), &g->x.pe[lg_el(g, g->dup)]);
 		return fail(&mw->w, "%sduplicate entries for key %s", side, buf);
 	}
 	return 0;
@@ -892,7 +1066,7 @@ static int list_index(mwalk *mw, lgroups *g, const ssa_type *t, const smp_value 
  * only the old side does (the one new item, if any, compared with
  * nothing), added when only the new side does (the one old item, if any,
  * compared with nothing). The entries go on the compare stacks. */
-static int compare_items(mwalk *mw, lgroups *lg, const smp_value *l, lgroups *rg,
+static int compare_items(mwalk *mw, const lgroups *lg, const smp_value *l, const lgroups *rg,
                          const smp_value *r, ssa_type *et)
 {
 	size_t nl = lg->x.n, nr = rg->x.n;
@@ -905,15 +1079,15 @@ static int compare_items(mwalk *mw, lgroups *lg, const smp_value *l, lgroups *rg
 		mres cr;
 
 		if (le >= 0)
-			re = pidx_find(&rg->x, pe, NULL, false);
-		else if (pidx_find(&lg->x, pe, NULL, false) >= 0)
+			re = pidx_find_of(&rg->x, &lg->x, (size_t)le);
+		else if (pidx_find_of(&lg->x, &rg->x, (size_t)re) >= 0)
 			continue; /* compared with the left's elements */
-		lc = le >= 0 ? lg->cnt[le] : 0;
-		rc1 = re >= 0 ? rg->cnt[re] : 0;
+		lc = le >= 0 ? lg_cnt(lg, le) : 0;
+		rc1 = re >= 0 ? lg_cnt(rg, re) : 0;
 		memset(&cr, 0, sizeof(cr));
 		if (!(lc > 1 && rc1 > 1) && (lc == 1 || rc1 == 1)) {
 			if ((rc = push(&mw->w, pe)) ||
-			    (rc = mnode(mw, lc == 1 ? lg->x.val[le] : NULL, rc1 == 1 ? rg->x.val[re] : NULL,
+			    (rc = mnode(mw, lc == 1 ? lg_val(lg, le) : NULL, rc1 == 1 ? lg_val(rg, re) : NULL,
 			                et, &cr)))
 				return rc;
 			pop(&mw->w);
@@ -948,7 +1122,7 @@ static void morder_pop(morder *o, const lgroups *rg)
 {
 	o->next = LG_NONE;
 	while (o->sq < o->rn) {
-		uint32_t re = rg->el[o->sq++];
+		uint32_t re = lg_el(rg, o->sq++);
 
 		if (o->lm[re] != LG_NONE) {
 			o->next = re;
@@ -957,7 +1131,7 @@ static void morder_pop(morder *o, const lgroups *rg)
 	}
 }
 
-static int morder_init(ssa_ctx *c, morder *o, const lgroups *lg, lgroups *rg, size_t rn)
+static int morder_init(ssa_ctx *c, morder *o, const lgroups *lg, const lgroups *rg, size_t rn)
 {
 	size_t nl = lg->x.n, nr = rg->x.n;
 
@@ -970,7 +1144,7 @@ static int morder_init(ssa_ctx *c, morder *o, const lgroups *lg, lgroups *rg, si
 	for (size_t j = 0; j < nr; j++)
 		o->lm[j] = LG_NONE;
 	for (size_t e = 0; e < nl; e++) {
-		ptrdiff_t j = pidx_find(&rg->x, &lg->x.pe[e], NULL, false);
+		ptrdiff_t j = pidx_find_of(&rg->x, &lg->x, e);
 
 		o->rm[e] = j >= 0 ? (uint32_t)j : LG_NONE;
 		if (j >= 0)
@@ -1002,10 +1176,10 @@ static int merge_right(mwalk *mw, const lgroups *lg, const lgroups *rg, morder *
                        ssa_type *et)
 {
 	uint32_t le = o->lm[re];
-	const smp_value *lv = le != LG_NONE && lg->cnt[le] == 1 ? lg->x.val[le] : NULL;
+	const smp_value *lv = le != LG_NONE && lg_cnt(lg, le) == 1 ? lg_val(lg, le) : NULL;
 
 	o->merged[re] = true;
-	return merge_item(mw, &rg->x.pe[re], lv, rg->x.val[re], et);
+	return merge_item(mw, &rg->x.pe[re], lv, lg_val(rg, re), et);
 }
 
 /* The merged items of two lists, on the kids stack, in SMD v4.4.2's order
@@ -1019,7 +1193,7 @@ static int merge_right(mwalk *mw, const lgroups *lg, const lgroups *rg, morder *
  * element the left repeats (SMD v4.4.2 allows that in the live object) is
  * not merged item by item: where the right side has it, its item replaces
  * all of them; else they all stay. */
-static int merge_items(mwalk *mw, lgroups *lg, const smp_value *l, lgroups *rg,
+static int merge_items(mwalk *mw, const lgroups *lg, const smp_value *l, const lgroups *rg,
                        const smp_value *r, ssa_type *et)
 {
 	size_t ln = l ? l->u.list.len : 0, rn = r ? r->u.list.len : 0, li = 0, ri = 0;
@@ -1029,14 +1203,14 @@ static int merge_items(mwalk *mw, lgroups *lg, const smp_value *l, lgroups *rg,
 	if (morder_init(mw->w.c, &o, lg, rg, rn))
 		return ssa_oom(mw->w.c);
 	while (li < ln || ri < rn) {
-		uint32_t e = li < ln ? lg->el[li] : LG_NONE;
+		uint32_t e = li < ln ? lg_el(lg, li) : LG_NONE;
 
 		if (li < ln && e == LG_NONE) {
 			li++; /* list_index refused those */
 			continue;
 		}
 		if (li < ln && ri < rn) {
-			uint32_t re = rg->el[ri];
+			uint32_t re = lg_el(rg, ri);
 
 			if (o.rm[e] == re) {
 				if ((rc = merge_right(mw, lg, rg, &o, re, et)))
@@ -1062,7 +1236,7 @@ static int merge_items(mwalk *mw, lgroups *lg, const smp_value *l, lgroups *rg,
 				li++; /* and on to the right's item, as SMD does */
 		}
 		if (ri < rn) {
-			uint32_t re = rg->el[ri++];
+			uint32_t re = lg_el(rg, ri++);
 
 			if ((rc = merge_right(mw, lg, rg, &o, re, et)))
 				return rc;
@@ -1083,7 +1257,7 @@ static int merge_list(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa
 	const smp_value *l = typed_as(lhs, SMP_LIST), *r = typed_as(rhs, SMP_LIST);
 	size_t ln = smp_value_len(l), rn = smp_value_len(r);
 	smp_value *out = NULL;
-	lgroups lg, rg;
+	const lgroups *lg, *rg;
 	ments me;
 	ssa_type *et;
 	int rc;
@@ -1107,11 +1281,11 @@ static int merge_list(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa
 		return c->rc ? c->rc : SMP_ENOMEM;
 	ments_init(mw, &me);
 	if (mw->compare) {
-		if ((rc = compare_items(mw, &lg, l, &rg, r, et)))
+		if ((rc = compare_items(mw, lg, l, rg, r, et)))
 			return rc;
 		return ments_finish(mw, &me, res);
 	}
-	if ((rc = merge_items(mw, &lg, l, &rg, r, et)))
+	if ((rc = merge_items(mw, lg, l, rg, r, et)))
 		return rc;
 	if (mw->nkids > mark) {
 		size_t n = mw->nkids - mark;
@@ -1172,6 +1346,10 @@ static int mnode(mwalk *mw, const smp_value *lhs, const smp_value *rhs, ssa_type
 	memset(res, 0, sizeof(*res));
 	if (!lhs && !rhs)
 		return fail(&mw->w, "at least one of lhs and rhs must be provided");
+	/* A validated value compared with itself (the merge shares what the
+	 * configuration leaves alone) has no removed, modified or added path. */
+	if (mw->compare && lhs == rhs)
+		return 0;
 	if (!mw->compare && (!lhs || !rhs)) {
 		/* A validated value merged with nothing is itself. */
 		res->out = lhs ? lhs : rhs;
@@ -1279,21 +1457,23 @@ static int remove_items(walk *w, const smp_value **out, const smp_value *v, ssa_
 
 		if (v->type != SMP_LIST || v->u.list.len == 0 || t->list_rel == SSA_REL_ATOMIC)
 			return 0;
+		const lgroups *g = NULL;
+
 		if (!(et = ssa_type_elem(c, t)) || !(o = smpv_list(&c->arena, v->u.list.len)))
 			return ssa_oom(c);
+		if (t->list_rel == SSA_REL_ASSOCIATIVE && !(g = lgroups_get(c, t, v)))
+			return c->rc;
 		w->depth++;
 		for (size_t i = 0; i < v->u.list.len; i++) {
 			const smp_value *item = v->u.list.items[i];
-			const char *msg;
-			char buf[160];
-			ssa_pe pe;
+			ssa_pe pe = {.kind = SSA_PE_INDEX, .u.index = (int64_t)i};
 			ptrdiff_t j = -1;
 
-			rc = item_pe(c, &pe, t, i, item, &msg, buf, sizeof(buf));
-			if (rc < 0)
-				return ssa_oom(c);
-			if (rc == 0)
-				j = ssa_set_find(items, &pe);
+			/* an item without a path element is in no set */
+			if (g && lg_el(g, i) != LG_NONE)
+				j = ssa_set_find_c(c, items, &g->x.pe[lg_el(g, i)]);
+			else if (!g)
+				j = ssa_set_find_c(c, items, &pe);
 			if (j >= 0 && items->e[j].member)
 				continue;
 			if (j >= 0 && items->e[j].child) {
@@ -1321,7 +1501,7 @@ static int remove_items(walk *w, const smp_value **out, const smp_value *v, ssa_
 		for (size_t i = 0; i < v->u.map.len; i++) {
 			const smp_member *m = &v->u.map.items[i];
 			ssa_pe pe = {.kind = SSA_PE_FIELD, .n = (uint32_t)m->klen, .u.name = m->key};
-			ptrdiff_t j = ssa_set_find(items, &pe);
+			ptrdiff_t j = ssa_set_find_c(c, items, &pe);
 			const smp_value *val = m->val;
 
 			if (j >= 0 && items->e[j].member)
@@ -1439,7 +1619,7 @@ static int prune_below(pwalk *pw, ssa_set **out, const smp_value *v, ssa_type *t
 		for (size_t i = 0; i < v->u.map.len; i++) {
 			const smp_member *m = &v->u.map.items[i];
 			ssa_pe pe = {.kind = SSA_PE_FIELD, .n = (uint32_t)m->klen, .u.name = m->key};
-			ptrdiff_t j = lsub ? ssa_set_find(lsub, &pe) : -1;
+			ptrdiff_t j = ssa_set_find_c(c, lsub, &pe);
 			bool declared, gone = false;
 			ssa_type *ft;
 
@@ -1458,16 +1638,16 @@ static int prune_below(pwalk *pw, ssa_set **out, const smp_value *v, ssa_type *t
 		break;
 	case A_LIST: {
 		ssa_type *et;
-		lgroups g;
+		const lgroups *g;
 
 		if (t->list_rel == SSA_REL_ATOMIC || v->type != SMP_LIST || !v->u.list.len)
 			break;
 		if (!(et = ssa_type_elem(c, t)))
 			return ssa_oom(c);
-		if ((rc = lgroups_build(c, &g, t, v)))
-			return rc;
+		if (!(g = lgroups_get(c, t, v)))
+			return c->rc;
 		for (size_t i = 0; i < v->u.list.len; i++) {
-			uint32_t el = g.el[i];
+			uint32_t el = lg_el(g, i);
 			const ssa_pe *pe;
 			ptrdiff_t j;
 			bool gone;
@@ -1476,13 +1656,13 @@ static int prune_below(pwalk *pw, ssa_set **out, const smp_value *v, ssa_type *t
 				continue; /* not in any set */
 			/* an element several items share (from a live object) is a
 			 * leaf of the field sets (to_set): one node, nothing below */
-			if (g.cnt[el] > 1 && g.head[el] != i)
+			if (lg_cnt(g, el) > 1 && lg_head(g, el) != i)
 				continue;
-			pe = &g.x.pe[el];
-			j = lsub ? ssa_set_find(lsub, pe) : -1;
+			pe = &g->x.pe[el];
+			j = ssa_set_find_c(c, lsub, pe);
 			if (!under_l && j < 0)
 				continue;
-			if ((rc = prune_node(pw, v->u.list.items[i], g.cnt[el] > 1 ? NULL : et, pe, false,
+			if ((rc = prune_node(pw, v->u.list.items[i], lg_cnt(g, el) > 1 ? NULL : et, pe, false,
 			                     true, j >= 0 ? &lsub->e[j] : NULL, under_l, under_u, &gone)))
 				return rc;
 		}
@@ -1521,7 +1701,7 @@ static int prune_node(pwalk *pw, const smp_value *v, ssa_type *ct, const ssa_pe 
 	/* EnsureNamedFieldsAreMembers of the managers' sets: a member, or a
 	 * declared struct field with paths below it */
 	for (size_t k = 0; k < no; k++) {
-		ptrdiff_t j = own[k] ? ssa_set_find(own[k], pe) : -1;
+		ptrdiff_t j = ssa_set_find_c(pw->w.c, own[k], pe);
 
 		sub[k] = j >= 0 ? own[k]->e[j].child : NULL;
 		if (j >= 0 && (own[k]->e[j].member || (field && declared && own[k]->e[j].child)))

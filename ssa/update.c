@@ -135,7 +135,7 @@ static bool named_subset(ssa_ctx *c, const ssa_set *a, const ssa_set *b, ssa_typ
 {
 	for (size_t i = 0; a && i < a->n; i++) {
 		const ssa_ent *e = &a->e[i];
-		ptrdiff_t j = ssa_set_find(b, &e->pe);
+		ptrdiff_t j = ssa_set_find_c(c, b, &e->pe);
 		const ssa_ent *f = j >= 0 ? &b->e[j] : NULL;
 		ssa_type *ct = NULL;
 		bool declared = false, am, bm;

@@ -25,6 +25,9 @@ where v4.4.2's order differs, get the adjusted answer beside it
 
     mergeorder.py golden CASES_DIR SHARED_DIR   checks those files (ctest
         ssa.merge_order); with SMP_UPDATE_GOLDEN=1 it rewrites them.
+    mergeorder.py answers REQUESTS ANSWERS SHARED_DIR   prints the server's
+        answers (JSON Lines) to the oracle's ANSWERS of the requests in
+        REQUESTS (bench/ssa.sh compares smpatch's with them).
 
 docs/DIFFERENCES.md ("Server-side apply") lists the difference. The
 model's order was checked against SMD v4.4.2 itself (random lists, a Go
@@ -447,7 +450,26 @@ def golden(cases_dir, shared, update):
     return 0
 
 
+def answers(requests, oracle_out, shared):
+    """Prints server_answer() of each of the oracle's answers, a JSON line
+    each, in the oracle's order; an answer the server gives alike as is."""
+    with open(os.path.join(shared, KUBE_SWAGGER), encoding="utf-8") as f:
+        types = Types(json.load(f))
+    with open(requests, encoding="utf-8") as f:
+        cases = [json.loads(line) for line in f if line.strip()]
+    with open(oracle_out, encoding="utf-8") as f:
+        outs = [json.loads(line) for line in f if line.strip()]
+    if len(cases) != len(outs):
+        raise SystemExit("mergeorder: %d requests, %d answers" % (len(cases), len(outs)))
+    for case, ans in zip(cases, outs):
+        out, _ = server_answer(types, case, ans)
+        sys.stdout.write(json.dumps(out or ans, ensure_ascii=False, separators=(",", ":")) + "\n")
+    return 0
+
+
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "answers":
+        return answers(sys.argv[2], sys.argv[3], sys.argv[4])
     if len(sys.argv) != 4 or sys.argv[1] != "golden":
         raise SystemExit(__doc__)
     return golden(sys.argv[2], sys.argv[3], os.environ.get("SMP_UPDATE_GOLDEN") == "1")

@@ -22,29 +22,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
+/* The answers go to standard output through a buffer of their own, as they
+ * are made (an answer is as large as its object: no copy of it is held). */
 typedef struct out {
-	char *p;
-	size_t len, cap;
-	int oom;
+	char buf[1 << 16];
+	size_t len;
+	int oom;  /* out of memory while making an answer */
+	int werr; /* a write failed */
 } out;
+
+static void flush_out(out *o)
+{
+	if (o->len && fwrite(o->buf, 1, o->len, stdout) != o->len)
+		o->werr = 1;
+	o->len = 0;
+}
 
 static void put(out *o, const char *s, size_t n)
 {
-	if (o->len + n + 1 > o->cap) {
-		size_t cap = o->cap ? o->cap : 4096;
-		char *p;
-
-		while (cap < o->len + n + 1)
-			cap *= 2;
-		if (!(p = realloc(o->p, cap))) {
-			o->oom = 1;
+	if (o->len + n > sizeof(o->buf)) {
+		flush_out(o);
+		if (n > sizeof(o->buf)) {
+			if (fwrite(s, 1, n, stdout) != n)
+				o->werr = 1;
 			return;
 		}
-		o->p = p;
-		o->cap = cap;
 	}
-	memcpy(o->p + o->len, s, n);
+	memcpy(o->buf + o->len, s, n);
 	o->len += n;
 }
 
@@ -81,8 +88,13 @@ static void put_string(out *o, const char *s, size_t n)
 				put(o, e, 6);
 			p++;
 		} else if (c < 0x80) {
-			put(o, (const char *)p, 1);
-			p++;
+			/* a run of bytes that need no escape, at once */
+			const unsigned char *q = p + 1;
+
+			while (q < end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
+				q++;
+			put(o, (const char *)p, (size_t)(q - p));
+			p = q;
 		} else {
 			/* Valid UTF-8 passes (U+2028/9 escaped); invalid bytes are U+FFFD. */
 			size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
@@ -113,20 +125,36 @@ static void put_string(out *o, const char *s, size_t n)
 	put(o, "\"", 1);
 }
 
-static int put_value(out *o, const smp_value *v, int sort, int html, smp_error *err)
+static int put_out(void *ctx, const char *data, size_t len)
+{
+	put(ctx, data, len);
+	return 0;
+}
+
+/* v as the library prints it, straight into o. The values here (parsed
+ * JSON, the library's results) print unless memory runs out, which ends
+ * the program. */
+static void put_value(out *o, const smp_value *v, int sort, int html)
 {
 	smp_print_options po = SMP_PRINT_OPTIONS_INIT;
-	char *s;
-	size_t n;
-	int rc;
+	smp_error err;
 
 	po.sort_keys = sort;
 	po.go_escape = html;
-	if ((rc = smp_print(&s, &n, v, &po, err)))
-		return rc;
-	put(o, s, n);
-	smp_free(s);
-	return 0;
+	if (smp_print_to(put_out, o, v, &po, &err))
+		o->oom = 1;
+}
+
+/* Whether v nests at most `left` levels (print_tree's limit). */
+static int depth_ok(const smp_value *v, int left)
+{
+	if (left < 0)
+		return 0;
+	for (size_t i = 0; i < smp_value_len(v); i++)
+		if (!depth_ok(smp_value_type(v) == SMP_MAP ? smp_map_value(v, i) : smp_list_get(v, i),
+		              left - 1))
+			return 0;
+	return 1;
 }
 
 typedef struct kent {
@@ -145,36 +173,33 @@ static int kent_cmp(const void *x, const void *y)
 
 /* JSON as the oracle's encoder writes a Go map tree: keys sorted; `skip`
  * drops metadata.managedFields (shown apart). */
-static int print_tree(out *o, const smp_value *v, int depth, int skip)
+static void print_tree(out *o, const smp_value *v, int skip)
 {
-	smp_error err;
-
-	if (depth > 10000)
-		return -1;
 	switch (smp_value_type(v)) {
 	case SMP_STRING: {
 		size_t n;
 		const char *s = smp_value_string(v, &n);
 
 		put_string(o, s, n);
-		return 0;
+		return;
 	}
 	case SMP_LIST:
 		puts_(o, "[");
 		for (size_t i = 0; i < smp_value_len(v); i++) {
 			if (i)
 				puts_(o, ",");
-			if (print_tree(o, smp_list_get(v, i), depth + 1, 0))
-				return -1;
+			print_tree(o, smp_list_get(v, i), 0);
 		}
 		puts_(o, "]");
-		return 0;
+		return;
 	case SMP_MAP: {
 		size_t n = smp_value_len(v), m = 0;
 		kent *e = malloc((n ? n : 1) * sizeof(*e));
 
-		if (!e)
-			return -1;
+		if (!e) {
+			o->oom = 1;
+			return;
+		}
 		for (size_t i = 0; i < n; i++) {
 			e[m].k = smp_map_key(v, i, &e[m].n);
 			e[m].v = smp_map_value(v, i);
@@ -189,18 +214,15 @@ static int print_tree(out *o, const smp_value *v, int depth, int skip)
 				puts_(o, ",");
 			put_string(o, e[i].k, e[i].n);
 			puts_(o, ":");
-			if (print_tree(o, e[i].v, depth + 1,
-			               skip == 1 && e[i].n == 8 && memcmp(e[i].k, "metadata", 8) == 0 ? 2 : 0)) {
-				free(e);
-				return -1;
-			}
+			print_tree(o, e[i].v,
+			           skip == 1 && e[i].n == 8 && memcmp(e[i].k, "metadata", 8) == 0 ? 2 : 0);
 		}
 		puts_(o, "}");
 		free(e);
-		return 0;
+		return;
 	}
 	default:
-		return put_value(o, v, 0, 0, &err);
+		put_value(o, v, 0, 0);
 	}
 }
 
@@ -287,27 +309,22 @@ static int is_reset(const smp_value *mf)
 static void answer(out *o, const smp_value *id, int ok, const smp_ssa_result *res,
                    const char *error, int changed)
 {
-	smp_error err;
 	const smp_ssa_conflict *cs = NULL;
 	size_t nc = smp_ssa_result_conflicts(res, &cs);
 	const smp_value *mf = ok ? smp_ssa_result_managed_fields(res) : NULL;
 
 	puts_(o, "{\"id\":");
-	if (!id || put_value(o, id, 0, 0, &err))
+	if (id)
+		put_value(o, id, 0, 0);
+	else
 		puts_(o, "null");
 	puts_(o, ok ? ",\"ok\":true,\"object\":" : ",\"ok\":false,\"object\":");
-	if (ok) {
-		size_t mark = o->len;
-
-		/* The oracle shows managedFields apart (an untracked update
-		 * keeps the object as it was sent). */
-		if (print_tree(o, smp_ssa_result_object(res), 0, smp_ssa_result_warning(res) ? 0 : 1)) {
-			o->len = mark;
-			puts_(o, "null");
-		}
-	} else {
+	/* The oracle shows managedFields apart (an untracked update keeps the
+	 * object as it was sent). */
+	if (ok && depth_ok(smp_ssa_result_object(res), 10000))
+		print_tree(o, smp_ssa_result_object(res), smp_ssa_result_warning(res) ? 0 : 1);
+	else
 		puts_(o, "null");
-	}
 	puts_(o, ",\"managedFields\":[");
 	for (size_t i = 0; i < smp_value_len(mf); i++) {
 		const smp_value *e = smp_list_get(mf, i);
@@ -327,8 +344,7 @@ static void answer(out *o, const smp_value *id, int ok, const smp_ssa_result *re
 			put_string(o, keys[k], strlen(keys[k]));
 			puts_(o, ":");
 			if (k == 5) {
-				if (put_value(o, v, 0, 1, &err))
-					puts_(o, "{}");
+				put_value(o, v, 0, 1);
 			} else {
 				size_t n;
 				const char *s = smp_value_string(v, &n);
@@ -432,6 +448,29 @@ static void run_case(out *o, const char *line, size_t len, int64_t base,
 	smp_doc_free(doc);
 }
 
+/* Answers one input line (blank lines are skipped): 0, or 1 when the
+ * program must stop (out of memory, a write error). */
+static int run_line(out *o, const char *line, size_t len, int64_t base, const smp_schema *schema)
+{
+	int blank = 1;
+
+	for (size_t i = 0; i < len && blank; i++)
+		blank = line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r';
+	if (blank)
+		return 0;
+	run_case(o, line, len, base, schema);
+	if (o->oom) {
+		fprintf(stderr, "ssa_driver: out of memory\n");
+		return 1;
+	}
+	flush_out(o);
+	if (o->werr || fflush(stdout)) {
+		fprintf(stderr, "ssa_driver: write error\n");
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int64_t base = 0;
@@ -440,7 +479,7 @@ int main(int argc, char **argv)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	out o = {0};
+	static out o;
 
 	parse_time("2024-01-01T00:00:00Z", &base);
 	for (int i = 1; i < argc; i++) {
@@ -464,27 +503,42 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	while ((n = getline(&line, &cap, stdin)) > 0) {
-		size_t len = (size_t)n;
-		int blank = 1;
+	/* A file on standard input is mapped and read in place (the page
+	 * cache holds it already), anything else read line by line. */
+	struct stat st;
+	const char *map = NULL;
 
-		for (size_t i = 0; i < len && blank; i++)
-			blank = line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r';
-		if (blank)
-			continue;
-		o.len = 0;
-		run_case(&o, line, len, base, schema);
-		if (o.oom) {
-			fprintf(stderr, "ssa_driver: out of memory\n");
-			return 1;
-		}
-		if (fwrite(o.p, 1, o.len, stdout) != o.len || fflush(stdout)) {
-			fprintf(stderr, "ssa_driver: write error\n");
-			return 1;
-		}
+	if (fstat(0, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, 0, 0);
+
+		if (m != MAP_FAILED)
+			map = m;
 	}
+	for (size_t at = 0;;) {
+		const char *l;
+		size_t len;
+
+		if (map) {
+			const char *nl;
+
+			if (at >= (size_t)st.st_size)
+				break;
+			l = map + at;
+			nl = memchr(l, '\n', (size_t)st.st_size - at);
+			len = nl ? (size_t)(nl - l) + 1 : (size_t)st.st_size - at;
+			at += len;
+		} else {
+			if ((n = getline(&line, &cap, stdin)) <= 0)
+				break;
+			l = line;
+			len = (size_t)n;
+		}
+		if (run_line(&o, l, len, base, schema))
+			return 1;
+	}
+	if (map)
+		munmap((void *)map, (size_t)st.st_size);
 	free(line);
-	free(o.p);
 	smp_schema_free(schema);
 	return 0;
 }
