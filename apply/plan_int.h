@@ -67,6 +67,9 @@ struct smp_plan_entry {
 	/* what the entry owns */
 	smp_apply_result *ares;  /* client-side */
 	smp_ssa_result *sres;    /* server-side and replace */
+	/* the deciding thread's server-side apply cache (NULL: none), while
+	 * the entry is decided: borrowed, not the entry's */
+	smp_ssa_cache *ssa_cache;
 	smp_doc *sent, *status_doc, *extra;
 	smp_doc *steps[2];   /* server-side migration: the bodies of its requests */
 	/* with the stored form: the live object and the result as stored */
@@ -192,6 +195,14 @@ int smp__plan_live_load(const smp_plan *p, const plan_obj *o, smp_doc **doc,
  * ERROR or CONFLICT entry, not an error of the call. */
 int smp__plan_client_side(smp_plan_entry *e, smp_plan *p, const plan_step *s);
 int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s);
+/* The plan's server-side apply options with the entry's cache. */
+static inline smp_ssa_options smp__plan_ssa_options(const smp_plan_entry *e, const smp_plan *p)
+{
+	smp_ssa_options so = p->so;
+
+	so.cache = e->ssa_cache;
+	return so;
+}
 
 /* The configuration's body as kubectl sends it (server-side, replace) and
  * as field selectors read it: a copy with metadata.namespace filled in

@@ -151,10 +151,11 @@ typedef struct decided {
 	ptrdiff_t fi;  /* its group, or -1 */
 } decided;
 
-/* Decides configuration i into *d. Touches only what is i's own and its
- * group's (l->current, l->remaining), and l->used[] of its live object,
- * so configurations of other objects may be decided at the same time. */
-static void decide(smp_plan *p, plan_loop *l, size_t i, decided *d)
+/* Decides configuration i into *d, with the calling thread's server-side
+ * apply cache (NULL: none). Touches only what is i's own and its group's
+ * (l->current, l->remaining), and l->used[] of its live object, so
+ * configurations of other objects may be decided at the same time. */
+static void decide_one(smp_plan *p, plan_loop *l, size_t i, decided *d, smp_ssa_cache *cache)
 {
 	const plan_obj *c = &p->cfg[i];
 	smp_plan_entry *e = &d->e;
@@ -167,6 +168,7 @@ static void decide(smp_plan *p, plan_loop *l, size_t i, decided *d)
 	memset(d, 0, sizeof(*d));
 	d->fi = -1;
 	e->plan = p;
+	e->ssa_cache = cache;
 	e->label = c->label;
 	e->config = c->v;
 	if (!c->v || c->err) {
@@ -222,6 +224,13 @@ static void decide(smp_plan *p, plan_loop *l, size_t i, decided *d)
 	}
 	if (p->o.prune)
 		l->nss[i] = smp_apply_namespace(c->v, &p->ao);
+}
+
+/* decide_one, the cache the thread's again afterwards. */
+static void decide(smp_plan *p, plan_loop *l, size_t i, decided *d, smp_ssa_cache *cache)
+{
+	decide_one(p, l, i, d, cache);
+	d->e.ssa_cache = NULL;
 }
 
 /* Hands the entry of a decided configuration on, in kubectl's order; in a
@@ -280,7 +289,7 @@ typedef struct plan_par {
 /* Takes the next configuration and decides it: false when there is none
  * to take now (all taken, stop, or it must wait; `wait`: then wait for
  * one, unless all are taken or stop). */
-static bool take_one(plan_par *w, bool wait)
+static bool take_one(plan_par *w, bool wait, smp_ssa_cache *cache)
 {
 	const size_t n = w->p->ncfg;
 	size_t i;
@@ -302,7 +311,7 @@ static bool take_one(plan_par *w, bool wait)
 	}
 	w->next++;
 	pthread_mutex_unlock(&w->mu);
-	decide(w->p, w->l, i, &w->slot[i % w->window]);
+	decide(w->p, w->l, i, &w->slot[i % w->window], cache);
 	pthread_mutex_lock(&w->mu);
 	w->done[i] = true;
 	pthread_cond_broadcast(&w->cv);
@@ -312,8 +321,12 @@ static bool take_one(plan_par *w, bool wait)
 
 static void *par_worker(void *arg)
 {
-	while (take_one(arg, true))
+	/* the thread's own (NULL when out of memory: the calls go without) */
+	smp_ssa_cache *cache = smp_ssa_cache_new();
+
+	while (take_one(arg, true, cache))
 		;
+	smp_ssa_cache_free(cache);
 	return NULL;
 }
 
@@ -323,6 +336,7 @@ static int decide_parallel(smp_plan *p, plan_loop *l, plan_sink *sink, unsigned 
 {
 	plan_par w;
 	pthread_t tid[63];
+	smp_ssa_cache *cache;
 	size_t nt = 0;
 	int rc = 0;
 
@@ -335,6 +349,7 @@ static int decide_parallel(smp_plan *p, plan_loop *l, plan_sink *sink, unsigned 
 		free(w.slot);
 		return SMP_ENOMEM;
 	}
+	cache = smp_ssa_cache_new(); /* the caller's thread's; NULL: none */
 	pthread_mutex_init(&w.mu, NULL);
 	pthread_cond_init(&w.cv, NULL);
 	while (nt + 1 < jobs && nt < 63 && pthread_create(&tid[nt], NULL, par_worker, &w) == 0)
@@ -343,7 +358,7 @@ static int decide_parallel(smp_plan *p, plan_loop *l, plan_sink *sink, unsigned 
 		pthread_mutex_lock(&w.mu);
 		while (!w.done[i]) {
 			pthread_mutex_unlock(&w.mu);
-			if (!take_one(&w, false)) {
+			if (!take_one(&w, false, cache)) {
 				pthread_mutex_lock(&w.mu);
 				if (!w.done[i])
 					pthread_cond_wait(&w.cv, &w.mu);
@@ -369,6 +384,7 @@ static int decide_parallel(smp_plan *p, plan_loop *l, plan_sink *sink, unsigned 
 		smp__plan_entry_release(&w.slot[i % w.window].e);
 	pthread_cond_destroy(&w.cv);
 	pthread_mutex_destroy(&w.mu);
+	smp_ssa_cache_free(cache);
 	free(w.slot);
 	free(w.done);
 	return rc;
@@ -381,15 +397,18 @@ static int decide_parallel(smp_plan *p, plan_loop *l, plan_sink *sink, unsigned 
 /* Every configuration decided and handed on, in order. 0 or SMP_ENOMEM. */
 static int decide_all(smp_plan *p, plan_loop *l, plan_sink *sink)
 {
+	smp_ssa_cache *cache;
 	decided d;
 	int rc = 0;
 
 	if (p->o.jobs > 1 && p->ncfg >= PAR_MIN_CONFIGS)
 		return decide_parallel(p, l, sink, p->o.jobs > 64 ? 64 : p->o.jobs);
+	cache = smp_ssa_cache_new(); /* NULL: the calls go without */
 	for (size_t i = 0; i < p->ncfg && !rc && !sink->stop; i++) {
-		decide(p, l, i, &d);
+		decide(p, l, i, &d, cache);
 		rc = hand_on(p, l, sink, &d);
 	}
+	smp_ssa_cache_free(cache);
 	return rc;
 }
 

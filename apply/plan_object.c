@@ -548,7 +548,9 @@ static int replace_one(smp_plan_entry *e, smp_plan *p, const smp_value *body, sm
 		                "your changes to the latest version and try again");
 	if ((rc = replace_body(&stored, e->live, body, err)))
 		return rc;
-	rc = smp_ssa_update(&e->sres, e->live, smp_doc_root(stored, 0), &p->so, err);
+	smp_ssa_options so = smp__plan_ssa_options(e, p);
+
+	rc = smp_ssa_update(&e->sres, e->live, smp_doc_root(stored, 0), &so, err);
 	smp_doc_free(stored);
 	return rc;
 }
@@ -654,7 +656,7 @@ static int migrate(smp_plan_entry *e, smp_plan *p, const smp_value *body)
 	const char *ann = smpv_map_str(smp_value_at(obj, "metadata.annotations"),
 	                         SMP_LAST_APPLIED_ANNOTATION);
 	const char *owners[16];
-	smp_ssa_options so = p->so;
+	smp_ssa_options so = smp__plan_ssa_options(e, p);
 	smp_ssa_result *next = NULL;
 	smp_doc *newmf = NULL, *patched = NULL;
 	smp_error err;
@@ -717,7 +719,7 @@ static int migrate(smp_plan_entry *e, smp_plan *p, const smp_value *body)
 		if (!jp)
 			return SMP_ENOMEM;
 		po.type = SMP_PATCH_JSON;
-		so = p->so;
+		so = smp__plan_ssa_options(e, p);
 		so.force = false;
 		if ((rc = smp_patch_apply(&patched, obj, jp, &po, &err)) ||
 		    (rc = smp_ssa_update(&next, obj, smp_doc_root(patched, 0), &so, &err))) {
@@ -731,7 +733,8 @@ static int migrate(smp_plan_entry *e, smp_plan *p, const smp_value *body)
 	}
 	/* the configuration again: what the old one set and this one does not
 	 * is dropped now */
-	if ((rc = smp_ssa_apply(&next, smp_ssa_result_object(e->sres), body, &p->so, &err))) {
+	so = smp__plan_ssa_options(e, p);
+	if ((rc = smp_ssa_apply(&next, smp_ssa_result_object(e->sres), body, &so, &err))) {
 		smp_ssa_result_free(next);
 		return rc == SMP_ENOMEM ? rc : migration_warning(e, "re-apply the configuration", &err);
 	}
@@ -745,6 +748,7 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 {
 	const smp_value *cfg = s->c->v, *body;
 	bool apply = p->o.mode == SMP_PLAN_SERVER_SIDE, create = p->o.mode == SMP_PLAN_CREATE;
+	smp_ssa_options so;
 	smp_error err;
 	plan_req *r;
 	smp_buf b;
@@ -766,8 +770,9 @@ int smp__plan_server_side(smp_plan_entry *e, smp_plan *p, const plan_step *s)
 		return rc;
 	if (create && e->live)
 		return named_refusal(e, p, body, true);
-	rc = apply    ? smp_ssa_apply(&e->sres, e->live, body, &p->so, &err)
-	     : create ? smp_ssa_update(&e->sres, NULL, body, &p->so, &err)
+	so = smp__plan_ssa_options(e, p);
+	rc = apply    ? smp_ssa_apply(&e->sres, e->live, body, &so, &err)
+	     : create ? smp_ssa_update(&e->sres, NULL, body, &so, &err)
 	              : replace_one(e, p, body, &err);
 	if (rc == -1)
 		return named_refusal(e, p, body, false);
@@ -876,7 +881,7 @@ static int update_fields(smp_plan_entry *e, smp_plan *p, const smp_value *pre)
 {
 	bool csa = p->o.mode == SMP_PLAN_CLIENT_SIDE;
 	smp_stored_options sto = SMP_STORED_OPTIONS_INIT;
-	smp_ssa_options so = p->so;
+	smp_ssa_options so = smp__plan_ssa_options(e, p);
 	smp_doc *zero = NULL, *decoded = NULL, *sent = NULL;
 	smp_ssa_result *res = NULL;
 	smp_value *md;

@@ -118,6 +118,32 @@ void smp_arena_release(smp_arena *a)
 	a->used = 0;
 }
 
+void smp_arena_reset(smp_arena *a, size_t keep_max)
+{
+	smp_arena_block *b = a->head, *keep = NULL;
+
+	while (b) {
+		smp_arena_block *prev = b->prev;
+
+		if (b->size <= keep_max && (!keep || b->size > keep->size)) {
+			if (keep)
+				block_free(keep);
+			keep = b;
+		} else {
+			block_free(b);
+		}
+		b = prev;
+	}
+	if (keep) {
+		keep->prev = NULL;
+		keep->off = 0;
+	}
+	a->head = keep;
+	a->big = NULL;
+	a->used = 0;
+	a->hint = 0;
+}
+
 void *smp_arena_alloc(smp_arena *a, size_t size)
 {
 	smp_arena_block *b = a->head;

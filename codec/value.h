@@ -34,6 +34,11 @@ void smp_arena_init(smp_arena *a);
  * Room never touched costs address space only. */
 void smp_arena_hint(smp_arena *a, size_t bytes);
 void smp_arena_release(smp_arena *a);
+/* Empties the arena for reuse: its largest block of at most `keep_max`
+ * bytes stays (the next allocations reuse its pages, which a process
+ * making many calls would otherwise get fresh, zeroed by the kernel),
+ * the others are freed. */
+void smp_arena_reset(smp_arena *a, size_t keep_max);
 /* 8-byte aligned, uninitialised; NULL on allocation failure. */
 void *smp_arena_alloc(smp_arena *a, size_t size);
 /* The free space on top of the arena, at least `min` bytes (a new block when

@@ -1153,6 +1153,23 @@ SMP_API const char *smp_apply_namespace(const smp_value *config,
  * ------------------------------------------------------------------------ */
 
 /* Options of smp_ssa_apply() and smp_ssa_update(). */
+/* What server-side apply keeps from one call to the next for a caller
+ * making many (a plan, a controller): the schemas' types as server-side
+ * apply reads them, compiled once instead of once per call, and a call's
+ * scratch memory (up to 8 MiB), whose pages the next call reuses instead of
+ * getting fresh ones from the kernel. The answers are the same with or
+ * without one. Not thread-safe: one thread at a time (a caller with
+ * several threads makes one per thread). It points into the schemas the
+ * calls used (smp_ssa_options.schema, the built-in tables): free it before
+ * them. */
+typedef struct smp_ssa_cache smp_ssa_cache;
+
+/* A new, empty cache (free with smp_ssa_cache_free), or NULL when out of
+ * memory. */
+SMP_API smp_ssa_cache *smp_ssa_cache_new(void);
+/* Frees the cache and all it keeps; NULL is a no-op. */
+SMP_API void smp_ssa_cache_free(smp_ssa_cache *cache);
+
 typedef struct smp_ssa_options {
 	unsigned version;          /* SMP_SSA_OPTIONS_VERSION */
 	/* The field manager (kubectl's --field-manager). Apply: required
@@ -1170,10 +1187,14 @@ typedef struct smp_ssa_options {
 	 * as RFC 3339 text ("2024-01-01T00:00:00Z"); NULL: the wall clock
 	 * (UTC, whole seconds). */
 	const char *now;
+	/* Version 2. What the call may keep for the next ones and take from
+	 * the ones before (smp_ssa_cache_new); NULL: nothing is kept. */
+	smp_ssa_cache *cache;
 } smp_ssa_options;
 
-#define SMP_SSA_OPTIONS_VERSION 1
-#define SMP_SSA_OPTIONS_INIT { SMP_SSA_OPTIONS_VERSION, NULL, false, NULL, NULL }
+/* 2 adds cache; a version 1 struct (without it) is still accepted. */
+#define SMP_SSA_OPTIONS_VERSION 2
+#define SMP_SSA_OPTIONS_INIT { SMP_SSA_OPTIONS_VERSION, NULL, false, NULL, NULL, NULL }
 
 /* One field an apply would take from another manager. Strings are owned
  * by the result they came from. */

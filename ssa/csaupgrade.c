@@ -108,7 +108,7 @@ int smp_ssa_upgrade_subresource(smp_doc **out, const smp_value *managed_fields,
 		return 0; /* nothing managed: nothing to upgrade */
 	if (!(doc = smp_doc_alloc()))
 		return smp__err(err, SMP_ENOMEM, "out of memory");
-	ssa_ctx_init(&c, err);
+	ssa_ctx_init(&c, err, NULL);
 	if (!(es = ssa_alloc(&c, n * sizeof(*es))))
 		rc = SMP_ENOMEM;
 	for (size_t i = 0; i < n && !rc; i++)

@@ -1249,7 +1249,7 @@ static int run(smp_ssa_result **out, const smp_value *live, const smp_value *con
 		k.reset_spec = b && strcmp(b->group, "certificates.k8s.io") == 0 &&
 		               strcmp(b->kind, "CertificateSigningRequest") == 0;
 	}
-	ssa_ctx_init(&k.c, err);
+	ssa_ctx_init(&k.c, err, o->version >= 2 ? o->cache : NULL);
 	if (k.c.rc)
 		goto done;
 	if (!(k.res = calloc(1, sizeof(*k.res))) || !(k.res->doc = smp_doc_alloc())) {

@@ -234,18 +234,41 @@ int ssa_reconcile(ssa_ctx *c, ssa_set **out, const ssa_set *s, ssa_type *t);
 
 /* ---------------------------------------------------------------- context */
 
+/* The roots a cache keeps: the kinds a caller's calls apply, one compiled
+ * type each per schema (more kinds than this: the oldest is made again). */
+#define SSA_CACHE_ROOTS 64
+
+/* What a smp_ssa_cache keeps from one call to the next (one thread at a
+ * time): the compiled types, which grow as walks meet them, and a
+ * finished call's scratch memory for the next call. */
+struct smp_ssa_cache {
+	smp_arena types;
+	ssa_type *deduced, *untyped_atomic;
+	struct {
+		const smp_schema *schema;
+		const smp_stype *t;
+		ssa_type *type;
+	} roots[SSA_CACHE_ROOTS];
+	size_t nroots, next;
+	smp_arena spare;     /* blocks of the last call's scratch arena */
+};
+
 struct ssa_ctx {
 	smp_arena arena;     /* everything of the call */
+	smp_arena *tarena;   /* where types go: the cache's, else `arena` */
+	smp_ssa_cache *cache; /* NULL: none */
 	smp_error *err;
 	int rc;              /* first failure (sticky) */
-	void *types;         /* types.c cache */
 	void *lists;         /* typed.c's list groups (malloc'ed) */
 	smp_value *null_value;
 	const smp_schema *schema; /* where type names resolve */
 	ssa_type *deduced, *untyped_atomic;
 };
 
-void ssa_ctx_init(ssa_ctx *c, smp_error *err);
+/* A call's context; with a cache (may be NULL), its types and scratch
+ * memory come from the cache. */
+void ssa_ctx_init(ssa_ctx *c, smp_error *err, smp_ssa_cache *cache);
+/* Ends the call: its scratch memory is freed, or kept by its cache. */
 void ssa_ctx_release(ssa_ctx *c);
 /* Records SMP_ENOMEM (once) and returns it. */
 int ssa_oom(ssa_ctx *c);
@@ -253,6 +276,17 @@ int ssa_oom(ssa_ctx *c);
 static inline void *ssa_alloc(ssa_ctx *c, size_t size)
 {
 	void *p = smp_arena_alloc_fast(&c->arena, size ? size : 1);
+
+	if (!p)
+		ssa_oom(c);
+	return p;
+}
+
+/* Arena allocation of a type's memory; on failure records SMP_ENOMEM and
+ * returns NULL. */
+static inline void *ssa_talloc(ssa_ctx *c, size_t size)
+{
+	void *p = smp_arena_alloc(c->tarena, size ? size : 1);
 
 	if (!p)
 		ssa_oom(c);

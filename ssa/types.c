@@ -35,7 +35,7 @@ ssa_type ssa_type_none;
 
 static ssa_type *new_type(ssa_ctx *c)
 {
-	ssa_type *t = ssa_alloc(c, sizeof(*t));
+	ssa_type *t = ssa_talloc(c, sizeof(*t));
 
 	if (t)
 		memset(t, 0, sizeof(*t));
@@ -83,6 +83,10 @@ static ssa_type *make_deduced(ssa_ctx *c)
 		                .elem = u, .map_elem = d, .deduced = true, .reconcile_skip = true};
 		c->deduced = d;
 		c->untyped_atomic = u;
+		if (c->cache) {
+			c->cache->deduced = d;
+			c->cache->untyped_atomic = u;
+		}
 	}
 	return c->deduced;
 }
@@ -138,9 +142,9 @@ static const char *key_default(const smp_stype *elem, const char *key)
 static int set_list_keys(ssa_ctx *c, ssa_type *r, const char *const *keys, size_t n,
                          const smp_stype *elem)
 {
-	const char **k = ssa_alloc(c, (n ? n : 1) * sizeof(*k));
-	const smp_value **d = ssa_alloc(c, (n ? n : 1) * sizeof(*d));
-	uint32_t *l = ssa_alloc(c, (n ? n : 1) * sizeof(*l));
+	const char **k = ssa_talloc(c, (n ? n : 1) * sizeof(*k));
+	const smp_value **d = ssa_talloc(c, (n ? n : 1) * sizeof(*d));
+	uint32_t *l = ssa_talloc(c, (n ? n : 1) * sizeof(*l));
 
 	if (!k || !d || !l)
 		return SMP_ENOMEM;
@@ -150,7 +154,7 @@ static int set_list_keys(ssa_ctx *c, ssa_type *r, const char *const *keys, size_
 		k[i] = keys[i];
 		l[i] = (uint32_t)strlen(keys[i]);
 		d[i] = NULL;
-		if (def && !(d[i] = smpv_str_ref(&c->arena, def, strlen(def))))
+		if (def && !(d[i] = smpv_str_ref(c->tarena, def, strlen(def))))
 			return ssa_oom(c);
 	}
 	r->keys = k;
@@ -198,7 +202,7 @@ static ssa_type *compile(ssa_ctx *c, const smp_stype *t, const smp_sfield *f, bo
 		r->nfields = t->nfields;
 		r->field_inherit = preserve;
 		if (t->nfields) {
-			r->field_types = ssa_alloc(c, t->nfields * sizeof(*r->field_types));
+			r->field_types = ssa_talloc(c, t->nfields * sizeof(*r->field_types));
 			if (!r->field_types)
 				return NULL;
 			memset(r->field_types, 0, t->nfields * sizeof(*r->field_types));
@@ -255,8 +259,22 @@ static ssa_type *compile(ssa_ctx *c, const smp_stype *t, const smp_sfield *f, bo
 
 ssa_type *ssa_type_root(ssa_ctx *c, const smp_schema *s, const smp_stype *t)
 {
+	smp_ssa_cache *k = c->cache;
+	ssa_type *r;
+
 	c->schema = s;
-	return compile(c, t, NULL, false);
+	for (size_t i = 0; k && i < k->nroots; i++)
+		if (k->roots[i].schema == s && k->roots[i].t == t)
+			return k->roots[i].type;
+	if ((r = compile(c, t, NULL, false)) && k) {
+		/* a new kind: into a free slot, else over the oldest */
+		size_t i = k->nroots < SSA_CACHE_ROOTS ? k->nroots++ : k->next++ % SSA_CACHE_ROOTS;
+
+		k->roots[i].schema = s;
+		k->roots[i].t = t;
+		k->roots[i].type = r;
+	}
+	return r;
 }
 
 ssa_type *ssa_type_elem(ssa_ctx *c, ssa_type *t)

@@ -39,6 +39,7 @@ int main(void)
 	SIZE(smp_ssa_options);
 	FIELD(smp_ssa_options, version); FIELD(smp_ssa_options, manager);
 	FIELD(smp_ssa_options, force); FIELD(smp_ssa_options, schema); FIELD(smp_ssa_options, now);
+	FIELD(smp_ssa_options, cache);
 	SIZE(smp_ssa_conflict);
 	FIELD(smp_ssa_conflict, manager); FIELD(smp_ssa_conflict, operation);
 	FIELD(smp_ssa_conflict, api_version); FIELD(smp_ssa_conflict, subresource);

@@ -65,7 +65,7 @@ static void test_fieldsv1(void)
 	int rc;
 	char *s;
 
-	ssa_ctx_init(&c, NULL);
+	ssa_ctx_init(&c, NULL, NULL);
 	/* Order: members and children sorted by element; "." first. */
 	s = roundtrip(&c, "{\"f:b\":{},\"f:a\":{\"f:y\":{},\".\":{},\"f:x\":{}},"
 	                  "\"f:c\":{\"k:{\\\"port\\\":80,\\\"protocol\\\":\\\"TCP\\\"}\":{},"
@@ -124,7 +124,7 @@ static void test_set_ops(void)
 	smp_doc *d1, *d2;
 	ssa_set *a, *b;
 
-	ssa_ctx_init(&c, NULL);
+	ssa_ctx_init(&c, NULL, NULL);
 	a = set_of(&c, "{\"f:a\":{\".\":{},\"f:x\":{}},\"f:b\":{},\"f:c\":{\"f:y\":{}}}", &d1);
 	b = set_of(&c, "{\"f:a\":{},\"f:c\":{\"f:y\":{},\"f:z\":{}},\"f:d\":{}}", &d2);
 	CHECK(check_set(ssa_set_union(&c, a, b),
@@ -147,7 +147,7 @@ static void test_path_print(void)
 	smp_buf b;
 	ssa_pe path[3];
 
-	ssa_ctx_init(&c, NULL);
+	ssa_ctx_init(&c, NULL, NULL);
 	s = set_of(&c, "{\"f:spec\":{\"f:ports\":{\"k:{\\\"port\\\":53,\\\"protocol\\\":\\\"UDP\\\"}\":"
 	               "{\"f:targetPort\":{}}}}}", &d);
 	CHECK(s && s->n == 1 && s->e[0].child && s->e[0].child->e[0].child);
@@ -462,7 +462,7 @@ static void check_env_compare(const char *before, const char *after, const char 
 	ssa_type *t = NULL;
 	ssa_cmp cmp;
 
-	ssa_ctx_init(&c, NULL);
+	ssa_ctx_init(&c, NULL, NULL);
 	CHECK(ge && (t = ssa_type_root(&c, smp_schema_builtin(), ge->type)));
 	if (ge && t) {
 		CHECK(ssa_validate(&c, smp_doc_root(l, 0), t, "live", true) == 0);
@@ -495,7 +495,7 @@ static void test_dup_to_set(void)
 	ssa_set *s = NULL;
 	smp_value *v;
 
-	ssa_ctx_init(&c, NULL);
+	ssa_ctx_init(&c, NULL, NULL);
 	CHECK(ge && (t = ssa_type_root(&c, smp_schema_builtin(), ge->type)));
 	if (ge && t) {
 		CHECK(ssa_to_set(&c, &s, smp_doc_root(d, 0), t, false) == 0);

@@ -214,13 +214,14 @@ class CheckOptions(ctypes.Structure):
 
 
 class SsaOptions(ctypes.Structure):
-    """struct smp_ssa_options (version 1)."""
+    """struct smp_ssa_options (version 2)."""
     _fields_ = [
         ("version", c_uint),
         ("manager", c_char_p),
         ("force", c_bool),
         ("schema", c_void_p),
         ("now", c_char_p),
+        ("cache", c_void_p),
     ]
 
 

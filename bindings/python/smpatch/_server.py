@@ -180,7 +180,7 @@ def _conflicts(ptr):
 
 def _ssa(fn, live, config, manager, force, schema, now):
     o = n.SsaOptions()
-    o.version = 1
+    o.version = 2
     o.manager = manager.encode() if manager is not None else None
     o.force = bool(force)
     o.schema = _schema_handle(schema)
