@@ -69,6 +69,9 @@ struct ssa_type {
 	const smp_sfield *fields;
 	uint32_t nfields;
 	ssa_type **field_types;         /* resolved lazily, parallel to fields */
+	/* the fields last found, by the address of the key looked up (a
+	 * document's keys repeat at the same address): a guess, checked */
+	uint32_t memo[8];
 	bool field_inherit;             /* inline fields inherit preserve-unknown */
 	ssa_type *map_elem;             /* NULL: undeclared keys are errors */
 	const smp_stype *map_elem_src;  /* MAP: the additionalProperties type */

@@ -284,22 +284,35 @@ ssa_type *ssa_type_elem(ssa_ctx *c, ssa_type *t)
 	return t->elem;
 }
 
+/* The field's type, compiled on first use. */
+static ssa_type *field_type(ssa_ctx *c, ssa_type *t, size_t i)
+{
+	if (!t->field_types[i])
+		t->field_types[i] = compile(c, t->fields[i].type, &t->fields[i], t->field_inherit);
+	return t->field_types[i];
+}
+
 ssa_type *ssa_type_field(ssa_ctx *c, ssa_type *t, const char *k, size_t klen,
                          bool *declared)
 {
+	/* the walks look up the same keys of a document again and again:
+	 * the field found last for a key at this address is tried first */
+	uint32_t *memo = &t->memo[((uintptr_t)k >> 3) & 7];
 	size_t lo = 0, hi = t->nfields;
 
 	*declared = false;
+	if (*memo && *memo <= t->nfields && smp_name_cmp(k, klen, t->fields[*memo - 1].name) == 0) {
+		*declared = true;
+		return field_type(c, t, *memo - 1);
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		int r = smp_name_cmp(k, klen, t->fields[mid].name);
 
 		if (r == 0) {
 			*declared = true;
-			if (!t->field_types[mid])
-				t->field_types[mid] = compile(c, t->fields[mid].type,
-				                              &t->fields[mid], t->field_inherit);
-			return t->field_types[mid];
+			*memo = (uint32_t)mid + 1;
+			return field_type(c, t, mid);
 		}
 		if (r < 0)
 			hi = mid;

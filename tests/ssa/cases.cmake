@@ -9,6 +9,9 @@
 #                       oracle's answer in SMD v4.4.2's list order) are there
 #                       exactly where that order differs, and current
 #                       (mergeorder.py; SMP_UPDATE_GOLDEN=1 rewrites them)
+#   ssa.cache_same      every golden case of the built-in kinds, twice over
+#                       in one driver run: the same answers with the calls
+#                       sharing an smp_ssa_cache and without (cache_same.py)
 #   ssa.differential    2,000 random chains of applies and updates, every
 #                       step through the oracle and the engine (chains.py;
 #                       needs python3 and the oracle, skips without them)
@@ -70,6 +73,10 @@ if(TARGET ssa_driver)
   endif()
 
   if(SMP_PYTHON3)
+    add_test(NAME ssa.cache_same
+             COMMAND ${SMP_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/cache_same.py
+                     $<TARGET_FILE:ssa_driver> ${SMP_SSA_CASES})
+    set_tests_properties(ssa.cache_same PROPERTIES LABELS "ssa")
     add_test(NAME ssa.differential
              COMMAND ${SMP_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/chains.py ${SMP_SSA_ORACLE}
                      $<TARGET_FILE:ssa_driver> $<TARGET_FILE:ssa_check> ${SMP_SHARED_DIR}

@@ -14,7 +14,9 @@
  * -swagger FILE: an OpenAPI document (custom resources' definitions beside
  * the Kubernetes ones), searched before the built-in tables.
  *
- * usage: ssa_driver [-time RFC3339] [-swagger FILE] < cases.jsonl > results.jsonl
+ * -nocache: no smp_ssa_cache shared by the cases (each call on its own).
+ *
+ * usage: ssa_driver [-time RFC3339] [-swagger FILE] [-nocache] < cases.jsonl > results.jsonl
  */
 #include <smpatch.h>
 
@@ -374,7 +376,7 @@ static void answer(out *o, const smp_value *id, int ok, const smp_ssa_result *re
 }
 
 static void run_case(out *o, const char *line, size_t len, int64_t base,
-                     const smp_schema *schema)
+                     const smp_schema *schema, smp_ssa_cache *cache)
 {
 	smp_parse_options popts = SMP_PARSE_OPTIONS_INIT;
 	smp_ssa_options so = SMP_SSA_OPTIONS_INIT;
@@ -434,6 +436,7 @@ static void run_case(out *o, const char *line, size_t len, int64_t base,
 	so.force = smp_value_bool(force);
 	so.schema = schema;
 	so.now = now;
+	so.cache = cache;
 	rc = apply ? smp_ssa_apply(&res, live, config, &so, &err)
 	           : smp_ssa_update(&res, live, config, &so, &err);
 	if (rc == 0) {
@@ -450,7 +453,8 @@ static void run_case(out *o, const char *line, size_t len, int64_t base,
 
 /* Answers one input line (blank lines are skipped): 0, or 1 when the
  * program must stop (out of memory, a write error). */
-static int run_line(out *o, const char *line, size_t len, int64_t base, const smp_schema *schema)
+static int run_line(out *o, const char *line, size_t len, int64_t base, const smp_schema *schema,
+                    smp_ssa_cache *cache)
 {
 	int blank = 1;
 
@@ -458,7 +462,7 @@ static int run_line(out *o, const char *line, size_t len, int64_t base, const sm
 		blank = line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r';
 	if (blank)
 		return 0;
-	run_case(o, line, len, base, schema);
+	run_case(o, line, len, base, schema, cache);
 	if (o->oom) {
 		fprintf(stderr, "ssa_driver: out of memory\n");
 		return 1;
@@ -479,6 +483,7 @@ int main(int argc, char **argv)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
+	int nocache = 0;
 	static out o;
 
 	parse_time("2024-01-01T00:00:00Z", &base);
@@ -488,6 +493,8 @@ int main(int argc, char **argv)
 				fprintf(stderr, "bad -time: %s\n", argv[i]);
 				return 2;
 			}
+		} else if (strcmp(argv[i], "-nocache") == 0) {
+			nocache = 1;
 		} else if ((strcmp(argv[i], "-swagger") == 0 || strcmp(argv[i], "--swagger") == 0) &&
 		           i + 1 < argc && !schema) {
 			if (smp_schema_load_file(&schema, argv[++i], &err)) {
@@ -498,11 +505,15 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		} else {
-			fprintf(stderr, "usage: ssa_driver [-time RFC3339] [-swagger FILE] < cases.jsonl\n");
+			fprintf(stderr, "usage: ssa_driver [-time RFC3339] [-swagger FILE] [-nocache] < cases.jsonl\n");
 			smp_schema_free(schema);
 			return 2;
 		}
 	}
+	/* The cases share a cache, as a caller making many calls would (the
+	 * answers are the same without); -nocache: each call on its own. */
+	smp_ssa_cache *cache = nocache ? NULL : smp_ssa_cache_new();
+
 	/* A file on standard input is mapped and read in place (the page
 	 * cache holds it already), anything else read line by line. */
 	struct stat st;
@@ -533,12 +544,13 @@ int main(int argc, char **argv)
 			l = line;
 			len = (size_t)n;
 		}
-		if (run_line(&o, l, len, base, schema))
+		if (run_line(&o, l, len, base, schema, cache))
 			return 1;
 	}
 	if (map)
 		munmap((void *)map, (size_t)st.st_size);
 	free(line);
+	smp_ssa_cache_free(cache); /* before the schema it points into */
 	smp_schema_free(schema);
 	return 0;
 }
