@@ -1455,25 +1455,23 @@ static int remove_items(walk *w, const smp_value **out, const smp_value *v, ssa_
 		smp_value *o;
 		ssa_type *et;
 
+		/* associative: the only other relationship, atomic, is whole */
 		if (v->type != SMP_LIST || v->u.list.len == 0 || t->list_rel == SSA_REL_ATOMIC)
 			return 0;
-		const lgroups *g = NULL;
+		const lgroups *g;
 
 		if (!(et = ssa_type_elem(c, t)) || !(o = smpv_list(&c->arena, v->u.list.len)))
 			return ssa_oom(c);
-		if (t->list_rel == SSA_REL_ASSOCIATIVE && !(g = lgroups_get(c, t, v)))
+		if (!(g = lgroups_get(c, t, v)))
 			return c->rc;
 		w->depth++;
 		for (size_t i = 0; i < v->u.list.len; i++) {
 			const smp_value *item = v->u.list.items[i];
-			ssa_pe pe = {.kind = SSA_PE_INDEX, .u.index = (int64_t)i};
 			ptrdiff_t j = -1;
 
 			/* an item without a path element is in no set */
-			if (g && lg_el(g, i) != LG_NONE)
+			if (lg_el(g, i) != LG_NONE)
 				j = ssa_set_find_c(c, items, &g->x.pe[lg_el(g, i)]);
-			else if (!g)
-				j = ssa_set_find_c(c, items, &pe);
 			if (j >= 0 && items->e[j].member)
 				continue;
 			if (j >= 0 && items->e[j].child) {
